@@ -1,0 +1,10 @@
+export {
+  MINIMUM_GO_VERSION,
+  MINIMUM_PULUMI_VERSION,
+  PINNED_PULUMI_VERSION,
+  ToolchainError,
+  compareVersions,
+  pulumiEnvironment,
+  resolvePulumiToolchain,
+} from "./pulumi-cli";
+export type { PulumiToolchain, ResolveOptions, ToolchainSource } from "./pulumi-cli";

@@ -1,0 +1,358 @@
+import { spawn, execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+
+const execFileAsync = promisify(execFile);
+
+/** Pulumi release the project builds and tests against; the npm @pulumi/pulumi dependency and tools/pulumi/go.mod pin the same one. */
+export const PINNED_PULUMI_VERSION = "3.188.0";
+
+/** Oldest CLI accepted from the machine: dynamic providers get `configure` from 3.139 on. */
+export const MINIMUM_PULUMI_VERSION = "3.139.0";
+
+/** Oldest Go that builds the pinned engine (the `go` line of tools/pulumi/go.mod). */
+export const MINIMUM_GO_VERSION = "1.24.0";
+
+/** Where a resolved `pulumi` came from. */
+export type ToolchainSource = "env" | "path" | "cache" | "build";
+
+/** A working Pulumi CLI with its Node.js language host and dynamic-provider plugin. */
+export interface PulumiToolchain {
+  /** Absolute path of the `pulumi` executable. */
+  pulumi: string;
+  /** Directory prepended to PATH so the engine finds its language host and plugins. */
+  binDir: string;
+  /** Version reported by `pulumi version`, without the leading `v`. */
+  version: string;
+  /** How the CLI was found. */
+  source: ToolchainSource;
+}
+
+/** Options for {@link resolvePulumiToolchain}. */
+export interface ResolveOptions {
+  /** Receives progress lines; defaults to stderr. */
+  log?: (line: string) => void;
+  /** Environment to read PULUMI_CLI, PATH and cache locations from; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Cache root; defaults to $PULUMI_ANALYTICS_CACHE_DIR, $XDG_CACHE_HOME/pulumi-analytics or ~/.cache/pulumi-analytics. */
+  cacheDir?: string;
+  /** Skip PULUMI_CLI and PATH and use only the cached or built engine. */
+  ignoreInstalled?: boolean;
+}
+
+/** Raised when no usable Pulumi CLI can be found or built; the message names what is missing. */
+export class ToolchainError extends Error {
+  override readonly name = "ToolchainError";
+  readonly code = "ANALYTICS_TOOLCHAIN" as const;
+}
+
+const ENGINE_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
+const LANGUAGE_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
+const VERSION_SYMBOL = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
+const BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"] as const;
+
+/**
+ * The dynamic-provider plugin: the engine starts it in the program's directory, and it runs
+ * @pulumi/pulumi's provider host with node. Resolution falls back to node's own lookup so
+ * hoisted node_modules (workspaces) work too.
+ */
+const DYNAMIC_PROVIDER_SHIM = `#!/bin/sh
+# Pulumi dynamic-provider plugin: serves pulumi.dynamic resources with node.
+host=./node_modules/@pulumi/pulumi/cmd/dynamic-provider
+if [ ! -e "$host/index.js" ]; then
+  host=$(node -p 'require("path").dirname(require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [process.cwd()] }))') || exit 1
+fi
+exec node "$host" "$@"
+`;
+
+/** Directory holding the Go module that pins the engine (shipped with the package). */
+export function engineModuleDir(): string {
+  return path.resolve(__dirname, "..", "..", "tools", "pulumi");
+}
+
+/** Compares dotted versions numerically; returns <0, 0 or >0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.replace(/^v/, "").split(/[.+-]/).slice(0, 3).map(Number);
+  const pb = b.replace(/^v/, "").split(/[.+-]/).slice(0, 3).map(Number);
+  for (let i = 0; i < 3; i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Extracts `X.Y.Z` from a tool's version output, or undefined. */
+export function parseVersion(output: string): string | undefined {
+  return /v?(\d+\.\d+\.\d+)/.exec(output)?.[1];
+}
+
+function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
+  if (env.PULUMI_ANALYTICS_CACHE_DIR) return env.PULUMI_ANALYTICS_CACHE_DIR;
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
+  return path.join(base, "pulumi-analytics");
+}
+
+/** Cache key: the pinned version, the platform and a digest of everything the build reads. */
+export function engineCacheKey(moduleDir = engineModuleDir()): string {
+  const hash = createHash("sha256");
+  for (const file of ["go.mod", "go.sum", "tools.go"]) hash.update(fs.readFileSync(path.join(moduleDir, file)));
+  hash.update(DYNAMIC_PROVIDER_SHIM);
+  return `pulumi-v${PINNED_PULUMI_VERSION}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
+}
+
+async function versionOf(executable: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await execFileAsync(executable, ["version"], {
+      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+      timeout: 30_000,
+    });
+    return parseVersion(stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function isComplete(dir: string): boolean {
+  return fs.existsSync(path.join(dir, ".complete")) && BINARIES.every((b) => fs.existsSync(path.join(dir, "bin", b)));
+}
+
+/**
+ * Finds a Pulumi CLI, in order: $PULUMI_CLI, a `pulumi` on PATH at version >= 3.139, the cached
+ * build, or a fresh build of the pinned engine from Pulumi's Go modules (minutes, with progress).
+ */
+export async function resolvePulumiToolchain(options: ResolveOptions = {}): Promise<PulumiToolchain> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  if (!options.ignoreInstalled && env.PULUMI_CLI) {
+    const pulumi = path.resolve(env.PULUMI_CLI);
+    const version = await versionOf(pulumi);
+    if (!version) throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} does not run \`pulumi version\`. Point it at a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or unset it to use the built engine.`);
+    if (compareVersions(version, MINIMUM_PULUMI_VERSION) < 0) {
+      throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} is Pulumi ${version}; dynamic-provider configuration needs >= ${MINIMUM_PULUMI_VERSION}. Upgrade it, or unset PULUMI_CLI to use the built engine.`);
+    }
+    return { pulumi, binDir: path.dirname(pulumi), version, source: "env" };
+  }
+
+  const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
+  const cached = path.join(cacheRoot, engineCacheKey());
+
+  if (!options.ignoreInstalled) {
+    const onPath = findOnPath("pulumi", env);
+    if (onPath && !onPath.startsWith(cacheRoot)) {
+      const version = await versionOf(onPath);
+      if (version && compareVersions(version, MINIMUM_PULUMI_VERSION) >= 0) {
+        return { pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" };
+      }
+      if (version) log(`[toolchain] ignoring ${onPath}: Pulumi ${version} is older than ${MINIMUM_PULUMI_VERSION}`);
+    }
+  }
+
+  if (isComplete(cached)) return fromDir(cached, "cache");
+
+  let built = false;
+  await withLock(`${cached}.lock`, log, async () => {
+    if (isComplete(cached)) return;
+    await buildEngine(cached, env, log);
+    built = true;
+  });
+  return fromDir(cached, built ? "build" : "cache");
+}
+
+function fromDir(dir: string, source: ToolchainSource): PulumiToolchain {
+  const binDir = path.join(dir, "bin");
+  return { pulumi: path.join(binDir, "pulumi"), binDir, version: PINNED_PULUMI_VERSION, source };
+}
+
+/** Serializes builds across processes (parallel test workers, two terminals) with an atomic mkdir. */
+async function withLock(lockDir: string, log: (line: string) => void, body: () => Promise<void>): Promise<void> {
+  fs.mkdirSync(path.dirname(lockDir), { recursive: true });
+  let waitedLogged = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      fs.writeFileSync(path.join(lockDir, "pid"), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (lockIsStale(lockDir)) {
+        fs.rmSync(lockDir, { recursive: true, force: true });
+        continue;
+      }
+      if (!waitedLogged) {
+        log("[toolchain] another process is building the Pulumi engine; waiting for it");
+        waitedLogged = true;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    await body();
+  } finally {
+    fs.rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+function lockIsStale(lockDir: string): boolean {
+  try {
+    const pid = Number(fs.readFileSync(path.join(lockDir, "pid"), "utf8"));
+    if (!pid) return Date.now() - fs.statSync(lockDir).mtimeMs > 10_000;
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ESRCH: the holder died. ENOENT: the pid file is not written yet or the lock just went away.
+    return code === "ESRCH" || (code === "ENOENT" && !fs.existsSync(lockDir));
+  }
+}
+
+async function goVersion(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  try {
+    const { stdout } = await execFileAsync("go", ["env", "GOVERSION"], { env, timeout: 30_000 });
+    return parseVersion(stdout.replace(/^go/, "")) ?? /go(\d+\.\d+)/.exec(stdout)?.[1]?.concat(".0");
+  } catch {
+    return undefined;
+  }
+}
+
+async function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  const missing = `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules`;
+  const goEnv: NodeJS.ProcessEnv = {
+    ...env,
+    GOTOOLCHAIN: "local",
+    GOFLAGS: "-mod=readonly",
+    CGO_ENABLED: env.CGO_ENABLED ?? "0",
+  };
+  const go = await goVersion(goEnv);
+  if (!go) throw new ToolchainError(`${missing}, and \`go\` is not on PATH. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${MINIMUM_GO_VERSION} with access to the Go module proxy.`);
+  if (compareVersions(go, MINIMUM_GO_VERSION) < 0) {
+    throw new ToolchainError(`${missing}, and Go ${go} is older than ${MINIMUM_GO_VERSION}. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${MINIMUM_GO_VERSION}.`);
+  }
+
+  const moduleDir = engineModuleDir();
+  const staging = `${target}.tmp-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+
+  log(`[toolchain] building Pulumi ${PINNED_PULUMI_VERSION} with Go ${go} into ${target} (first run only; a few minutes)`);
+  log("[toolchain] step 1/3: downloading Go modules");
+  await runWithProgress("go", ["mod", "download", "-x"], moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
+
+  log("[toolchain] step 2/3: compiling the engine and the Node.js language host");
+  const total = await countPackages(moduleDir, goEnv);
+  await runWithProgress(
+    "go",
+    [
+      "build", "-v", "-trimpath",
+      "-ldflags", `-s -w -X ${VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`,
+      "-o", path.join(staging, "bin") + path.sep,
+      ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE,
+    ],
+    moduleDir,
+    goEnv,
+    (lines) => `[toolchain]   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
+    log,
+    missingProxyHint,
+  );
+
+  log("[toolchain] step 3/3: installing the dynamic-provider plugin and checking the CLI");
+  const shim = path.join(staging, "bin", "pulumi-resource-pulumi-nodejs");
+  fs.writeFileSync(shim, DYNAMIC_PROVIDER_SHIM, { mode: 0o755 });
+  const version = await versionOf(path.join(staging, "bin", "pulumi"));
+  if (version !== PINNED_PULUMI_VERSION) {
+    throw new ToolchainError(`The built engine reports version ${version ?? "(none)"}, expected ${PINNED_PULUMI_VERSION}; the build in ${staging} was kept for inspection.`);
+  }
+  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version, go, builtAt: new Date().toISOString() }) + "\n");
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(staging, target);
+  log(`[toolchain] Pulumi ${version} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+}
+
+function missingProxyHint(output: string): string {
+  if (/proxy|dial tcp|no such host|403|404|timeout/i.test(output)) {
+    return " The Go module proxy could not serve a pinned module: check network access to it (GOPROXY), or install a Pulumi CLI >= " + MINIMUM_PULUMI_VERSION + ".";
+  }
+  return "";
+}
+
+async function countPackages(cwd: string, env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  try {
+    const { stdout } = await execFileAsync("go", ["list", "-deps", ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE], {
+      cwd,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 300_000,
+    });
+    return stdout.split("\n").filter(Boolean).length;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a command, reporting how many output lines it produced every few seconds, and keeps the tail for errors. */
+function runWithProgress(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  describe: (lines: number) => string,
+  log: (line: string) => void,
+  hint: (output: string) => string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let lines = 0;
+    let tail = "";
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      lines += text.split("\n").length - 1;
+      tail = (tail + text).slice(-4000);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    const timer = setInterval(() => log(describe(lines)), 10_000);
+    child.on("error", (err) => {
+      clearInterval(timer);
+      reject(new ToolchainError(`Could not run ${command}: ${err.message}`));
+    });
+    child.on("close", (code) => {
+      clearInterval(timer);
+      if (code === 0) {
+        log(describe(lines));
+        resolve();
+        return;
+      }
+      reject(new ToolchainError(`\`${command} ${args.slice(0, 2).join(" ")}\` in ${cwd} failed with exit code ${code}.${hint(tail)}\n${tail.trim().split("\n").slice(-15).join("\n")}`));
+    });
+  });
+}
+
+/** Environment for running the CLI offline: the toolchain first on PATH, no update checks, no plugin downloads. */
+export function pulumiEnvironment(toolchain: PulumiToolchain, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    PATH: `${toolchain.binDir}${path.delimiter}${base.PATH ?? ""}`,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+  };
+}

@@ -1,0 +1,142 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { pulumiEnvironment, type PulumiToolchain } from "../../src/toolchain/pulumi-cli";
+
+/** Repository root, for node_modules and fixtures. */
+export const repoRoot = path.resolve(__dirname, "..", "..");
+
+/** Passphrase of the throwaway secrets provider every test stack uses. */
+export const TEST_PASSPHRASE = "pulumi-analytics test passphrase";
+
+/** Output of one CLI run. */
+export interface CommandResult {
+  /** Exit code (0 on success). */
+  code: number;
+  /** Everything the CLI printed on stdout. */
+  stdout: string;
+  /** Everything the CLI printed on stderr. */
+  stderr: string;
+}
+
+/** Options for {@link PulumiWorkspace.create}. */
+export interface WorkspaceOptions {
+  /** Directory copied in as the Pulumi program. */
+  programDir: string;
+  /** Stack name; defaults to `test`. */
+  stack?: string;
+  /** Extra environment for every command. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A throwaway Pulumi project: its own copy of the program, a `file://` backend, a PULUMI_HOME and
+ * a stack, all in one temp dir. Every command's output is kept for later secret audits.
+ */
+export class PulumiWorkspace {
+  /** Output of every command run so far, in order. */
+  readonly transcript: CommandResult[] = [];
+
+  private constructor(
+    readonly toolchain: PulumiToolchain,
+    readonly root: string,
+    readonly programDir: string,
+    readonly backendDir: string,
+    readonly stack: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  static async create(toolchain: PulumiToolchain, options: WorkspaceOptions): Promise<PulumiWorkspace> {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-"));
+    const programDir = path.join(root, "program");
+    const backendDir = path.join(root, "backend");
+    const home = path.join(root, "home");
+    fs.cpSync(options.programDir, programDir, { recursive: true });
+    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(programDir, "node_modules"), "dir");
+    fs.mkdirSync(backendDir);
+    fs.mkdirSync(home);
+    const base = { ...process.env };
+    for (const key of Object.keys(base)) {
+      if (key.startsWith("PULUMI_") || key.startsWith("ANALYTICS_")) delete base[key];
+    }
+    const env = pulumiEnvironment(toolchain, {
+      ...base,
+      PULUMI_HOME: home,
+      PULUMI_BACKEND_URL: `file://${backendDir}`,
+      PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
+      ...options.env,
+    });
+    const stack = options.stack ?? "test";
+    const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, env);
+    await workspace.pulumi(["stack", "init", stack]);
+    return workspace;
+  }
+
+  /** Runs `pulumi ARGS` in the program directory; throws with the output unless it exits 0 or `allowFailure` is set. */
+  async pulumi(args: string[], options: { allowFailure?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
+    const result = await new Promise<CommandResult>((resolve) => {
+      execFile(
+        this.toolchain.pulumi,
+        [...args, "--non-interactive", "--color=never"],
+        { cwd: this.programDir, env: { ...this.env, ...options.env }, maxBuffer: 256 * 1024 * 1024, timeout: 600_000 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+    this.transcript.push(result);
+    if (result.code !== 0 && !options.allowFailure) {
+      throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+    }
+    return result;
+  }
+
+  /** `pulumi stack export`, parsed. */
+  async exportStack(): Promise<StackExport> {
+    const { stdout } = await this.pulumi(["stack", "export"]);
+    return JSON.parse(stdout) as StackExport;
+  }
+
+  /** Every file below the backend directory (current state, history, backups, locks), as text. */
+  backendFiles(): Map<string, string> {
+    const files = new Map<string, string>();
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else files.set(path.relative(this.backendDir, full), fs.readFileSync(full, "utf8"));
+      }
+    };
+    walk(this.backendDir);
+    return files;
+  }
+
+  /** Removes the temp dir. */
+  dispose(): void {
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** The parts of `pulumi stack export` the tests read. */
+export interface StackExport {
+  version: number;
+  deployment: {
+    resources?: ExportedResource[];
+  };
+}
+
+/** One resource of a stack export. */
+export interface ExportedResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+/** Resources of a given type in an export. */
+export function resourcesOfType(exported: StackExport, type: string): ExportedResource[] {
+  return (exported.deployment.resources ?? []).filter((r) => r.type === type);
+}
