@@ -1,0 +1,176 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import nock from "nock";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { AnalyticsClient } from "./client";
+import { AmbiguousCreateError, ApiError, ConfigurationError, ConnectionError, UnauthorizedError } from "./errors";
+import { fetchTransport, undiciTransport } from "./transport";
+
+const KEY = "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345";
+const org = { id: "org_1", name: "Acme", slug: "acme", customAiContext: null, onboardingStatus: "STARTED" };
+const dataSourceBody = { type: "direct" as const, dialect: "POSTGRES" as const, displayName: "WH", password: "hunter2-secret" };
+
+/** A stub server whose behaviour each test scripts; counts every request it receives. */
+function stubServer() {
+  let handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void = (_q, res) => res.end();
+  const received: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      received.push({ url: req.url ?? "", headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  return {
+    received,
+    set(next: typeof handler) {
+      handler = next;
+    },
+    async start() {
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+describe("AnalyticsClient over undici, against a server on port 0", () => {
+  const stub = stubServer();
+  let baseUrl = "";
+  const sleeps: number[] = [];
+  const client = () =>
+    new AnalyticsClient({ baseUrl, apiKey: KEY, transport: undiciTransport({ requestTimeoutMs: 2000 }), sleep: async (ms) => void sleeps.push(ms) });
+
+  beforeAll(async () => {
+    baseUrl = await stub.start();
+  });
+  afterAll(() => stub.close());
+  afterEach(() => {
+    stub.received.length = 0;
+    sleeps.length = 0;
+  });
+
+  it("posts JSON with the bearer key and returns the contract-checked object", async () => {
+    stub.set((_req, res) => res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ data: org })));
+    await expect(client().createOrganization({ name: "Acme" })).resolves.toEqual(org);
+    expect(stub.received).toHaveLength(1);
+    expect(stub.received[0]?.url).toBe("/api/public/organizations");
+    expect(stub.received[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(stub.received[0]?.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(stub.received[0]?.body ?? "")).toEqual({ name: "Acme" });
+  });
+
+  it("retries 429 after Retry-After and creates exactly once", async () => {
+    let calls = 0;
+    stub.set((_req, res) => {
+      calls++;
+      if (calls < 3) res.writeHead(429, { "retry-after": "2", "content-type": "application/json" }).end('{"error":{"title":"RateLimited","detail":"slow down"}}');
+      else res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ data: org }));
+    });
+    await expect(client().createOrganization({ name: "Acme" })).resolves.toEqual(org);
+    expect(stub.received).toHaveLength(3);
+    expect(sleeps).toEqual([2000, 2000]);
+  });
+
+  it("does not retry a reset after the request was read; the error says the object may exist", async () => {
+    stub.set((req) => req.socket.destroy());
+    const error = await client().createDataSource("org_1", dataSourceBody).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect((error as Error).message).toMatch(/data source "WH" in organization org_1 may or may not have been created/);
+    expect(stub.received).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it.each([500, 502, 504])("does not retry HTTP %i", async (status) => {
+    stub.set((_req, res) => res.writeHead(status, { "content-type": "application/json" }).end('{"error":{"title":"X","detail":"y"}}'));
+    await expect(client().createOrganization({ name: "Acme" })).rejects.toThrow(status === 500 ? ApiError : AmbiguousCreateError);
+    expect(stub.received).toHaveLength(1);
+  });
+
+  it("times out a server that never answers, as an ambiguous create", async () => {
+    stub.set(() => {});
+    const slow = new AnalyticsClient({ baseUrl, apiKey: KEY, transport: undiciTransport({ requestTimeoutMs: 200 }) });
+    await expect(slow.createOrganization({ name: "Acme" })).rejects.toThrow(/UND_ERR_HEADERS_TIMEOUT.*may or may not have been created/);
+    await slow.close();
+  });
+
+  it("never puts the key or a credential into an error message", async () => {
+    stub.set((_req, res, body) =>
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { title: "ValidationError", detail: `echo ${body} ${KEY}` } })),
+    );
+    const error = (await client().createDataSource("org_1", dataSourceBody).catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toContain("[secret]");
+    expect(error.message).not.toContain(KEY);
+    expect(error.message).not.toContain("hunter2-secret");
+  });
+
+  it("retries a refused connection and reports that nothing was created", async () => {
+    const closed = stubServer();
+    const url = await closed.start();
+    await closed.close();
+    const refused = new AnalyticsClient({ baseUrl: url, apiKey: KEY, sleep: async (ms) => void sleeps.push(ms) });
+    const error = await refused.createOrganization({ name: "Acme" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toMatch(/ECONNREFUSED.*after 4 attempts; the organization "Acme" was not created/);
+    expect(sleeps).toHaveLength(3);
+    await refused.close();
+  });
+});
+
+describe("AnalyticsClient over fetch, with nock for faults", () => {
+  const baseUrl = "http://analytics.test";
+  const sleeps: number[] = [];
+  const client = () => new AnalyticsClient({ baseUrl, apiKey: KEY, transport: fetchTransport(), sleep: async (ms) => void sleeps.push(ms) });
+
+  beforeAll(() => nock.disableNetConnect());
+  afterEach(() => {
+    nock.cleanAll();
+    sleeps.length = 0;
+  });
+  afterAll(() => nock.enableNetConnect());
+
+  it("retries a connection refused before sending, then creates exactly once", async () => {
+    const scope = nock(baseUrl)
+      .post("/api/public/organizations")
+      .replyWithError({ code: "ECONNREFUSED", message: "connect ECONNREFUSED" })
+      .post("/api/public/organizations", { name: "Acme" })
+      .matchHeader("authorization", `Bearer ${KEY}`)
+      .reply(201, { data: org });
+    await expect(client().createOrganization({ name: "Acme" })).resolves.toEqual(org);
+    expect(scope.isDone()).toBe(true);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it("retries 503 honouring an HTTP-date Retry-After, within bounded attempts", async () => {
+    const scope = nock(baseUrl)
+      .post("/api/public/organizations")
+      .times(4)
+      .reply(503, { error: { title: "ServiceUnavailable", detail: "maintenance" } }, { "Retry-After": "1" });
+    const error = await client().createOrganization({ name: "Acme" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(503);
+    expect((error as Error).message).toMatch(/Nothing was created/);
+    expect(scope.isDone()).toBe(true);
+    expect(sleeps).toEqual([1000, 1000, 1000]);
+  });
+
+  it("handles a proxy's HTML error page", async () => {
+    nock(baseUrl).post("/api/public/organizations").reply(502, "<html><title>Bad Gateway</title></html>", { "Content-Type": "text/html" });
+    await expect(client().createOrganization({ name: "Acme" })).rejects.toThrow(/HTTP 502: the response was not the API's JSON error envelope \(text\/html\): "Bad Gateway"/);
+  });
+
+  it("reports an unauthorized key with both ways to set one, never the key", async () => {
+    nock(baseUrl).post("/api/public/organizations").reply(401, { error: { title: "Unauthorized", detail: "The API key is invalid." } });
+    const error = (await client().createOrganization({ name: "Acme" }).catch((e: unknown) => e)) as UnauthorizedError;
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error.code).toBe("ANALYTICS_UNAUTHORIZED");
+    expect(error.message).toMatch(/analytics:apiKey.*ANALYTICS_API_KEY/);
+    expect(error.message).not.toContain(KEY);
+  });
+
+  it("refuses to start without a key", () => {
+    expect(() => new AnalyticsClient({ baseUrl, apiKey: "" })).toThrow(ConfigurationError);
+  });
+});

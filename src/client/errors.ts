@@ -1,0 +1,70 @@
+/** Stable codes of every error the client and provider raise. */
+export type AnalyticsErrorCode =
+  | "ANALYTICS_ERROR"
+  | "ANALYTICS_CONFIGURATION"
+  | "ANALYTICS_API_ERROR"
+  | "ANALYTICS_UNAUTHORIZED"
+  | "ANALYTICS_CONNECTION"
+  | "ANALYTICS_AMBIGUOUS_CREATE"
+  | "ANALYTICS_RESPONSE_FORMAT";
+
+/** Base of every error this package raises: a fixed `name` and a stable `code` to branch on. */
+export class AnalyticsError extends Error {
+  override readonly name: string = "AnalyticsError";
+  /** Stable identifier of the failure kind. */
+  readonly code: AnalyticsErrorCode = "ANALYTICS_ERROR";
+}
+
+/** Missing or invalid provider settings (API key, base URL). */
+export class ConfigurationError extends AnalyticsError {
+  override readonly code = "ANALYTICS_CONFIGURATION" as const;
+}
+
+/** The API answered with an error envelope (or an error status with a non-JSON body). */
+export class ApiError extends AnalyticsError {
+  override readonly code: AnalyticsErrorCode = "ANALYTICS_API_ERROR";
+  constructor(
+    /** HTTP status. */
+    readonly status: number,
+    /** `error.title` of the envelope, or `HTTP <status>` when the body was not an envelope. */
+    readonly title: string,
+    /** `error.detail`, or a description of the unexpected body. */
+    readonly detail: string,
+    /** Extra guidance appended to the message. */
+    hint = "",
+  ) {
+    super(`${title}: ${detail} (HTTP ${status})${hint ? ` ${hint}` : ""}`);
+  }
+}
+
+/** The API rejected the key (401). */
+export class UnauthorizedError extends ApiError {
+  override readonly code = "ANALYTICS_UNAUTHORIZED" as const;
+}
+
+/** The request provably never reached the API (connection refused, DNS or TLS failure), after every retry. */
+export class ConnectionError extends AnalyticsError {
+  override readonly code = "ANALYTICS_CONNECTION" as const;
+}
+
+/**
+ * A create was sent but its outcome is unknown (timeout or reset after sending, 502, 504): the
+ * object may exist. Never retried automatically, because the API has no idempotency key.
+ */
+export class AmbiguousCreateError extends AnalyticsError {
+  override readonly code = "ANALYTICS_AMBIGUOUS_CREATE" as const;
+}
+
+/** A success response whose body does not match the API contract. */
+export class ResponseFormatError extends AnalyticsError {
+  override readonly code = "ANALYTICS_RESPONSE_FORMAT" as const;
+}
+
+/** Replaces every occurrence of each secret in `text` with `[secret]`; secrets shorter than 4 characters are left alone to avoid mangling text. */
+export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) result = result.split(secret).join("[secret]");
+  }
+  return result;
+}

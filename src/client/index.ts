@@ -1,0 +1,16 @@
+export { AnalyticsClient } from "./client";
+export type { AnalyticsClientOptions, RetryEvent } from "./client";
+export {
+  AmbiguousCreateError,
+  AnalyticsError,
+  ApiError,
+  ConfigurationError,
+  ConnectionError,
+  ResponseFormatError,
+  UnauthorizedError,
+} from "./errors";
+export type { AnalyticsErrorCode } from "./errors";
+export { DEFAULT_RETRY_POLICY } from "./retry";
+export type { RetryPolicy } from "./retry";
+export { fetchTransport, undiciTransport, TransportFailure } from "./transport";
+export type { HttpRequest, HttpResponse, HttpTransport, TransportOptions } from "./transport";

@@ -1,0 +1,134 @@
+/** Pure request building and response interpretation, shared by the client and its tests. */
+import type { z } from "zod";
+import { errorEnvelope } from "../contract";
+import {
+  AmbiguousCreateError,
+  AnalyticsError,
+  ApiError,
+  ConfigurationError,
+  ConnectionError,
+  ResponseFormatError,
+  UnauthorizedError,
+} from "./errors";
+import type { HttpRequest, HttpResponse, TransportFailure } from "./transport";
+
+/** How to set the API key, quoted in every error about it. */
+export const API_KEY_HINT =
+  "Set it with `pulumi config set --secret analytics:apiKey <key>` or the ANALYTICS_API_KEY environment variable.";
+
+/** How to set the base URL, quoted in every error about it. */
+export const BASE_URL_HINT = "Set it with `pulumi config set analytics:baseUrl <url>` or the ANALYTICS_BASE_URL environment variable.";
+
+/** Checks and normalizes a base URL: http(s), no query or fragment, no trailing slash. */
+export function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigurationError(`The analytics base URL ${JSON.stringify(baseUrl)} is not a valid URL. ${BASE_URL_HINT}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigurationError(`The analytics base URL must use http or https, got ${url.protocol}. ${BASE_URL_HINT}`);
+  }
+  if (url.search || url.hash) {
+    throw new ConfigurationError(`The analytics base URL must not carry a query or fragment. ${BASE_URL_HINT}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Builds an authenticated JSON POST. */
+export function buildPost(baseUrl: string, path: string, apiKey: string, body: unknown, userAgent: string): HttpRequest {
+  return {
+    method: "POST",
+    url: `${baseUrl}${path}`,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "content-type": "application/json",
+      accept: "application/json",
+      "user-agent": userAgent,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+/** What a request was for, so errors can name the object. */
+export interface OperationContext {
+  /** Human description, e.g. `organization "acme"`. */
+  object: string;
+  /** Whether the request creates something (never retried when its outcome is unknown). */
+  creates: boolean;
+  /** Base URL, for connection errors. */
+  baseUrl: string;
+}
+
+function summarizeBody(response: HttpResponse): string {
+  const type = response.headers["content-type"] ?? "no content type";
+  const text = response.body
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 160);
+  return `the response was not the API's JSON error envelope (${type})${text ? `: ${JSON.stringify(text)}` : ", and empty"}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The advice for an object whose create may have happened. */
+function ambiguousAdvice(context: OperationContext): string {
+  return (
+    `The ${context.object} may or may not have been created. The API has no way to look objects up and no idempotency key, ` +
+    "so the request was not retried, to avoid a duplicate. Check the service for it before running `pulumi up` again: " +
+    "the next `pulumi up` creates it anew, so if it already exists you will have two."
+  );
+}
+
+/** Maps a non-2xx response to the error the user sees. */
+export function errorFromResponse(response: HttpResponse, context: OperationContext): AnalyticsError {
+  const envelope = errorEnvelope.safeParse(parseJson(response.body));
+  const title = envelope.success ? envelope.data.error.title : `HTTP ${response.status}`;
+  const detail = envelope.success ? envelope.data.error.detail : summarizeBody(response);
+  if (response.status === 401) return new UnauthorizedError(response.status, title, detail, `The API key was not accepted. ${API_KEY_HINT}`);
+  if (context.creates && (response.status === 502 || response.status === 504)) {
+    return new AmbiguousCreateError(`${title}: ${detail} (HTTP ${response.status}). ${ambiguousAdvice(context)}`);
+  }
+  if (response.status === 429 || response.status === 503) {
+    const retryAfter = response.headers["retry-after"];
+    return new ApiError(response.status, title, detail, `Nothing was created; the retries were used up${retryAfter ? ` (the server asked to wait ${retryAfter} s)` : ""}. Try again later.`);
+  }
+  return new ApiError(response.status, title, detail);
+}
+
+/** Maps a transport failure (after any retries) to the error the user sees. */
+export function errorFromTransport(failure: TransportFailure, context: OperationContext, attempts: number): AnalyticsError {
+  if (!failure.sent) {
+    return new ConnectionError(
+      `Could not reach the analytics API at ${context.baseUrl} (${failure.failureCode}: ${failure.message}) after ${attempts} attempt${attempts === 1 ? "" : "s"}; ` +
+        `the ${context.object} was not created. Check that the service is running and the base URL is right. ${BASE_URL_HINT}`,
+    );
+  }
+  if (context.creates) {
+    return new AmbiguousCreateError(`The request failed after it was sent (${failure.failureCode}: ${failure.message}). ${ambiguousAdvice(context)}`);
+  }
+  return new ConnectionError(`The request for the ${context.object} failed (${failure.failureCode}: ${failure.message}).`);
+}
+
+/** Parses a 2xx body `{ data }` with the contract schema. */
+export function parseSuccess<T extends z.ZodType>(response: HttpResponse, schema: T, context: OperationContext): z.output<T> {
+  const json = parseJson(response.body);
+  const data = json !== null && typeof json === "object" ? (json as { data?: unknown }).data : undefined;
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => i.path.join(".") || "(data)").join(", ");
+    throw new ResponseFormatError(
+      `The API answered ${response.status} for the ${context.object}, but the body does not match the API contract (${json === undefined ? "not JSON" : `fields: ${fields}`}). ` +
+        "The object was probably created; check the service before retrying.",
+    );
+  }
+  return parsed.data;
+}

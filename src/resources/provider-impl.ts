@@ -1,0 +1,96 @@
+/**
+ * What the dynamic providers do, loaded by name inside the provider process (see provider.ts):
+ * nothing here is captured into the serialized `__provider`, so no client, key or config value
+ * ever lands in state.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { AnalyticsClient } from "../client/client";
+import { ConfigurationError } from "../client/errors";
+import { API_KEY_HINT, BASE_URL_HINT } from "../client/requests";
+import type { CreateDataSourceInput } from "../contract";
+import { checkInputs, dataSourceBody, diffInputs, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
+
+/** Provider settings from stack config, captured by `configure` in the provider process only. */
+export interface ProviderSettings {
+  /** `analytics:apiKey`. */
+  apiKey?: string;
+  /** `analytics:baseUrl`. */
+  baseUrl?: string;
+}
+
+/** Reads `analytics:apiKey` and `analytics:baseUrl` from the engine's provider config. */
+export function settingsFromConfig(config: { get(key: string): string | undefined }): ProviderSettings {
+  const settings: ProviderSettings = {};
+  const apiKey = config.get("analytics:apiKey");
+  const baseUrl = config.get("analytics:baseUrl");
+  if (apiKey) settings.apiKey = apiKey;
+  if (baseUrl) settings.baseUrl = baseUrl;
+  return settings;
+}
+
+/** Stack config first, then ANALYTICS_API_KEY / ANALYTICS_BASE_URL; a clear error naming both ways when missing. */
+export function resolveSettings(settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): { apiKey: string; baseUrl: string } {
+  const apiKey = settings.apiKey ?? env.ANALYTICS_API_KEY;
+  const baseUrl = settings.baseUrl ?? env.ANALYTICS_BASE_URL;
+  if (!apiKey) throw new ConfigurationError(`No analytics API key is set. ${API_KEY_HINT}`);
+  if (!baseUrl) throw new ConfigurationError(`No analytics base URL is set. ${BASE_URL_HINT}`);
+  return { apiKey, baseUrl };
+}
+
+/** check: validate with the contract, apply defaults. Sends nothing. */
+export function check(kind: ResourceKind, news: Record<string, unknown>): CheckOutcome {
+  return checkInputs(kind, news);
+}
+
+/** diff: every declared change is a replace. Sends nothing. */
+export function diff(kind: ResourceKind, olds: Record<string, unknown>, news: Record<string, unknown>): DiffOutcome {
+  return diffInputs(kind, olds, news);
+}
+
+/** create: one POST; outputs are the API's object plus the declared inputs (secrets included, kept secret by the engine). */
+export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const client = new AnalyticsClient({
+    ...resolveSettings(settings),
+    onRetry: (event) => {
+      void pulumi.log.info(`Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
+    },
+  });
+  try {
+    const { [`__provider`]: _provider, ...declared } = inputs;
+    if (kind === "organization") {
+      const org = await client.createOrganization({ name: String(declared.name) });
+      return { id: org.id, outs: { ...org, ...declared } };
+    }
+    const created = await client.createDataSource(String(declared.orgId), dataSourceBody(declared) as CreateDataSourceInput);
+    return { id: created.id, outs: { ...created, ...declared } };
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * read: the API has no GET, so refresh keeps the state as it is. Import has nothing to read
+ * from and says so.
+ */
+export function read(kind: ResourceKind, id: string, props: Record<string, unknown> | undefined): { id: string; props: Record<string, unknown> } {
+  const known = Object.keys(props ?? {}).filter((key) => key !== "__provider");
+  if (!props || known.length === 0) {
+    throw new ConfigurationError(
+      `Cannot import ${label(kind)} ${id}: the analytics API has no endpoint to read objects, so import is not supported. Declare a new one instead.`,
+    );
+  }
+  return { id, props };
+}
+
+/** delete: the API cannot delete; succeed, and tell the user what was left behind. */
+export function remove(kind: ResourceKind, id: string, props: Record<string, unknown>): void {
+  const name = kind === "organization" ? props.name : props.displayName;
+  void pulumi.log.warn(
+    `${label(kind)} ${JSON.stringify(name)} (id ${id}) was left in the analytics service: its API has no delete endpoint. ` +
+      "It is no longer managed by this stack; remove it in the service if you no longer need it.",
+  );
+}
+
+function label(kind: ResourceKind): string {
+  return kind === "organization" ? "Organization" : "DataSource";
+}
