@@ -68,20 +68,6 @@ export async function create(kind: ResourceKind, inputs: Record<string, unknown>
   }
 }
 
-/**
- * read: the API has no GET, so refresh keeps the state as it is. Import has nothing to read
- * from and says so.
- */
-export function read(kind: ResourceKind, id: string, props: Record<string, unknown> | undefined): { id: string; props: Record<string, unknown> } {
-  const known = Object.keys(props ?? {}).filter((key) => key !== "__provider");
-  if (!props || known.length === 0) {
-    throw new ConfigurationError(
-      `Cannot import ${label(kind)} ${id}: the analytics API has no endpoint to read objects, so import is not supported. Declare a new one instead.`,
-    );
-  }
-  return { id, props };
-}
-
 /** delete: the API cannot delete; succeed, and tell the user what was left behind. */
 export function remove(kind: ResourceKind, id: string, props: Record<string, unknown>): void {
   const name = kind === "organization" ? props.name : props.displayName;
@@ -93,4 +79,29 @@ export function remove(kind: ResourceKind, id: string, props: Record<string, unk
 
 function label(kind: ResourceKind): string {
   return kind === "organization" ? "Organization" : "DataSource";
+}
+
+/** Settings holder shared by one provider object's methods in the provider process. */
+export interface ProviderState {
+  /** Filled by `configure`. */
+  settings: ProviderSettings;
+}
+
+/** Entry point of the serialized providers: routes a provider method to this module. */
+export async function dispatch(kind: ResourceKind, method: string, state: ProviderState, args: unknown[]): Promise<unknown> {
+  switch (method) {
+    case "configure":
+      state.settings = settingsFromConfig((args[0] as { config: { get(key: string): string | undefined } }).config);
+      return undefined;
+    case "check":
+      return check(kind, args[1] as Record<string, unknown>);
+    case "diff":
+      return diff(kind, args[1] as Record<string, unknown>, args[2] as Record<string, unknown>);
+    case "create":
+      return create(kind, args[0] as Record<string, unknown>, state.settings);
+    case "delete":
+      return remove(kind, args[0] as string, args[1] as Record<string, unknown>);
+    default:
+      throw new Error(`The analytics provider has no method ${method}.`);
+  }
 }

@@ -11,38 +11,30 @@ const IMPLEMENTATION_FALLBACK = path.relative(process.cwd(), path.join(__dirname
 
 /**
  * Builds the object Pulumi serializes into state as `__provider`. It captures only the kind, a
- * relative path and a small mutable settings holder: the implementation, the HTTP client and the
- * API key are loaded inside the provider process, never serialized.
+ * relative path and a small settings holder: the implementation, the HTTP client and the API key
+ * are loaded inside the provider process, never serialized. Every method goes through one
+ * dispatcher to keep the serialized text small (function bodies are serialized verbatim, so they
+ * hold no comments). When the package cannot be resolved by name from the program's directory,
+ * the implementation loads by its relative path; a genuine load error surfaces again from there. There is no `read`: the API cannot read objects,
+ * so refresh keeps the state as it is.
  */
 function makeProvider(kind: ResourceKind, fallback: string): pulumi.dynamic.ResourceProvider {
-  const state: { settings: Record<string, string> } = { settings: {} };
-  const load = (): typeof import("./provider-impl") => {
+  const state = { settings: {} };
+  const run = (method: string, args: unknown[]): Promise<never> => {
+    let impl: typeof import("./provider-impl");
     try {
-      return require("pulumi-analytics/dynamic-provider");
-    } catch (error) {
-      if ((error as { code?: string }).code !== "MODULE_NOT_FOUND") throw error;
-      return require(require("node:path").resolve(fallback));
+      impl = require("pulumi-analytics/dynamic-provider");
+    } catch {
+      impl = require(require("node:path").resolve(fallback));
     }
+    return impl.dispatch(kind, method, state, args) as Promise<never>;
   };
   return {
-    async configure(req) {
-      state.settings = load().settingsFromConfig(req.config) as Record<string, string>;
-    },
-    async check(_olds, news) {
-      return load().check(kind, news);
-    },
-    async diff(_id, olds, news) {
-      return load().diff(kind, olds, news);
-    },
-    async create(inputs) {
-      return load().create(kind, inputs, state.settings);
-    },
-    async read(id, props) {
-      return load().read(kind, id, props);
-    },
-    async delete(id, props) {
-      load().remove(kind, id, props);
-    },
+    configure: (...args) => run("configure", args),
+    check: (...args) => run("check", args),
+    diff: (...args) => run("diff", args),
+    create: (...args) => run("create", args),
+    delete: (...args) => run("delete", args),
   };
 }
 

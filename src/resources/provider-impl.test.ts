@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../client/errors";
+import { dispatch, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
+
+const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+
+describe("provider settings", () => {
+  it("reads analytics:apiKey and analytics:baseUrl from provider config", () => {
+    expect(settingsFromConfig(config({ "analytics:apiKey": "k", "analytics:baseUrl": "http://x" }))).toEqual({ apiKey: "k", baseUrl: "http://x" });
+    expect(settingsFromConfig(config({}))).toEqual({});
+  });
+
+  it("prefers stack config, falls back to the environment", () => {
+    const env = { ANALYTICS_API_KEY: "env-key", ANALYTICS_BASE_URL: "http://env" };
+    expect(resolveSettings({ apiKey: "cfg-key" }, env)).toEqual({ apiKey: "cfg-key", baseUrl: "http://env" });
+    expect(resolveSettings({}, env)).toEqual({ apiKey: "env-key", baseUrl: "http://env" });
+  });
+
+  it("names both ways to set a missing key or base URL", () => {
+    expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(ConfigurationError);
+    expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(/pulumi config set --secret analytics:apiKey.*ANALYTICS_API_KEY/);
+    expect(() => resolveSettings({}, { ANALYTICS_API_KEY: "k" })).toThrow(/analytics:baseUrl.*ANALYTICS_BASE_URL/);
+  });
+});
+
+describe("dispatch", () => {
+  it("configure fills the shared settings that create later uses", async () => {
+    const state: ProviderState = { settings: {} };
+    await dispatch("organization", "configure", state, [{ config: config({ "analytics:apiKey": "k" }) }]);
+    expect(state.settings).toEqual({ apiKey: "k" });
+  });
+
+  it("check and diff answer without any network access", async () => {
+    const state: ProviderState = { settings: {} };
+    await expect(dispatch("organization", "check", state, [{}, { name: "" }])).resolves.toMatchObject({ failures: [{ property: "name" }] });
+    await expect(dispatch("organization", "diff", state, ["org_1", { name: "a" }, { name: "b" }])).resolves.toEqual({
+      changes: true,
+      replaces: ["name"],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("create without a key fails before sending, naming both ways to set it", async () => {
+    const state: ProviderState = { settings: { baseUrl: "http://127.0.0.1:9" } };
+    const saved = process.env.ANALYTICS_API_KEY;
+    delete process.env.ANALYTICS_API_KEY;
+    try {
+      await expect(dispatch("organization", "create", state, [{ name: "Acme" }])).rejects.toThrow(/analytics:apiKey.*ANALYTICS_API_KEY/);
+    } finally {
+      if (saved !== undefined) process.env.ANALYTICS_API_KEY = saved;
+    }
+  });
+
+  it("rejects a method it does not have", async () => {
+    await expect(dispatch("organization", "read", { settings: {} }, [])).rejects.toThrow(/no method read/);
+  });
+});
