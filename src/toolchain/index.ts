@@ -8,3 +8,5 @@ export {
   resolvePulumiToolchain,
 } from "./pulumi-cli";
 export type { PulumiToolchain, ResolveOptions, ToolchainSource } from "./pulumi-cli";
+export { runPulumi } from "./run-pulumi";
+export type { PulumiRunResult, RunPulumiOptions } from "./run-pulumi";

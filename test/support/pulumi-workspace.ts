@@ -1,8 +1,8 @@
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { pulumiEnvironment, type PulumiToolchain } from "../../src/toolchain/pulumi-cli";
+import type { PulumiToolchain } from "../../src/toolchain/pulumi-cli";
+import { runPulumi } from "../../src/toolchain/run-pulumi";
 
 /** Repository root, for node_modules and fixtures. */
 export const repoRoot = path.resolve(__dirname, "..", "..");
@@ -60,13 +60,13 @@ export class PulumiWorkspace {
     for (const key of Object.keys(base)) {
       if (key.startsWith("PULUMI_") || key.startsWith("ANALYTICS_")) delete base[key];
     }
-    const env = pulumiEnvironment(toolchain, {
+    const env: NodeJS.ProcessEnv = {
       ...base,
       PULUMI_HOME: home,
       PULUMI_BACKEND_URL: `file://${backendDir}`,
       PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
       ...options.env,
-    });
+    };
     const stack = options.stack ?? "test";
     const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, env);
     await workspace.pulumi(["stack", "init", stack]);
@@ -75,17 +75,7 @@ export class PulumiWorkspace {
 
   /** Runs `pulumi ARGS` in the program directory; throws with the output unless it exits 0 or `allowFailure` is set. */
   async pulumi(args: string[], options: { allowFailure?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
-    const result = await new Promise<CommandResult>((resolve) => {
-      execFile(
-        this.toolchain.pulumi,
-        [...args, "--non-interactive", "--color=never"],
-        { cwd: this.programDir, env: { ...this.env, ...options.env }, maxBuffer: 256 * 1024 * 1024, timeout: 600_000 },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
+    const result = await runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...options.env } });
     this.transcript.push(result);
     if (result.code !== 0 && !options.allowFailure) {
       throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);

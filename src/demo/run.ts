@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * `npm run demo`: a real `pulumi up` of the root Pulumi.yaml against the embedded reference
+ * server and an embedded demo warehouse, then a no-change preview, then clean-up.
+ */
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startDemoWarehouse } from "../reference-server/demo-warehouse";
+import { startReferenceServer } from "../reference-server";
+import { resolvePulumiToolchain, type PulumiToolchain } from "../toolchain/pulumi-cli";
+import { runPulumi } from "../toolchain/run-pulumi";
+
+const projectDir = path.resolve(__dirname, "..", "..");
+const started = Date.now();
+
+function step(text: string): void {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`\n\u25b6 [${seconds}s] ${text}\n`);
+}
+
+async function pulumi(toolchain: PulumiToolchain, args: string[], env: NodeJS.ProcessEnv, echo = true): Promise<string> {
+  const result = await runPulumi(toolchain, args, { cwd: projectDir, env, echo });
+  if (result.code !== 0) {
+    if (!echo) process.stderr.write(result.stdout + result.stderr);
+    throw new Error(`\`pulumi ${args.join(" ")}\` exited with code ${result.code}`);
+  }
+  return result.stdout;
+}
+
+async function main(): Promise<void> {
+  step("Finding the Pulumi CLI (the first run builds it from Pulumi's Go modules)");
+  const toolchain = await resolvePulumiToolchain();
+  process.stdout.write(`  Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
+
+  step("Starting the demo warehouse (embedded Postgres)");
+  const warehouse = await startDemoWarehouse();
+  process.stdout.write(`  postgres://${warehouse.username}@${warehouse.host}:${warehouse.port}/${warehouse.databaseName} with tables ${warehouse.tables.join(", ")}\n`);
+
+  step("Starting the reference server and minting an API key");
+  const server = await startReferenceServer({ port: 0, bootstrapUsers: ["demo"], inspection: true });
+  const apiKey = server.apiKeys.demo;
+  if (!apiKey) throw new Error("the reference server did not mint the demo key");
+  process.stdout.write(`  ${server.url} (inspection at ${server.url}/_reference/organizations)\n`);
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-demo-"));
+  const stack = `demo-${randomBytes(3).toString("hex")}`;
+  const configFile = path.join(work, `Pulumi.${stack}.yaml`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PULUMI_BACKEND_URL: `file://${path.join(work, "backend")}`,
+    PULUMI_HOME: path.join(work, "home"),
+    PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
+  };
+  fs.mkdirSync(path.join(work, "backend"));
+  const withConfig = ["--stack", stack, "--config-file", configFile];
+
+  try {
+    step(`Creating stack ${stack} on a local file backend (${work})`);
+    await pulumi(toolchain, ["stack", "init", stack], env, false);
+    // stack init writes the stack's config next to Pulumi.yaml; keep it in the temp dir instead.
+    fs.renameSync(path.join(projectDir, `Pulumi.${stack}.yaml`), configFile);
+    const settings: Array<[string, string, boolean]> = [
+      ["analytics:baseUrl", server.url, false],
+      ["analytics:apiKey", apiKey, true],
+      ["warehouse:host", warehouse.host, false],
+      ["warehouse:port", String(warehouse.port), false],
+      ["warehouse:databaseName", warehouse.databaseName, false],
+      ["warehouse:username", warehouse.username, false],
+      ["warehouse:password", warehouse.password, true],
+    ];
+    for (const [key, value, secret] of settings) {
+      await pulumi(toolchain, ["config", "set", ...(secret ? ["--secret"] : []), key, value, ...withConfig], env, false);
+    }
+
+    step("pulumi up: an organization and a data source for the warehouse");
+    await pulumi(toolchain, ["up", "--yes", ...withConfig], env);
+
+    step("Stack outputs");
+    const outputs = JSON.parse(await pulumi(toolchain, ["stack", "output", "--json", "--stack", stack], env, false)) as Record<string, string>;
+    for (const [key, value] of Object.entries(outputs)) process.stdout.write(`  ${key.padEnd(20)} ${value}\n`);
+
+    step("What the server's background schema sync found");
+    const synced = await server.waitForSync(outputs.dataSourceId ?? "");
+    process.stdout.write(`  sync ${synced.lastSyncStatus}, health ${synced.lastHealthStatus}${synced.syncErrorMessage ? `: ${synced.syncErrorMessage}` : ""}\n`);
+    for (const table of synced.tables ?? []) {
+      process.stdout.write(`  ${table.schema}.${table.name}: ${table.columns.map((c) => `${c.name} ${c.type}`).join(", ")}\n`);
+    }
+    if (synced.lastSyncStatus !== "SUCCEEDED") throw new Error(`the schema sync ended ${synced.lastSyncStatus}`);
+
+    step("pulumi preview --expect-no-changes: the stack matches the program");
+    await pulumi(toolchain, ["preview", "--expect-no-changes", ...withConfig], env);
+
+    step("Cleaning up: pulumi destroy (the API cannot delete, so the objects stay in the server) and stack rm");
+    await pulumi(toolchain, ["destroy", "--yes", ...withConfig], env);
+    await pulumi(toolchain, ["stack", "rm", "--yes", "--stack", stack], env, false);
+  } finally {
+    await server.close();
+    await warehouse.close();
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(path.join(projectDir, `Pulumi.${stack}.yaml`), { force: true });
+  }
+  step(`Demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
