@@ -329,7 +329,7 @@ function describeFailure(error: unknown, context: FailureContext): string {
 export function scrubCredentials(message: string, password: string | undefined): string {
   let scrubbed = message
     .replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, `$1${REDACTED}@`)
-    .replace(/(password\s*=\s*)('[^']*'|"[^"]*"|\S+)/gi, `$1${REDACTED}`);
+    .replace(/(password\s*=\s*)('[^']*'|"[^"]*"|[^\s,;)]+)/gi, `$1${REDACTED}`);
   if (password !== undefined && password !== "") {
     for (const form of new Set([password, encodeURIComponent(password)])) {
       scrubbed = scrubbed.split(form).join(REDACTED);
