@@ -1,0 +1,201 @@
+import { z } from "zod";
+import { formatFieldErrors, validate } from "../contract";
+import { ApiError, INTERNAL_ERROR_DETAIL } from "./envelope";
+
+/** Routes faults can target (the two create endpoints). */
+export const FAULT_ROUTES = ["createOrganization", "createDataSource"] as const;
+
+/** One of {@link FAULT_ROUTES}. */
+export type FaultRoute = (typeof FAULT_ROUTES)[number];
+
+/** Statuses an injected error may have. */
+export const INJECTABLE_ERROR_STATUSES = [500, 502, 503, 504] as const;
+
+/** One of {@link INJECTABLE_ERROR_STATUSES}. */
+export type InjectableErrorStatus = (typeof INJECTABLE_ERROR_STATUSES)[number];
+
+/** Retry-After sent with injected 429 and 503 answers when none is configured. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
+/** Faults for one route, or (at the top of {@link FaultSettings}) for every route. */
+export interface RouteFaults {
+  /** Delay before the request is handled, in milliseconds. */
+  latencyMs?: number;
+  /** Share (0 to 1) of requests answered with an injected error. */
+  errorRate?: number;
+  /** Status of injected errors: 500, 502, 503 (default) or 504. */
+  errorStatus?: InjectableErrorStatus;
+  /** Answer the next n requests with an injected error (deterministic). */
+  failNext?: number;
+  /** Answer the next n requests with 429 RateLimited. */
+  rateLimitNext?: number;
+  /** Retry-After of injected 429 and 503 answers, in seconds (default 1). */
+  retryAfterSeconds?: number;
+  /** For the next n valid creates: destroy the connection before anything is stored. */
+  resetBeforeCommitNext?: number;
+  /** For the next n valid creates: store the object, then destroy the connection without answering. */
+  resetAfterCommitNext?: number;
+}
+
+/** All fault settings: defaults for every route, overridden per route. All off when empty. */
+export interface FaultSettings extends RouteFaults {
+  /** Per-route settings; a value here wins over the top-level one, counters are separate. */
+  routes?: Partial<Record<FaultRoute, RouteFaults>>;
+}
+
+/** How many faults of each kind were injected. */
+export interface InjectedFaultCounts {
+  /** Requests delayed. */
+  latency: number;
+  /** Requests answered with an injected 5xx. */
+  error: number;
+  /** Requests answered with an injected 429. */
+  rateLimited: number;
+  /** Connections destroyed before a create was stored. */
+  resetBeforeCommit: number;
+  /** Connections destroyed after a create was stored. */
+  resetAfterCommit: number;
+}
+
+const count = z.number().int().min(0);
+const routeFaultsShape = {
+  latencyMs: z.number().int().min(0).max(600_000).optional(),
+  errorRate: z.number().min(0).max(1).optional(),
+  errorStatus: z.union(INJECTABLE_ERROR_STATUSES.map((s) => z.literal(s))).optional(),
+  failNext: count.optional(),
+  rateLimitNext: count.optional(),
+  retryAfterSeconds: count.optional(),
+  resetBeforeCommitNext: count.optional(),
+  resetAfterCommitNext: count.optional(),
+};
+const routeFaultsSchema = z.strictObject(routeFaultsShape);
+
+/** Validates {@link FaultSettings} (unknown fields rejected, so typos do not silently disable a fault). */
+export const faultSettingsSchema = z.strictObject({
+  ...routeFaultsShape,
+  routes: z.strictObject({ createOrganization: routeFaultsSchema.optional(), createDataSource: routeFaultsSchema.optional() }).optional(),
+});
+
+type Settings = z.output<typeof faultSettingsSchema>;
+type Counter = "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext";
+
+function zeroCounts(): InjectedFaultCounts {
+  return { latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 };
+}
+
+/** Checks fault settings; the error message names every offending field. */
+export function parseFaultSettings(input: unknown): { ok: true; value: FaultSettings } | { ok: false; detail: string } {
+  const result = validate(faultSettingsSchema, input);
+  return result.ok ? { ok: true, value: stripUndefined(result.value) } : { ok: false, detail: formatFieldErrors(result.errors) };
+}
+
+/** A deep copy without `undefined` members, which is what {@link FaultSettings} allows. */
+function stripUndefined(value: Settings): FaultSettings {
+  return JSON.parse(JSON.stringify(value)) as FaultSettings;
+}
+
+/**
+ * Decides, request by request, which configured faults to inject, and counts them. Counters
+ * (`failNext`, …) are consumed route-first, then from the top level.
+ */
+export class FaultInjector {
+  private current: Settings = {};
+  private counts = zeroCounts();
+
+  constructor(
+    settings: FaultSettings = {},
+    /** Source of randomness for `errorRate` (replaceable for deterministic tests). */
+    private readonly random: () => number = Math.random,
+  ) {
+    this.set(settings);
+  }
+
+  /** Replaces all settings; throws a RangeError naming every invalid field. */
+  set(settings: FaultSettings): void {
+    const parsed = parseFaultSettings(settings);
+    if (!parsed.ok) throw new RangeError(`invalid fault settings: ${parsed.detail}`);
+    this.current = parsed.value as Settings;
+  }
+
+  /** Turns every fault off. */
+  clear(): void {
+    this.current = {};
+  }
+
+  /** Current settings, with counters as they stand now. */
+  settings(): FaultSettings {
+    return stripUndefined(this.current);
+  }
+
+  /** Faults injected so far. */
+  injected(): InjectedFaultCounts {
+    return { ...this.counts };
+  }
+
+  /** Sets the injected-fault counts back to zero. */
+  resetCounts(): void {
+    this.counts = zeroCounts();
+  }
+
+  /** Milliseconds to delay a request on `route` (counted when non-zero). */
+  latencyFor(route: FaultRoute): number {
+    const ms = this.value(route, "latencyMs") ?? 0;
+    if (ms > 0) this.counts.latency++;
+    return ms;
+  }
+
+  /** An injected 429 or 5xx for this request on `route`, if one is due. */
+  errorFor(route: FaultRoute): ApiError | undefined {
+    const retryAfter = String(this.value(route, "retryAfterSeconds") ?? DEFAULT_RETRY_AFTER_SECONDS);
+    if (this.take(route, "rateLimitNext")) {
+      this.counts.rateLimited++;
+      return new ApiError(429, "RateLimited", `Too many requests; retry after ${retryAfter} seconds.`, { "retry-after": retryAfter });
+    }
+    const rate = this.value(route, "errorRate") ?? 0;
+    if (this.take(route, "failNext") || (rate > 0 && this.random() < rate)) {
+      this.counts.error++;
+      const status = this.value(route, "errorStatus") ?? 503;
+      if (status === 500) return new ApiError(500, "InternalError", INTERNAL_ERROR_DETAIL);
+      if (status === 503) {
+        return new ApiError(503, "ServiceUnavailable", `The service is temporarily unavailable; retry after ${retryAfter} seconds.`, {
+          "retry-after": retryAfter,
+        });
+      }
+      const what = status === 502 ? "an upstream failure (bad gateway)" : "an upstream timeout (gateway timeout)";
+      return new ApiError(status, "ServiceUnavailable", `The service is temporarily unavailable because of ${what}; retry later.`);
+    }
+    return undefined;
+  }
+
+  /** True (and counted) when this valid create's connection is to be destroyed before storing. */
+  takeResetBeforeCommit(route: FaultRoute): boolean {
+    const due = this.take(route, "resetBeforeCommitNext");
+    if (due) this.counts.resetBeforeCommit++;
+    return due;
+  }
+
+  /** True (and counted) when this create is to be stored, then its connection destroyed unanswered. */
+  takeResetAfterCommit(route: FaultRoute): boolean {
+    const due = this.take(route, "resetAfterCommitNext");
+    if (due) this.counts.resetAfterCommit++;
+    return due;
+  }
+
+  private value<K extends "latencyMs" | "errorRate" | "errorStatus" | "retryAfterSeconds">(
+    route: FaultRoute,
+    key: K,
+  ): Settings[K] | undefined {
+    return this.current.routes?.[route]?.[key] ?? this.current[key];
+  }
+
+  private take(route: FaultRoute, counter: Counter): boolean {
+    for (const scope of [this.current.routes?.[route], this.current]) {
+      const remaining = scope?.[counter];
+      if (scope && remaining !== undefined && remaining > 0) {
+        scope[counter] = remaining - 1;
+        return true;
+      }
+    }
+    return false;
+  }
+}

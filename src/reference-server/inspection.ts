@@ -1,0 +1,150 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ApiError, sendData } from "./envelope";
+import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
+import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
+import type { RequestLog, RequestSummary } from "./request-log";
+import { Router, type RouteMatch } from "./router";
+import type { ReferenceStore } from "./store";
+import {
+  dataSourceInspection,
+  organizationDetail,
+  organizationInspection,
+  type DataSourceInspection,
+  type OrganizationDetail,
+  type OrganizationInspection,
+} from "./views";
+
+/** Path prefix of the inspection surface, kept apart from the public `/api/` paths. */
+export const INSPECTION_PREFIX = "/_reference";
+
+/** Read access to the server's state for tests and demos. Never returns credentials or keys. */
+export interface ReferenceInspector {
+  /** All organizations, in creation order. */
+  organizations(): OrganizationInspection[];
+  /** One organization with its trial and data sources, or undefined. */
+  organization(id: string): OrganizationDetail | undefined;
+  /** All data sources, in creation order. */
+  dataSources(): DataSourceInspection[];
+  /** One data source with its sync state and synced tables, or undefined. */
+  dataSource(id: string): DataSourceInspection | undefined;
+  /** Names of the users holding API keys. */
+  users(): string[];
+  /** Counts and recent entries of the public API requests received. */
+  requests(): RequestSummary;
+  /** Number of public API requests received. */
+  requestCount(): number;
+}
+
+/** Builds the in-process inspector over a store and request log. */
+export function createInspector(store: ReferenceStore, requestLog: RequestLog): ReferenceInspector {
+  return {
+    organizations: () => [...store.organizations.values()].map((org) => organizationInspection(store, org)),
+    organization: (id) => {
+      const org = store.organizations.get(id);
+      return org && organizationDetail(store, org);
+    },
+    dataSources: () => [...store.dataSources.values()].map((ds) => dataSourceInspection(store, ds)),
+    dataSource: (id) => {
+      const ds = store.dataSources.get(id);
+      return ds && dataSourceInspection(store, ds);
+    },
+    users: () => store.userNames(),
+    requests: () => requestLog.summary(),
+    requestCount: () => requestLog.count(),
+  };
+}
+
+/** Current fault settings and how many faults were injected, as `GET /_reference/faults` returns them. */
+export interface FaultsView {
+  /** Settings in force, with counters as they stand. */
+  settings: FaultSettings;
+  /** Faults injected so far. */
+  injected: InjectedFaultCounts;
+}
+
+/** What the inspection routes act on. */
+export interface InspectionContext {
+  /** State reader. */
+  inspector: ReferenceInspector;
+  /** Fault settings to read and replace. */
+  faults: FaultInjector;
+  /** Clears organizations, data sources, request log, faults and fault counts. */
+  reset: () => Promise<void>;
+  /** Body limit for `POST /_reference/faults`. */
+  maxBodyBytes: number;
+}
+
+type InspectionRoute =
+  | "organizations"
+  | "organization"
+  | "dataSources"
+  | "dataSource"
+  | "users"
+  | "requests"
+  | "faults"
+  | "reset";
+
+/** Routes of the inspection surface. */
+export const inspectionRouter = new Router<InspectionRoute>([
+  { id: "organizations", pattern: `${INSPECTION_PREFIX}/organizations`, methods: ["GET"] },
+  { id: "organization", pattern: `${INSPECTION_PREFIX}/organizations/{id}`, methods: ["GET"] },
+  { id: "dataSources", pattern: `${INSPECTION_PREFIX}/data-sources`, methods: ["GET"] },
+  { id: "dataSource", pattern: `${INSPECTION_PREFIX}/data-sources/{id}`, methods: ["GET"] },
+  { id: "users", pattern: `${INSPECTION_PREFIX}/users`, methods: ["GET"] },
+  { id: "requests", pattern: `${INSPECTION_PREFIX}/requests`, methods: ["GET"] },
+  { id: "faults", pattern: `${INSPECTION_PREFIX}/faults`, methods: ["GET", "POST"] },
+  { id: "reset", pattern: `${INSPECTION_PREFIX}/reset`, methods: ["POST"] },
+]);
+
+function notFound(what: string): ApiError {
+  return new ApiError(404, "NotFound", `${what} not found.`);
+}
+
+async function readJson(req: IncomingMessage, maxBodyBytes: number): Promise<unknown> {
+  const unsupported = checkJsonContentType(req.headers["content-type"]);
+  if (unsupported) throw unsupported;
+  return parseJsonBody(await readBody(req, maxBodyBytes));
+}
+
+/** Answers one matched inspection request; errors are thrown as {@link ApiError}. */
+export async function handleInspection(
+  ctx: InspectionContext,
+  match: Extract<RouteMatch<InspectionRoute>, { kind: "found" }>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { inspector, faults } = ctx;
+  const id = match.params.get("id") ?? "";
+  switch (match.route.id) {
+    case "organizations":
+      return sendData(res, 200, inspector.organizations());
+    case "organization": {
+      const org = inspector.organization(id);
+      if (!org) throw notFound("Organization");
+      return sendData(res, 200, org);
+    }
+    case "dataSources":
+      return sendData(res, 200, inspector.dataSources());
+    case "dataSource": {
+      const ds = inspector.dataSource(id);
+      if (!ds) throw notFound("Data source");
+      return sendData(res, 200, ds);
+    }
+    case "users":
+      return sendData(res, 200, inspector.users());
+    case "requests":
+      return sendData(res, 200, inspector.requests());
+    case "faults": {
+      if (req.method === "POST") {
+        const parsed = parseFaultSettings(await readJson(req, ctx.maxBodyBytes));
+        if (!parsed.ok) throw new ApiError(400, "ValidationError", parsed.detail);
+        faults.set(parsed.value);
+      }
+      const view: FaultsView = { settings: faults.settings(), injected: faults.injected() };
+      return sendData(res, 200, view);
+    }
+    case "reset":
+      await ctx.reset();
+      return sendData(res, 200, { reset: true });
+  }
+}

@@ -1,0 +1,73 @@
+/** How many entries {@link RequestLog} keeps; counts cover every request regardless. */
+export const REQUEST_LOG_CAPACITY = 1000;
+
+/** One API request as the inspection surface shows it: no headers, no body, no query string. */
+export interface RequestLogEntry {
+  /** HTTP method. */
+  method: string;
+  /** Route pattern, e.g. `/api/public/organizations/{orgId}/data-sources`; null for unknown paths. */
+  route: string | null;
+  /** Status sent; null when the connection ended without an answer. */
+  status: number | null;
+  /** When the request arrived (ISO 8601). */
+  receivedAt: string;
+}
+
+/** Counts of API requests, for assertions such as "the preview sent no requests". */
+export interface RequestSummary {
+  /** Every API request received, including any still being handled (inspection requests excluded). */
+  total: number;
+  /** Answered (or abandoned) requests, by `"<METHOD> <route>"` (route `(unmatched)` for unknown paths), then by status (`none` for no answer). */
+  byRoute: Record<string, Record<string, number>>;
+  /** The most recent entries, oldest first. */
+  recent: RequestLogEntry[];
+}
+
+/** Route label of an entry in {@link RequestSummary.byRoute}. */
+export function routeKey(entry: Pick<RequestLogEntry, "method" | "route">): string {
+  return `${entry.method} ${entry.route ?? "(unmatched)"}`;
+}
+
+/** Log of the public API requests received, with exact counts and a bounded list of recent entries. */
+export class RequestLog {
+  private total = 0;
+  private readonly counts = new Map<string, Map<string, number>>();
+  private readonly entries: RequestLogEntry[] = [];
+
+  /** Counts a request the moment it arrives. */
+  received(): void {
+    this.total++;
+  }
+
+  /** Records a request once it has been answered, or abandoned without an answer. */
+  record(entry: RequestLogEntry): void {
+    const key = routeKey(entry);
+    const byStatus = this.counts.get(key) ?? new Map<string, number>();
+    const status = entry.status === null ? "none" : String(entry.status);
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    this.counts.set(key, byStatus);
+    this.entries.push(entry);
+    if (this.entries.length > REQUEST_LOG_CAPACITY) this.entries.shift();
+  }
+
+  /** Number of API requests received so far. */
+  count(): number {
+    return this.total;
+  }
+
+  /** Totals and recent entries, detached from the log. */
+  summary(): RequestSummary {
+    const byRoute: Record<string, Record<string, number>> = {};
+    for (const [key, statuses] of [...this.counts].sort(([a], [b]) => a.localeCompare(b))) {
+      byRoute[key] = Object.fromEntries(statuses);
+    }
+    return { total: this.total, byRoute, recent: this.entries.map((e) => ({ ...e })) };
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.total = 0;
+    this.counts.clear();
+    this.entries.length = 0;
+  }
+}

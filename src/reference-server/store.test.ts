@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { SECRET_DATA_SOURCE_FIELDS, type CreateDataSourceRequest } from "../contract";
+import { ReferenceStore, dataSourceFieldsSchema } from "./store";
+
+const now = new Date("2025-01-01T00:00:00.000Z");
+const minimal: CreateDataSourceRequest = { type: "direct", dialect: "POSTGRES", displayName: "db", sslEnabled: true, sshEnabled: false };
+
+describe("ReferenceStore", () => {
+  it("gives organizations unique slugs and ids", () => {
+    const store = new ReferenceStore();
+    const a = store.createOrganization("alice", "Acme", now);
+    const b = store.createOrganization("bob", "acme", now);
+    expect([a.slug, b.slug]).toEqual(["acme", "acme-2"]);
+    expect(a.id).not.toBe(b.id);
+    expect(a).toMatchObject({ customAiContext: null, onboardingStatus: "STARTED", ownerUserName: "alice", trial: null });
+  });
+
+  it("finds an organization only for its owner", () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", now);
+    expect(store.organizationOwnedBy(org.id, "alice")).toBe(org);
+    expect(store.organizationOwnedBy(org.id, "bob")).toBeUndefined();
+    expect(store.organizationOwnedBy("org_missing", "alice")).toBeUndefined();
+  });
+
+  it("creates a PENDING data source with nulls for unset fields and the stated defaults", () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", now);
+    const { fields } = store.createDataSource(org, minimal, now, 14);
+    expect(dataSourceFieldsSchema.parse(fields)).toEqual(fields);
+    expect(fields).toMatchObject({
+      description: null,
+      host: null,
+      port: null,
+      databaseName: null,
+      sslEnabled: true,
+      sshEnabled: false,
+      sslCustomCertificatesEnabled: false,
+      isDemo: false,
+      isServiceWarehouse: false,
+      hasCompletedFirstSync: false,
+      lastSyncStatus: "PENDING",
+      lastHealthStatus: "HEALTHY",
+      lastSyncAttemptAt: null,
+      lastSuccessfulSyncAt: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    });
+  });
+
+  it("keeps credentials in memory only, out of fields and snapshots", () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", now);
+    const secrets = Object.fromEntries(SECRET_DATA_SOURCE_FIELDS.map((f) => [f, `secret-${f}-value`]));
+    const record = store.createDataSource(org, { ...minimal, ...secrets }, now, 14);
+    expect(store.secretsOf(record.fields.id)).toEqual(secrets);
+    expect(record.providedSecretFields).toEqual([...SECRET_DATA_SOURCE_FIELDS]);
+    const text = JSON.stringify(store.snapshot()) + JSON.stringify(record);
+    for (const value of Object.values(secrets)) expect(text).not.toContain(value);
+  });
+
+  it("starts the trial at the first data source only", () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", now);
+    store.createDataSource(org, minimal, now, 14);
+    expect(org.trial).toEqual({ startedAt: now.toISOString(), endsAt: "2025-01-15T00:00:00.000Z" });
+    store.createDataSource(org, minimal, new Date("2025-01-05T00:00:00.000Z"), 14);
+    expect(org.trial?.startedAt).toBe(now.toISOString());
+  });
+
+  it("clears resources but keeps keys", () => {
+    const store = new ReferenceStore();
+    store.addApiKey({ digest: "a".repeat(64), userName: "alice", createdAt: now.toISOString() });
+    const org = store.createOrganization("alice", "Acme", now);
+    store.createDataSource(org, minimal, now, 14);
+    store.clearResources();
+    expect(store.organizations.size + store.dataSources.size).toBe(0);
+    expect(store.userNames()).toEqual(["alice"]);
+    expect(store.createOrganization("alice", "Acme", now).slug).toBe("acme");
+  });
+});

@@ -1,0 +1,305 @@
+import { z } from "zod";
+import {
+  SECRET_DATA_SOURCE_FIELDS,
+  dataSource,
+  type CreateDataSourceRequest,
+  type SecretDataSourceField,
+} from "../contract";
+import type { ApiKeyRecord } from "./auth";
+import { newId } from "./random";
+import type { SyncedTable } from "./schema-sync";
+import { uniqueSlug } from "./slug";
+
+/** Every public field of a data source, exactly (no extras): the shape of the API's `data`. */
+export const dataSourceFieldsSchema = z.strictObject(dataSource.shape);
+
+/** Public fields of a data source as the API returns them. */
+export type DataSourceFields = z.infer<typeof dataSourceFieldsSchema>;
+
+/** Credentials sent with a data source; held in memory only, never persisted or returned. */
+export type DataSourceSecrets = Partial<Record<SecretDataSourceField, string>>;
+
+/** Default trial length: the spec shows none. */
+export const DEFAULT_TRIAL_DAYS = 14;
+
+/** Names users may have: they appear in logs and the state file, so keep them plain. */
+export const USER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/** The trial an organization entered at its first data source. */
+export interface Trial {
+  /** When it started (ISO 8601). */
+  startedAt: string;
+  /** When it ends (ISO 8601). */
+  endsAt: string;
+}
+
+/** An organization as stored: the public fields plus owner and trial. */
+export interface OrganizationRecord {
+  /** `org_` + random id. */
+  id: string;
+  /** Name as sent. */
+  name: string;
+  /** Unique URL-style name derived from `name`. */
+  slug: string;
+  /** Always null: the API offers no way to set it. */
+  customAiContext: string | null;
+  /** `STARTED` at creation; no transitions are specified. */
+  onboardingStatus: string;
+  /** User whose key created it; only they may add data sources to it. */
+  ownerUserName: string;
+  /** Creation time (ISO 8601). */
+  createdAt: string;
+  /** Null until the first data source starts the trial. */
+  trial: Trial | null;
+}
+
+/** A data source as stored: public fields, owner organization and sync results. */
+export interface DataSourceRecord {
+  /** Organization it belongs to. */
+  organizationId: string;
+  /** Public fields, exactly what the API returns. */
+  fields: DataSourceFields;
+  /** Tables read by the last successful sync; null before one. */
+  tables: SyncedTable[] | null;
+  /** Names (never values) of the secret fields the create request carried. */
+  providedSecretFields: SecretDataSourceField[];
+}
+
+const STATE_FORMAT = "pulumi-analytics/reference-server-state";
+
+const syncedTableSchema = z.strictObject({
+  schema: z.string(),
+  name: z.string(),
+  columns: z.array(z.strictObject({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+});
+
+/** The state file's shape. Secrets have no place in it: data source fields are the public ones only. */
+export const stateSnapshotSchema = z.strictObject({
+  format: z.literal(STATE_FORMAT),
+  version: z.literal(1),
+  apiKeys: z.array(
+    z.strictObject({
+      digest: z.string().regex(/^[0-9a-f]{64}$/),
+      userName: z.string().regex(USER_NAME_PATTERN),
+      createdAt: z.string(),
+    }),
+  ),
+  organizations: z.array(
+    z.strictObject({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      customAiContext: z.string().nullable(),
+      onboardingStatus: z.string(),
+      ownerUserName: z.string(),
+      createdAt: z.string(),
+      trial: z.strictObject({ startedAt: z.string(), endsAt: z.string() }).nullable(),
+    }),
+  ),
+  dataSources: z.array(
+    z.strictObject({
+      organizationId: z.string(),
+      fields: dataSourceFieldsSchema,
+      tables: z.array(syncedTableSchema).nullable(),
+      providedSecretFields: z.array(z.enum(SECRET_DATA_SOURCE_FIELDS)),
+    }),
+  ),
+});
+
+/** Everything the state file holds. */
+export interface StateSnapshot {
+  /** Identifies the file as this server's state. */
+  format: typeof STATE_FORMAT;
+  /** Layout version. */
+  version: 1;
+  /** Key digests and owners (never keys). */
+  apiKeys: ApiKeyRecord[];
+  /** All organizations. */
+  organizations: OrganizationRecord[];
+  /** All data sources, without credentials. */
+  dataSources: DataSourceRecord[];
+}
+
+/** Raised when a state file cannot be used; the message says why. */
+export class StateError extends Error {
+  override readonly name = "StateError";
+}
+
+/** Sync error recorded for a sync a restart cut short; credentials were not kept, so it is not retried. */
+export const INTERRUPTED_SYNC_MESSAGE =
+  "The schema sync was interrupted by a restart of the reference server; credentials are not persisted, so it was not retried.";
+
+/**
+ * All server state. Maps (not plain objects) everywhere so request-supplied names can never
+ * reach a prototype. Credentials live in a separate in-memory map that snapshots never include.
+ */
+export class ReferenceStore {
+  /** Key records by digest. */
+  readonly apiKeys = new Map<string, ApiKeyRecord>();
+  /** Organizations by id, in creation order. */
+  readonly organizations = new Map<string, OrganizationRecord>();
+  /** Data sources by id, in creation order. */
+  readonly dataSources = new Map<string, DataSourceRecord>();
+  private readonly secrets = new Map<string, DataSourceSecrets>();
+  private readonly slugs = new Set<string>();
+
+  /** Records a minted key's digest for `userName`. */
+  addApiKey(record: ApiKeyRecord): void {
+    this.apiKeys.set(record.digest, record);
+  }
+
+  /** Names of every user holding a key, sorted. */
+  userNames(): string[] {
+    return [...new Set([...this.apiKeys.values()].map((k) => k.userName))].sort();
+  }
+
+  /** Creates an organization owned by `ownerUserName`, with a slug no other organization has. */
+  createOrganization(ownerUserName: string, name: string, now: Date): OrganizationRecord {
+    const record: OrganizationRecord = {
+      id: this.freshId("org", this.organizations),
+      name,
+      slug: uniqueSlug(name, (slug) => this.slugs.has(slug)),
+      customAiContext: null,
+      onboardingStatus: "STARTED",
+      ownerUserName,
+      createdAt: now.toISOString(),
+      trial: null,
+    };
+    this.organizations.set(record.id, record);
+    this.slugs.add(record.slug);
+    return record;
+  }
+
+  /** The organization `id` if `userName` owns it; otherwise undefined, whether or not it exists. */
+  organizationOwnedBy(id: string, userName: string): OrganizationRecord | undefined {
+    const org = this.organizations.get(id);
+    return org?.ownerUserName === userName ? org : undefined;
+  }
+
+  /**
+   * Creates a PENDING data source in `org` from a validated request; credentials go to the
+   * in-memory secret map. Starts the organization's trial if it never had one.
+   */
+  createDataSource(org: OrganizationRecord, input: CreateDataSourceRequest, now: Date, trialDays: number): DataSourceRecord {
+    const at = now.toISOString();
+    const fields: DataSourceFields = {
+      id: this.freshId("ds", this.dataSources),
+      displayName: input.displayName,
+      description: null,
+      dialect: input.dialect,
+      databaseName: input.databaseName ?? null,
+      username: input.username ?? null,
+      host: input.host ?? null,
+      port: input.port ?? null,
+      sslEnabled: input.sslEnabled,
+      sslCustomCertificatesEnabled: false,
+      sshEnabled: input.sshEnabled,
+      sshHost: input.sshHost ?? null,
+      sshPort: input.sshPort ?? null,
+      sshUsername: input.sshUsername ?? null,
+      bigQueryProjectId: input.bigQueryProjectId ?? null,
+      spannerInstanceId: input.spannerInstanceId ?? null,
+      snowflakeAccountId: input.snowflakeAccountId ?? null,
+      snowflakeWarehouse: input.snowflakeWarehouse ?? null,
+      snowflakeRole: input.snowflakeRole ?? null,
+      lastSuccessfulSyncAt: null,
+      lastSyncStatus: "PENDING",
+      lastSyncAttemptAt: null,
+      hasCompletedFirstSync: false,
+      syncErrorMessage: null,
+      lastHealthyAt: null,
+      lastHealthStatus: "HEALTHY",
+      lastHealthCheckAttemptAt: null,
+      isDemo: false,
+      isServiceWarehouse: false,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const secrets: DataSourceSecrets = {};
+    for (const field of SECRET_DATA_SOURCE_FIELDS) {
+      const value = input[field];
+      if (value !== undefined) secrets[field] = value;
+    }
+    const record: DataSourceRecord = {
+      organizationId: org.id,
+      fields,
+      tables: null,
+      providedSecretFields: SECRET_DATA_SOURCE_FIELDS.filter((f) => secrets[f] !== undefined),
+    };
+    this.dataSources.set(fields.id, record);
+    this.secrets.set(fields.id, secrets);
+    if (org.trial === null) {
+      org.trial = { startedAt: at, endsAt: new Date(now.getTime() + trialDays * 86_400_000).toISOString() };
+    }
+    return record;
+  }
+
+  /** Credentials of a data source created by this process; undefined after a restart. */
+  secretsOf(dataSourceId: string): Readonly<DataSourceSecrets> | undefined {
+    return this.secrets.get(dataSourceId);
+  }
+
+  /** Data sources of an organization, in creation order. */
+  dataSourcesOf(organizationId: string): DataSourceRecord[] {
+    return [...this.dataSources.values()].filter((ds) => ds.organizationId === organizationId);
+  }
+
+  /** Drops every organization and data source (keys stay, so callers can go on). */
+  clearResources(): void {
+    this.organizations.clear();
+    this.dataSources.clear();
+    this.secrets.clear();
+    this.slugs.clear();
+  }
+
+  /** A detached copy of everything persistable: no key, no credential. */
+  snapshot(): StateSnapshot {
+    return structuredClone({
+      format: STATE_FORMAT,
+      version: 1,
+      apiKeys: [...this.apiKeys.values()],
+      organizations: [...this.organizations.values()],
+      dataSources: [...this.dataSources.values()],
+    });
+  }
+
+  /**
+   * Rebuilds a store from a state file's parsed JSON, checking shape and references. Syncs a
+   * restart cut short (PENDING, SYNCING) are marked FAILED: without credentials they cannot rerun.
+   */
+  static fromSnapshot(raw: unknown, now: Date): ReferenceStore {
+    const parsed = stateSnapshotSchema.safeParse(raw);
+    if (!parsed.success) {
+      const where = parsed.error.issues[0]?.path.join(".") || "(root)";
+      throw new StateError(`state file is not a reference-server state file (first problem at ${where})`);
+    }
+    const snapshot: StateSnapshot = parsed.data;
+    const store = new ReferenceStore();
+    for (const key of snapshot.apiKeys) store.addApiKey(key);
+    const users = new Set(store.userNames());
+    for (const org of snapshot.organizations) {
+      if (!users.has(org.ownerUserName)) throw new StateError(`organization ${org.id} belongs to an unknown user`);
+      if (store.organizations.has(org.id) || store.slugs.has(org.slug)) throw new StateError(`organization ${org.id} is duplicated`);
+      store.organizations.set(org.id, org);
+      store.slugs.add(org.slug);
+    }
+    for (const ds of snapshot.dataSources) {
+      if (!store.organizations.has(ds.organizationId)) throw new StateError(`data source ${ds.fields.id} belongs to an unknown organization`);
+      if (store.dataSources.has(ds.fields.id)) throw new StateError(`data source ${ds.fields.id} is duplicated`);
+      if (ds.fields.lastSyncStatus === "PENDING" || ds.fields.lastSyncStatus === "SYNCING") {
+        ds.fields.lastSyncStatus = "FAILED";
+        ds.fields.syncErrorMessage = INTERRUPTED_SYNC_MESSAGE;
+        ds.fields.updatedAt = now.toISOString();
+      }
+      store.dataSources.set(ds.fields.id, ds);
+    }
+    return store;
+  }
+
+  private freshId(prefix: string, taken: ReadonlyMap<string, unknown>): string {
+    for (;;) {
+      const id = newId(prefix);
+      if (!taken.has(id)) return id;
+    }
+  }
+}

@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import type { CreateDataSourceRequest } from "../contract";
+import type { SyncOptions, SyncOutcome, SyncTarget } from "./schema-sync";
+import { ReferenceStore } from "./store";
+import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE, redactSecrets } from "./sync-jobs";
+
+const base: CreateDataSourceRequest = {
+  type: "direct",
+  dialect: "POSTGRES",
+  displayName: "db",
+  host: "db.internal",
+  port: 6543,
+  databaseName: "sales",
+  username: "reader",
+  password: "S3CRET-pw",
+  sslEnabled: false,
+  sshEnabled: false,
+};
+
+/** A sync whose outcome the test decides, call by call. */
+function controlledSync() {
+  const calls: Array<{ target: SyncTarget; options: SyncOptions | undefined; finish: (outcome: SyncOutcome) => void }> = [];
+  const waiters: Array<() => void> = [];
+  const syncSchema = (target: SyncTarget, options?: SyncOptions): Promise<SyncOutcome> =>
+    new Promise((resolve) => {
+      calls.push({ target, options, finish: resolve });
+      waiters.splice(0).forEach((w) => w());
+    });
+  const nextCall = async (count: number): Promise<void> => {
+    while (calls.length < count) await new Promise<void>((r) => waiters.push(r));
+  };
+  return { calls, syncSchema, nextCall };
+}
+
+function setup(syncSchema: (target: SyncTarget, options?: SyncOptions) => Promise<SyncOutcome>, concurrency = 4) {
+  let tick = 0;
+  const store = new ReferenceStore();
+  const org = store.createOrganization("alice", "Acme", new Date(0));
+  let saves = 0;
+  const jobs = new SyncJobs({
+    store,
+    syncSchema,
+    syncOptions: { connectTimeoutMs: 1234 },
+    concurrency,
+    now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, ++tick)),
+    persist: async () => {
+      saves++;
+    },
+  });
+  const create = (input: Partial<CreateDataSourceRequest> = {}) => {
+    const record = store.createDataSource(org, { ...base, ...input }, new Date(0), 14);
+    jobs.enqueue(record.fields.id)();
+    return record;
+  };
+  return { store, jobs, create, saves: () => saves };
+}
+
+describe("SyncJobs", () => {
+  it("goes PENDING → SYNCING → SUCCEEDED, passing the connection fields and password, and stores the tables", async () => {
+    const sync = controlledSync();
+    const { jobs, create, saves } = setup(sync.syncSchema);
+    const record = create();
+    expect(record.fields.lastSyncStatus).toBe("PENDING");
+    await sync.nextCall(1);
+    expect(record.fields).toMatchObject({ lastSyncStatus: "SYNCING", lastSyncAttemptAt: "2025-01-01T00:00:01.000Z", lastHealthCheckAttemptAt: null });
+    expect(sync.calls[0]!.target).toEqual({
+      host: "db.internal",
+      port: 6543,
+      databaseName: "sales",
+      username: "reader",
+      password: "S3CRET-pw",
+      sslEnabled: false,
+    });
+    expect(sync.calls[0]!.options).toEqual({ connectTimeoutMs: 1234 });
+    const tables = [{ schema: "public", name: "orders", columns: [{ name: "id", type: "integer", nullable: false }] }];
+    sync.calls[0]!.finish({ ok: true, tables });
+    await jobs.whenDone(record.fields.id);
+    expect(record.fields).toMatchObject({
+      lastSyncStatus: "SUCCEEDED",
+      lastSuccessfulSyncAt: "2025-01-01T00:00:02.000Z",
+      hasCompletedFirstSync: true,
+      syncErrorMessage: null,
+      lastHealthStatus: "HEALTHY",
+      lastHealthyAt: "2025-01-01T00:00:02.000Z",
+      lastHealthCheckAttemptAt: "2025-01-01T00:00:02.000Z",
+      updatedAt: "2025-01-01T00:00:02.000Z",
+    });
+    expect(record.tables).toEqual(tables);
+    expect(saves()).toBe(2);
+  });
+
+  it("records FAILED and UNHEALTHY with the message, credentials redacted", async () => {
+    const { jobs, create } = setup(async () => ({ ok: false, message: "login as reader with S3CRET-pw failed; key S3CRET-ssh" }));
+    const record = create({ sshPrivateKey: "S3CRET-ssh" });
+    await jobs.whenDone(record.fields.id);
+    expect(record.fields).toMatchObject({ lastSyncStatus: "FAILED", lastHealthStatus: "UNHEALTHY", hasCompletedFirstSync: false, lastHealthyAt: null });
+    expect(record.fields.syncErrorMessage).toBe("login as reader with [redacted] failed; key [redacted]");
+    expect(record.tables).toBeNull();
+  });
+
+  it("turns a thrown error into a generic failure that quotes nothing", async () => {
+    const { jobs, create } = setup(async () => {
+      throw new Error("boom S3CRET-pw");
+    });
+    const record = create();
+    await jobs.whenDone(record.fields.id);
+    expect(record.fields.syncErrorMessage).toBe(UNEXPECTED_SYNC_FAILURE_MESSAGE);
+  });
+
+  it("fails SSH-tunnelled data sources without trying to connect", async () => {
+    let called = false;
+    const { jobs, create } = setup(async () => {
+      called = true;
+      return { ok: true, tables: [] };
+    });
+    const record = create({ sshEnabled: true, sshHost: "bastion" });
+    await jobs.whenDone(record.fields.id);
+    expect(called).toBe(false);
+    expect(record.fields).toMatchObject({ lastSyncStatus: "FAILED", syncErrorMessage: SSH_UNSUPPORTED_MESSAGE });
+  });
+
+  it("runs at most `concurrency` syncs at once", async () => {
+    const sync = controlledSync();
+    const { jobs, create } = setup(sync.syncSchema, 2);
+    const records = [create(), create(), create()];
+    await sync.nextCall(2);
+    await new Promise((r) => setImmediate(r));
+    expect(sync.calls).toHaveLength(2);
+    expect(records[2]!.fields.lastSyncStatus).toBe("PENDING");
+    sync.calls[0]!.finish({ ok: true, tables: [] });
+    await sync.nextCall(3);
+    for (const call of sync.calls) call.finish({ ok: true, tables: [] });
+    await Promise.all(records.map((r) => jobs.whenDone(r.fields.id)));
+    expect(records.map((r) => r.fields.lastSyncStatus)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
+    expect(jobs.active()).toBe(0);
+  });
+
+  it("stop() rejects waiters, never starts queued syncs and discards running ones", async () => {
+    const sync = controlledSync();
+    const { jobs, create } = setup(sync.syncSchema, 1);
+    const running = create();
+    const queued = create();
+    await sync.nextCall(1);
+    const waiting = jobs.whenDone(running.fields.id);
+    jobs.stop();
+    await expect(waiting).rejects.toThrow(/closed/);
+    sync.calls[0]!.finish({ ok: true, tables: [] });
+    await new Promise((r) => setImmediate(r));
+    expect(running.fields.lastSyncStatus).toBe("SYNCING");
+    expect(queued.fields.lastSyncStatus).toBe("PENDING");
+    expect(sync.calls).toHaveLength(1);
+  });
+
+  it("drops the result of a data source removed meanwhile", async () => {
+    const sync = controlledSync();
+    const { store, jobs, create } = setup(sync.syncSchema);
+    const record = create();
+    await sync.nextCall(1);
+    store.clearResources();
+    sync.calls[0]!.finish({ ok: true, tables: [] });
+    await jobs.whenDone(record.fields.id);
+    expect(record.fields.lastSyncStatus).toBe("SYNCING");
+  });
+});
+
+describe("redactSecrets", () => {
+  it("replaces every credential value, and URL passwords", () => {
+    expect(redactSecrets("a S3CRET b S3CRET postgres://u:zzz@h/db", { password: "S3CRET" })).toBe(
+      "a [redacted] b [redacted] postgres://u:[redacted]@h/db",
+    );
+    expect(redactSecrets("phrase=S3CRET-phrase", { sshPrivateKeyPassphrase: "S3CRET-phrase" })).toBe("phrase=[redacted]");
+  });
+});

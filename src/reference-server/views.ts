@@ -1,0 +1,88 @@
+import { DATA_SOURCE_RESPONSE_FIELDS, type Organization, type SecretDataSourceField } from "../contract";
+import type { SyncedTable } from "./schema-sync";
+import type { DataSourceFields, DataSourceRecord, OrganizationRecord, ReferenceStore, Trial } from "./store";
+
+/** An organization as the inspection surface shows it: public fields plus owner, trial and data sources. */
+export interface OrganizationInspection {
+  /** Organization id. */
+  id: string;
+  /** Name. */
+  name: string;
+  /** Unique URL-style name. */
+  slug: string;
+  /** Always null. */
+  customAiContext: string | null;
+  /** `STARTED`. */
+  onboardingStatus: string;
+  /** User whose key created it. */
+  ownerUserName: string;
+  /** Creation time (ISO 8601). */
+  createdAt: string;
+  /** The trial, once the first data source started it. */
+  trial: Trial | null;
+  /** Its data sources' ids, in creation order. */
+  dataSourceIds: string[];
+}
+
+/** An organization with its data sources in full. */
+export interface OrganizationDetail extends OrganizationInspection {
+  /** Its data sources, in creation order. */
+  dataSources: DataSourceInspection[];
+}
+
+/** A data source as the inspection surface shows it: public fields plus sync results; never credentials. */
+export interface DataSourceInspection extends DataSourceFields {
+  /** Organization it belongs to. */
+  organizationId: string;
+  /** Tables and columns of the last successful sync; null before one. */
+  tables: SyncedTable[] | null;
+  /** Names of the secret fields the create request carried (values are never shown). */
+  providedSecretFields: SecretDataSourceField[];
+  /**
+   * Whether this process still holds the credentials. False after a restart: credentials are
+   * never persisted, so the data source cannot be synced again.
+   */
+  credentialsAvailable: boolean;
+}
+
+/** `data` of a create-organization response: exactly the spec's fields. */
+export function organizationResponse(org: OrganizationRecord): Organization {
+  return { id: org.id, name: org.name, slug: org.slug, customAiContext: org.customAiContext, onboardingStatus: org.onboardingStatus };
+}
+
+/** `data` of a create-data-source response: every contract field, copied one by one (so nothing else can slip in). */
+export function dataSourceResponse(record: DataSourceRecord): DataSourceFields {
+  const out: Record<string, unknown> = {};
+  for (const field of DATA_SOURCE_RESPONSE_FIELDS) out[field] = record.fields[field as keyof DataSourceFields];
+  return out as DataSourceFields;
+}
+
+/** The inspection view of a data source. */
+export function dataSourceInspection(store: ReferenceStore, record: DataSourceRecord): DataSourceInspection {
+  return {
+    ...dataSourceResponse(record),
+    organizationId: record.organizationId,
+    tables: record.tables === null ? null : structuredClone(record.tables),
+    providedSecretFields: [...record.providedSecretFields],
+    credentialsAvailable: store.secretsOf(record.fields.id) !== undefined,
+  };
+}
+
+/** The inspection view of an organization. */
+export function organizationInspection(store: ReferenceStore, org: OrganizationRecord): OrganizationInspection {
+  return {
+    ...organizationResponse(org),
+    ownerUserName: org.ownerUserName,
+    createdAt: org.createdAt,
+    trial: org.trial === null ? null : { ...org.trial },
+    dataSourceIds: store.dataSourcesOf(org.id).map((ds) => ds.fields.id),
+  };
+}
+
+/** The inspection view of an organization with its data sources. */
+export function organizationDetail(store: ReferenceStore, org: OrganizationRecord): OrganizationDetail {
+  return {
+    ...organizationInspection(store, org),
+    dataSources: store.dataSourcesOf(org.id).map((ds) => dataSourceInspection(store, ds)),
+  };
+}
