@@ -2,6 +2,17 @@ import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../client/errors";
 import { dispatch, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
 
+/** Collects what is written to stderr until restored. */
+function captureStderr() {
+  const chunks: string[] = [];
+  const original = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  return { text: () => chunks.join(""), restore: () => void (process.stderr.write = original) };
+}
+
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 
 describe("provider settings", () => {
@@ -33,11 +44,17 @@ describe("dispatch", () => {
   it("check and diff answer without any network access", async () => {
     const state: ProviderState = { settings: {} };
     await expect(dispatch("organization", "check", state, [{}, { name: "" }])).resolves.toMatchObject({ failures: [{ property: "name" }] });
-    await expect(dispatch("organization", "diff", state, ["org_1", { name: "a" }, { name: "b" }])).resolves.toEqual({
-      changes: true,
-      replaces: ["name"],
-      deleteBeforeReplace: false,
-    });
+    const lines = captureStderr();
+    try {
+      await expect(dispatch("organization", "diff", state, ["org_1", { name: "a" }, { name: "b" }])).resolves.toEqual({
+        changes: true,
+        replaces: ["name"],
+        deleteBeforeReplace: false,
+      });
+    } finally {
+      lines.restore();
+    }
+    expect(lines.text()).toBe('info: Organization "a" (id org_1) will be replaced because name changed: the analytics API cannot update objects.\n');
   });
 
   it("create without a key fails before sending, naming both ways to set it", async () => {
@@ -49,6 +66,17 @@ describe("dispatch", () => {
     } finally {
       if (saved !== undefined) process.env.ANALYTICS_API_KEY = saved;
     }
+  });
+
+  it("delete succeeds and names the object left behind, without its secrets", async () => {
+    const lines = captureStderr();
+    try {
+      await dispatch("dataSource", "delete", { settings: {} }, ["ds_1", { displayName: "WH", password: "never-print-me" }]);
+    } finally {
+      lines.restore();
+    }
+    expect(lines.text()).toMatch(/^warning: DataSource "WH" \(id ds_1\) was left in the analytics service: its API has no delete endpoint/);
+    expect(lines.text()).not.toContain("never-print-me");
   });
 
   it("rejects a method it does not have", async () => {

@@ -3,7 +3,6 @@
  * nothing here is captured into the serialized `__provider`, so no client, key or config value
  * ever lands in state.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { AnalyticsClient } from "../client/client";
 import { ConfigurationError } from "../client/errors";
 import { API_KEY_HINT, BASE_URL_HINT } from "../client/requests";
@@ -42,9 +41,24 @@ export function check(kind: ResourceKind, news: Record<string, unknown>): CheckO
   return checkInputs(kind, news);
 }
 
-/** diff: every declared change is a replace. Sends nothing. */
-export function diff(kind: ResourceKind, olds: Record<string, unknown>, news: Record<string, unknown>): DiffOutcome {
-  return diffInputs(kind, olds, news);
+/**
+ * Prints a line under the stack's diagnostics. Provider processes have no engine connection
+ * for `pulumi.log`, but the engine shows whatever they write to stderr.
+ */
+function notify(level: "info" | "warning", message: string): void {
+  process.stderr.write(`${level}: ${message}\n`);
+}
+
+/**
+ * diff: every declared change is a replace. Sends nothing. The changed fields are named in the
+ * output too, because the engine shows a changed secret as an unchanged `[secret]`.
+ */
+export function diff(kind: ResourceKind, id: string, olds: Record<string, unknown>, news: Record<string, unknown>): DiffOutcome {
+  const result = diffInputs(kind, olds, news);
+  if (result.changes) {
+    notify("info", `${describe(kind, id, olds)} will be replaced because ${result.replaces.join(", ")} changed: the analytics API cannot update objects.`);
+  }
+  return result;
 }
 
 /** create: one POST; outputs are the API's object plus the declared inputs (secrets included, kept secret by the engine). */
@@ -52,7 +66,7 @@ export async function create(kind: ResourceKind, inputs: Record<string, unknown>
   const client = new AnalyticsClient({
     ...resolveSettings(settings),
     onRetry: (event) => {
-      void pulumi.log.info(`Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
+      notify("info", `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
     },
   });
   try {
@@ -70,15 +84,17 @@ export async function create(kind: ResourceKind, inputs: Record<string, unknown>
 
 /** delete: the API cannot delete; succeed, and tell the user what was left behind. */
 export function remove(kind: ResourceKind, id: string, props: Record<string, unknown>): void {
-  const name = kind === "organization" ? props.name : props.displayName;
-  void pulumi.log.warn(
-    `${label(kind)} ${JSON.stringify(name)} (id ${id}) was left in the analytics service: its API has no delete endpoint. ` +
+  notify(
+    "warning",
+    `${describe(kind, id, props)} was left in the analytics service: its API has no delete endpoint. ` +
       "It is no longer managed by this stack; remove it in the service if you no longer need it.",
   );
 }
 
-function label(kind: ResourceKind): string {
-  return kind === "organization" ? "Organization" : "DataSource";
+/** `DataSource "Warehouse" (id ds_1)`: type, name and id, never a secret. */
+function describe(kind: ResourceKind, id: string, props: Record<string, unknown>): string {
+  const name = kind === "organization" ? props.name : props.displayName;
+  return `${kind === "organization" ? "Organization" : "DataSource"} ${JSON.stringify(name)} (id ${id})`;
 }
 
 /** Settings holder shared by one provider object's methods in the provider process. */
@@ -96,7 +112,7 @@ export async function dispatch(kind: ResourceKind, method: string, state: Provid
     case "check":
       return check(kind, args[1] as Record<string, unknown>);
     case "diff":
-      return diff(kind, args[1] as Record<string, unknown>, args[2] as Record<string, unknown>);
+      return diff(kind, args[0] as string, args[1] as Record<string, unknown>, args[2] as Record<string, unknown>);
     case "create":
       return create(kind, args[0] as Record<string, unknown>, state.settings);
     case "delete":

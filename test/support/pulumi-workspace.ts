@@ -28,6 +28,8 @@ export interface WorkspaceOptions {
   stack?: string;
   /** Extra environment for every command. */
   env?: NodeJS.ProcessEnv;
+  /** Install this package as `pulumi-analytics` in the program's node_modules, as a user would have it. */
+  linkPackage?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export class PulumiWorkspace {
     const backendDir = path.join(root, "backend");
     const home = path.join(root, "home");
     fs.cpSync(options.programDir, programDir, { recursive: true });
-    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(programDir, "node_modules"), "dir");
+    linkNodeModules(programDir, options.linkPackage ?? false);
     fs.mkdirSync(backendDir);
     fs.mkdirSync(home);
     const base = { ...process.env };
@@ -107,6 +109,25 @@ export class PulumiWorkspace {
   dispose(): void {
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Gives a program the repository's dependencies: a symlink to node_modules, or, with the package
+ * itself linked in as `pulumi-analytics`, a node_modules of symlinks to each dependency.
+ */
+export function linkNodeModules(programDir: string, withPackage: boolean): void {
+  const source = path.join(repoRoot, "node_modules");
+  const target = path.join(programDir, "node_modules");
+  if (!withPackage) {
+    fs.symlinkSync(source, target, "dir");
+    return;
+  }
+  fs.mkdirSync(target);
+  for (const entry of fs.readdirSync(source)) {
+    if (entry === ".bin" || entry === "pulumi-analytics") continue;
+    fs.symlinkSync(path.join(source, entry), path.join(target, entry), "dir");
+  }
+  fs.symlinkSync(repoRoot, path.join(target, "pulumi-analytics"), "dir");
 }
 
 /** The parts of `pulumi stack export` the tests read. */
