@@ -1,0 +1,16 @@
+export { startReferenceServer, DEFAULT_HOST } from "./server";
+export type { FaultController, ReferenceServer, ReferenceServerOptions } from "./server";
+export { DEFAULT_KEY_PREFIX, digestApiKey, generateApiKey } from "./auth";
+export { DEFAULT_MAX_BODY_BYTES } from "./request-body";
+export { DEFAULT_TRIAL_DAYS, INTERRUPTED_SYNC_MESSAGE, StateError } from "./store";
+export type { Trial } from "./store";
+export { FAULT_ROUTES, INJECTABLE_ERROR_STATUSES } from "./faults";
+export type { FaultRoute, FaultSettings, InjectableErrorStatus, InjectedFaultCounts, RouteFaults } from "./faults";
+export { INSPECTION_PREFIX } from "./inspection";
+export type { FaultsView, ReferenceInspector } from "./inspection";
+export type { DataSourceInspection, OrganizationDetail, OrganizationInspection } from "./views";
+export type { RequestLogEntry, RequestSummary } from "./request-log";
+export { mintKeyIntoStateFile } from "./cli";
+export { slugify } from "./slug";
+export { syncSchema } from "./schema-sync";
+export type { SyncOptions, SyncOutcome, SyncTarget, SyncedColumn, SyncedTable } from "./schema-sync";
