@@ -23,10 +23,11 @@ export interface RunPulumiOptions {
   timeoutMs?: number;
 }
 
-/** Runs `pulumi ARGS --non-interactive --color=never` and collects its output. */
+/** Runs `pulumi --non-interactive --color=never ARGS` and collects its output. */
 export function runPulumi(toolchain: PulumiToolchain, args: string[], options: RunPulumiOptions): Promise<PulumiRunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(toolchain.pulumi, [...args, "--non-interactive", "--color=never"], {
+    // Global flags first, so a `--` in ARGS (for values starting with a dash) stays the last flag.
+    const child = spawn(toolchain.pulumi, ["--non-interactive", "--color=never", ...args], {
       cwd: options.cwd,
       env: pulumiEnvironment(toolchain, options.env ?? process.env),
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,107 @@
+/** Every example type-checks against the package and previews with the real engine, sending nothing to the API. */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { PulumiWorkspace, repoRoot } from "./support/pulumi-workspace";
+
+const toolchain = inject("pulumiToolchain");
+const examplesDir = path.join(repoRoot, "examples");
+
+/** Config each example needs besides the analytics settings; `secret` values are set with --secret. */
+const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[] }> = {
+  quickstart: {
+    config: [
+      ["db:host", "db.example.com", "plain"],
+      ["db:user", "reader", "plain"],
+      ["db:password", "quickstart-pw", "secret"],
+    ],
+    creates: ["Organization acme", "DataSource warehouse"],
+  },
+  "ssh-tunnel": {
+    config: [
+      ["db:host", "10.0.12.7", "plain"],
+      ["db:user", "reader", "plain"],
+      ["db:password", "tunnel-db-pw", "secret"],
+      ["ssh:host", "bastion.example.com", "plain"],
+      ["ssh:user", "tunnel", "plain"],
+      ["ssh:privateKey", "-----BEGIN OPENSSH PRIVATE KEY-----", "secret"],
+    ],
+    creates: ["Organization acme", "DataSource private-warehouse"],
+  },
+  "multi-env": {
+    stack: "staging",
+    config: [
+      ["passwords.orders", "orders-pw", "secret-path"],
+      ["passwords.billing", "billing-pw", "secret-path"],
+    ],
+    creates: ["Organization org", "DataSource orders", "DataSource billing"],
+  },
+  gitops: {
+    config: [
+      ["db:host", "db.example.com", "plain"],
+      ["db:user", "reader", "plain"],
+      ["db:password", "gitops-pw", "secret"],
+    ],
+    creates: ["Organization analytics", "DataSource warehouse"],
+  },
+};
+
+let server: ReferenceServer;
+beforeAll(async () => {
+  server = await startReferenceServer({ port: 0, bootstrapUsers: ["examples"], inspection: true });
+});
+afterAll(() => server.close());
+
+describe("examples", () => {
+  it("cover every folder of examples/, each a standalone Pulumi project", () => {
+    const folders = fs.readdirSync(examplesDir).filter((entry) => fs.statSync(path.join(examplesDir, entry)).isDirectory());
+    expect(folders.sort()).toEqual(Object.keys(EXAMPLES).sort());
+    for (const folder of folders) {
+      for (const file of ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"]) {
+        expect(fs.existsSync(path.join(examplesDir, folder, file)), `${folder}/${file}`).toBe(true);
+      }
+    }
+  });
+
+  it("gitops runs preview --diff on pull requests and up on main, with the key from a CI secret", () => {
+    const workflow = fs.readFileSync(path.join(examplesDir, "gitops/.github/workflows/analytics.yml"), "utf8");
+    expect(workflow).toMatch(/pull_request:/);
+    expect(workflow).toMatch(/command: preview[\s\S]*diff: true/);
+    expect(workflow).toMatch(/branches: \[main\]/);
+    expect(workflow).toMatch(/command: up/);
+    expect(workflow).toMatch(/ANALYTICS_API_KEY: \$\{\{ secrets\.ANALYTICS_API_KEY \}\}/);
+  });
+
+  for (const [name, example] of Object.entries(EXAMPLES)) {
+    it(`${name} type-checks and previews its creates without calling the API`, async () => {
+      const ws = await PulumiWorkspace.create(toolchain, {
+        programDir: path.join(examplesDir, name),
+        linkPackage: true,
+        ...(example.stack ? { stack: example.stack } : {}),
+      });
+      try {
+        execFileSync(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(ws.programDir, "tsconfig.json")], {
+          stdio: "pipe",
+        });
+        if (name !== "multi-env") await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
+        await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.examples ?? ""]);
+        for (const [key, value, kind] of example.config) {
+          const flags = kind === "plain" ? [] : kind === "secret" ? ["--secret"] : ["--secret", "--path"];
+          await ws.pulumi(["config", "set", ...flags, key, "--", value]);
+        }
+        const before = server.inspect.requestCount();
+        const preview = await ws.pulumi(["preview"]);
+        for (const create of example.creates) {
+          const [type, resource] = create.split(" ");
+          expect(preview.stdout).toMatch(new RegExp(`\\+\\s+pulumi-nodejs:dynamic/analytics:${type}\\s+${resource}\\s+create`));
+        }
+        expect(server.inspect.requestCount()).toBe(before);
+        for (const [, value, kind] of example.config) if (kind !== "plain") expect(preview.stdout + preview.stderr).not.toContain(value);
+      } finally {
+        ws.dispose();
+      }
+    }, 300_000);
+  }
+});
