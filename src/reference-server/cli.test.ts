@@ -115,12 +115,15 @@ describe("runCli", () => {
     for (const key of Object.values(server.apiKeys)) expect(cli.stdout.split(key).length - 1).toBe(1);
   });
 
-  it("reports a port already in use", async () => {
+  it("reports a port already in use, minting no key into the state file", async () => {
     const taken = await startReferenceServer();
     servers.push(taken);
-    const cli = await run(["--port", String(taken.port)]);
+    const statePath = path.join(tempDir(), "state.json");
+    const cli = await run(["--port", String(taken.port), "--state", statePath, "--bootstrap-user", "alice"]);
     expect(cli.result).toEqual({ kind: "exit", code: 1 });
     expect(cli.stderr).toMatch(/EADDRINUSE/);
+    expect(cli.stdout).not.toMatch(/API key/);
+    expect(fs.existsSync(statePath)).toBe(false);
   });
 });
 

@@ -168,9 +168,6 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     return key;
   };
 
-  const apiKeys: Record<string, string> = {};
-  for (const user of new Set(options.bootstrapUsers ?? [])) apiKeys[user] = await mintApiKey(user);
-
   const requestLog = new RequestLog();
   const faults = new FaultInjector(options.faults ?? {});
   const jobs = new SyncJobs({
@@ -359,6 +356,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     })();
     return closing;
   };
+
+  // Minted only once listening succeeded, so a failed start leaves no stray keys in the state file.
+  const apiKeys: Record<string, string> = {};
+  try {
+    for (const user of new Set(options.bootstrapUsers ?? [])) apiKeys[user] = await mintApiKey(user);
+  } catch (err) {
+    await close();
+    throw err;
+  }
 
   return {
     url,
