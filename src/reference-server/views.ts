@@ -1,25 +1,9 @@
 import { DATA_SOURCE_RESPONSE_FIELDS, type Organization, type SecretDataSourceField } from "../contract";
 import type { SyncedTable } from "./schema-sync";
-import type { DataSourceFields, DataSourceRecord, OrganizationRecord, ReferenceStore, Trial } from "./store";
+import type { DataSourceFields, DataSourceRecord, OrganizationRecord, ReferenceStore } from "./store";
 
-/** An organization as the inspection surface shows it: public fields plus owner, trial and data sources. */
-export interface OrganizationInspection {
-  /** Organization id. */
-  id: string;
-  /** Name. */
-  name: string;
-  /** Unique URL-style name. */
-  slug: string;
-  /** Always null. */
-  customAiContext: string | null;
-  /** `STARTED`. */
-  onboardingStatus: string;
-  /** User whose key created it. */
-  ownerUserName: string;
-  /** Creation time (ISO 8601). */
-  createdAt: string;
-  /** The trial, once the first data source started it. */
-  trial: Trial | null;
+/** An organization as the inspection surface shows it: the stored record plus its data sources. */
+export interface OrganizationInspection extends OrganizationRecord {
   /** Its data sources' ids, in creation order. */
   dataSourceIds: string[];
 }
