@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 120_000,
