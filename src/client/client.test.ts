@@ -84,7 +84,7 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
 
   it.each([500, 502, 504])("does not retry HTTP %i", async (status) => {
     stub.set((_req, res) => res.writeHead(status, { "content-type": "application/json" }).end('{"error":{"title":"X","detail":"y"}}'));
-    await expect(client().createOrganization({ name: "Acme" })).rejects.toThrow(status === 500 ? ApiError : AmbiguousCreateError);
+    await expect(client().createOrganization({ name: "Acme" })).rejects.toThrow(AmbiguousCreateError);
     expect(stub.received).toHaveLength(1);
   });
 

@@ -48,7 +48,7 @@ export class ConnectionError extends AnalyticsError {
 }
 
 /**
- * A create was sent but its outcome is unknown (timeout or reset after sending, 502, 504): the
+ * A create was sent but its outcome is unknown (timeout or reset after sending, 500, 502, 504): the
  * object may exist. Never retried automatically, because the API has no idempotency key.
  */
 export class AmbiguousCreateError extends AnalyticsError {

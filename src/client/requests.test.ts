@@ -42,7 +42,7 @@ describe("errorFromResponse", () => {
     [json(400, { error: { title: "ValidationError", detail: "name: is required" } }), ApiError, "ANALYTICS_API_ERROR", /^ValidationError: name: is required \(HTTP 400\)$/],
     [json(401, { error: { title: "Unauthorized", detail: "invalid key" } }), UnauthorizedError, "ANALYTICS_UNAUTHORIZED", /Unauthorized: invalid key \(HTTP 401\).*analytics:apiKey.*ANALYTICS_API_KEY/],
     [json(404, { error: { title: "NotFound", detail: "no such organization" } }), ApiError, "ANALYTICS_API_ERROR", /NotFound: no such organization \(HTTP 404\)/],
-    [json(500, { error: { title: "InternalError", detail: "oops" } }), ApiError, "ANALYTICS_API_ERROR", /InternalError: oops \(HTTP 500\)/],
+    [json(500, { error: { title: "InternalError", detail: "oops" } }), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /InternalError: oops \(HTTP 500\)\. The organization "Acme" may or may not have been created/],
     [json(502, { error: { title: "BadGateway", detail: "upstream" } }), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /may or may not have been created/],
     [json(504, {}), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /HTTP 504.*organization "Acme" may or may not/],
     [json(429, { error: { title: "RateLimited", detail: "slow down" } }, { "retry-after": "3" }), ApiError, "ANALYTICS_API_ERROR", /RateLimited.*HTTP 429.*Nothing was created.*3 s/],

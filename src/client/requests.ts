@@ -94,7 +94,9 @@ export function errorFromResponse(response: HttpResponse, context: OperationCont
   const title = envelope.success ? envelope.data.error.title : `HTTP ${response.status}`;
   const detail = envelope.success ? envelope.data.error.detail : summarizeBody(response);
   if (response.status === 401) return new UnauthorizedError(response.status, title, detail, `The API key was not accepted. ${API_KEY_HINT}`);
-  if (context.creates && (response.status === 502 || response.status === 504)) {
+  // A 500 may come after the object was stored (the service failed while finishing the request),
+  // exactly like a 502 or 504 from a proxy that gave up waiting: the outcome is unknown.
+  if (context.creates && (response.status === 500 || response.status === 502 || response.status === 504)) {
     return new AmbiguousCreateError(`${title}: ${detail} (HTTP ${response.status}). ${ambiguousAdvice(context)}`);
   }
   if (response.status === 429 || response.status === 503) {
