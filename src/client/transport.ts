@@ -118,7 +118,11 @@ export function undiciTransport(options: TransportOptions = {}): HttpTransport {
         const body = await res.body.text();
         return { status: res.statusCode, headers: lowerHeaders(res.headers), body };
       } catch (error) {
-        throw classifyFailure(error);
+        const failure = classifyFailure(error);
+        if (failure.failureCode === "UND_ERR_HEADERS_TIMEOUT" || failure.failureCode === "UND_ERR_BODY_TIMEOUT") {
+          throw new TransportFailure(failure.sent, failure.failureCode, `timed out: no complete answer within ${settings.requestTimeoutMs} ms`);
+        }
+        throw failure;
       }
     },
     close: () => agent.close(),

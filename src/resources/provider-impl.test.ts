@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../client/errors";
-import { dispatch, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { dispatch, requestTimeoutFromEnv, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
 
 /** Collects what is written to stderr until restored. */
 function captureStderr() {
@@ -31,6 +33,37 @@ describe("provider settings", () => {
     expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(ConfigurationError);
     expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(/pulumi config set --secret analytics:apiKey.*ANALYTICS_API_KEY/);
     expect(() => resolveSettings({}, { ANALYTICS_API_KEY: "k" })).toThrow(/analytics:baseUrl.*ANALYTICS_BASE_URL/);
+  });
+});
+
+describe("request timeout from ANALYTICS_REQUEST_TIMEOUT_MS", () => {
+  it("is unset by default and reads a positive whole number of ms", () => {
+    expect(requestTimeoutFromEnv({})).toBeUndefined();
+    expect(requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: " " })).toBeUndefined();
+    expect(requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: "1500" })).toBe(1500);
+  });
+
+  it.each(["0", "-5", "1.5", "2s", "1e3"])("refuses %j with a configuration error naming the variable", (value) => {
+    expect(() => requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: value })).toThrow(ConfigurationError);
+    expect(() => requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: value })).toThrow(/ANALYTICS_REQUEST_TIMEOUT_MS must be a positive whole number/);
+  });
+
+  it("bounds a create against a server that never answers", async () => {
+    const server = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const state: ProviderState = { settings: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" } };
+    const saved = process.env.ANALYTICS_REQUEST_TIMEOUT_MS;
+    process.env.ANALYTICS_REQUEST_TIMEOUT_MS = "300";
+    try {
+      await expect(dispatch("organization", "create", state, [{ name: "Acme" }])).rejects.toThrow(
+        /no complete answer within 300 ms.*organization "Acme" may or may not have been created/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.ANALYTICS_REQUEST_TIMEOUT_MS;
+      else process.env.ANALYTICS_REQUEST_TIMEOUT_MS = saved;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

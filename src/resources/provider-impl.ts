@@ -6,6 +6,7 @@
 import { AnalyticsClient } from "../client/client";
 import { ConfigurationError } from "../client/errors";
 import { API_KEY_HINT, BASE_URL_HINT } from "../client/requests";
+import { undiciTransport } from "../client/transport";
 import type { CreateDataSourceInput } from "../contract";
 import { checkInputs, dataSourceBody, diffInputs, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
@@ -36,6 +37,20 @@ export function resolveSettings(settings: ProviderSettings, env: NodeJS.ProcessE
   return { apiKey, baseUrl };
 }
 
+/** Environment variable bounding each API request of the provider, in ms (default: the transport's 60 s). */
+export const REQUEST_TIMEOUT_ENV = "ANALYTICS_REQUEST_TIMEOUT_MS";
+
+/** Reads {@link REQUEST_TIMEOUT_ENV}: undefined when unset, a positive integer of ms, or a ConfigurationError. */
+export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const text = env[REQUEST_TIMEOUT_ENV]?.trim();
+  if (text === undefined || text === "") return undefined;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(ms) || ms <= 0) {
+    throw new ConfigurationError(`${REQUEST_TIMEOUT_ENV} must be a positive whole number of milliseconds, got ${JSON.stringify(text)}.`);
+  }
+  return ms;
+}
+
 /** check: validate with the contract, apply defaults. Sends nothing. */
 export function check(kind: ResourceKind, news: Record<string, unknown>): CheckOutcome {
   return checkInputs(kind, news);
@@ -63,8 +78,12 @@ export function diff(kind: ResourceKind, id: string, olds: Record<string, unknow
 
 /** create: one POST; outputs are the API's object plus the declared inputs (secrets included, kept secret by the engine). */
 export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const resolved = resolveSettings(settings);
+  const requestTimeoutMs = requestTimeoutFromEnv();
+  const transport = requestTimeoutMs === undefined ? undefined : undiciTransport({ requestTimeoutMs });
   const client = new AnalyticsClient({
-    ...resolveSettings(settings),
+    ...resolved,
+    ...(transport === undefined ? {} : { transport }),
     onRetry: (event) => {
       notify("info", `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
     },
@@ -79,6 +98,7 @@ export async function create(kind: ResourceKind, inputs: Record<string, unknown>
     return { id: created.id, outs: { ...created, ...declared } };
   } finally {
     await client.close();
+    await transport?.close();
   }
 }
 
