@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { PulumiToolchain } from "../../src/toolchain/pulumi-cli";
+import { pulumiEnvironment, type PulumiToolchain } from "../../src/toolchain/pulumi-cli";
 import { runPulumi } from "../../src/toolchain/run-pulumi";
 
 /** Repository root, for node_modules and fixtures. */
@@ -85,6 +86,44 @@ export class PulumiWorkspace {
     return result;
   }
 
+  /**
+   * Starts `pulumi ARGS` in its own process group and returns at once, so a test can interrupt
+   * it: `signal` reaches the CLI and every plugin it started. The result joins the transcript.
+   */
+  start(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): RunningCommand {
+    const child = spawn(this.toolchain.pulumi, ["--non-interactive", "--color=never", ...args], {
+      cwd: this.programDir,
+      env: pulumiEnvironment(this.toolchain, { ...this.env, ...options.env }),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const result = new Promise<CommandResult>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code, signal) => {
+        const done = { code: code ?? (signal ? 128 : 1), stdout, stderr };
+        this.transcript.push(done);
+        resolve(done);
+      });
+    });
+    const pid = child.pid;
+    return {
+      result,
+      output: () => `${stdout}\n${stderr}`,
+      signal: (name) => {
+        if (pid === undefined) return;
+        try {
+          process.kill(-pid, name);
+        } catch {
+          // The group is already gone.
+        }
+      },
+    };
+  }
+
   /** `pulumi stack export`, parsed. */
   async exportStack(): Promise<StackExport> {
     const { stdout } = await this.pulumi(["stack", "export"]);
@@ -109,6 +148,16 @@ export class PulumiWorkspace {
   dispose(): void {
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** A CLI run started with {@link PulumiWorkspace.start}. */
+export interface RunningCommand {
+  /** Settles when the CLI exits, with everything it printed. */
+  result: Promise<CommandResult>;
+  /** What it printed so far (stdout, then stderr). */
+  output(): string;
+  /** Sends a signal to the CLI's whole process group (engine, language host, providers). */
+  signal(name: NodeJS.Signals): void;
 }
 
 /**
