@@ -1,0 +1,163 @@
+/**
+ * Scenario D (create-data-source throughput and latency of the reference server vs a bare
+ * node:http server, with autocannon) and the reference server's memory holding 100k data sources.
+ */
+import autocannon from "autocannon";
+import { request } from "undici";
+import { startServerChild, type ServerChild } from "./children";
+
+/** One autocannon run. */
+export interface LoadRun {
+  /** Mean requests per second. */
+  rps: number;
+  /** Median latency, ms. */
+  p50: number;
+  /** 99th percentile latency, ms. */
+  p99: number;
+  /** Connection errors, timeouts and non-2xx answers (all must be 0). */
+  failures: number;
+}
+
+/** Scenario D at one connection count. */
+export interface LoadComparison {
+  /** Concurrent connections. */
+  connections: number;
+  /** Reference server runs, one per repetition. */
+  reference: LoadRun[];
+  /** Bare node:http runs, one per repetition. */
+  bare: LoadRun[];
+}
+
+/** Everything scenario D measured. */
+export interface HttpResult {
+  /** Seconds per autocannon run. */
+  durationS: number;
+  /** One entry per connection count. */
+  comparisons: LoadComparison[];
+  /** Bytes of the request body and of the 201 body. */
+  requestBytes: number;
+  /** Bytes of the 201 response body both servers send. */
+  responseBytes: number;
+  /** The exact load, as an autocannon command line. */
+  command: string;
+}
+
+/** Memory of the reference server holding many data sources. */
+export interface MemoryResult {
+  /** Data sources created. */
+  dataSources: number;
+  /** RSS after a full GC with nothing but the store held, MiB. */
+  idleRssMiB: number;
+  /** RSS after creating them and a full GC, MiB. */
+  rssMiB: number;
+  /** Peak RSS during the fill, MiB. */
+  peakRssMiB: number;
+  /** V8 heap in use after a full GC, MiB. */
+  heapUsedMiB: number;
+  /** Seconds the fill took. */
+  fillSeconds: number;
+}
+
+/** The create-data-source body used everywhere: the same fields the Pulumi fixture declares. */
+export const DATA_SOURCE_BODY = {
+  type: "direct",
+  dialect: "POSTGRES",
+  displayName: "Bench warehouse",
+  host: "127.0.0.1",
+  port: 5432,
+  databaseName: "analytics",
+  username: "bench_reader",
+  password: "bench-password-not-a-secret",
+  sslEnabled: false,
+  sshEnabled: false,
+} as const;
+
+/** A create target on a running reference server: an organization of the bench user. */
+export interface CreateTarget {
+  /** Full URL of the create-data-source endpoint. */
+  url: string;
+  /** The organization's id. */
+  orgId: string;
+  /** Headers every create sends. */
+  headers: Record<string, string>;
+  /** Serialized {@link DATA_SOURCE_BODY}. */
+  body: string;
+}
+
+/** Creates an organization on `server` and returns where to create data sources in it. */
+export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">): Promise<CreateTarget> {
+  const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json", accept: "application/json" };
+  const res = await request(`${server.url}/api/public/organizations`, { method: "POST", headers, body: JSON.stringify({ name: "Bench" }) });
+  const org = (await res.body.json()) as { data?: { id?: string } };
+  if (res.statusCode !== 201 || !org.data?.id) throw new Error(`could not create the bench organization (HTTP ${res.statusCode})`);
+  const orgId = org.data.id;
+  return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, orgId, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
+}
+
+async function load(target: CreateTarget, connections: number, duration: number): Promise<LoadRun> {
+  const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections, duration, timeout: 10 });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** Runs scenario D: for each repetition and connection count, both servers back to back, alternating which goes first. */
+export async function runHttpScenario(options: { connections: number[]; reps: number; durationS: number }, log: (line: string) => void): Promise<HttpResult> {
+  const reference = await startServerChild("reference");
+  let bare: ServerChild | undefined;
+  try {
+    const refTarget = await createTarget(reference);
+    const sample = await request(refTarget.url, { method: "POST", headers: refTarget.headers, body: refTarget.body });
+    const responseText = await sample.body.text();
+    bare = await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText });
+    const bareTarget: CreateTarget = { ...refTarget, url: refTarget.url.replace(reference.url, bare.url) };
+    // Warm-up: JIT, connection setup paths.
+    await load(refTarget, 8, 2);
+    await load(bareTarget, 8, 2);
+    const comparisons: LoadComparison[] = options.connections.map((connections) => ({ connections, reference: [], bare: [] }));
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const comparison of comparisons) {
+        const order = (rep + comparison.connections) % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
+        for (const which of order) {
+          const run = await load(which === "reference" ? refTarget : bareTarget, comparison.connections, options.durationS);
+          comparison[which].push(run);
+          log(`D c=${comparison.connections} rep ${rep + 1}/${options.reps} ${which}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms${run.failures ? `, ${run.failures} FAILURES` : ""}`);
+        }
+      }
+    }
+    return {
+      durationS: options.durationS,
+      comparisons,
+      requestBytes: Buffer.byteLength(refTarget.body),
+      responseBytes: Buffer.byteLength(responseText),
+      command: `autocannon -m POST -c <1|8|64> -d ${options.durationS} -H "authorization: Bearer <key>" -H "content-type: application/json" -b '${refTarget.body}' http://127.0.0.1:<port>/api/public/organizations/<orgId>/data-sources`,
+    };
+  } finally {
+    await bare?.stop();
+    await reference.stop();
+  }
+}
+
+/** Fills a fresh reference server with `count` data sources (64 connections) and reads its memory after a full GC. */
+export async function runMemoryScenario(count: number, log: (line: string) => void): Promise<MemoryResult> {
+  const server = await startServerChild("reference");
+  try {
+    const target = await createTarget(server);
+    const idle = await server.memory();
+    const started = Date.now();
+    const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections: 64, amount: count, timeout: 30 });
+    const fillSeconds = (Date.now() - started) / 1000;
+    const created = result["2xx"];
+    if (created !== count) throw new Error(`the memory fill created ${created} of ${count} data sources`);
+    // Let the (instant) background syncs drain before measuring.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const memory = await server.memory();
+    log(`memory: ${count} data sources in ${fillSeconds.toFixed(1)} s, RSS ${memory.rssMiB.toFixed(0)} MiB (idle ${idle.rssMiB.toFixed(0)} MiB)`);
+    return { dataSources: count, idleRssMiB: idle.rssMiB, rssMiB: memory.rssMiB, peakRssMiB: memory.peakRssMiB, heapUsedMiB: memory.heapUsedMiB, fillSeconds };
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,65 @@
+/** The method section of latest.md: how each figure was obtained. */
+import type { BenchReport } from "./report";
+
+/** Markdown describing the methods behind `report`. */
+export function methodNotes(report: BenchReport): string {
+  const plans = report.raw.engine.runs.map((r) => `N=${r.plan.count}: ${r.plan.reps} repetitions${r.plan.skipCheckpoints ? " with `PULUMI_SKIP_CHECKPOINTS=true`" : ""}`).join("; ");
+  return `## Method
+
+- **Interleaving and medians.** Every comparison runs both sides back to back inside each
+  repetition, alternating which goes first, and reports medians over the repetitions (${plans};
+  D: ${report.raw.http.comparisons[0]?.reference.length ?? 0} runs of ${report.raw.http.durationS} s per side; E: ${report.raw.client[0]?.runs.client.length ?? 0} runs of ${report.raw.client[0]?.requests ?? 0} creates per mode).
+  Ratios, not absolute times, carry the verdicts: another engineer's tests may share this 2-core
+  machine (see the load averages above).
+- **A, B: programs.** \`bench/fixtures/ours\` declares one \`Organization\` and N \`DataSource\`s of
+  this package; \`bench/fixtures/floor\` declares the same resources (same inputs, the same 31
+  output fields plus the inputs, the same seven secret fields, one provider object per type) on a
+  no-op dynamic provider whose \`create\` answers at once in the provider process, with no
+  \`check\` or \`diff\` (the engine's defaults). Both run as plain JavaScript (no ts-node), on a
+  \`file://\` backend, each N on a fresh stack, with the CLI's default \`--parallel\` (8 here).
+  \`pulumi up\` runs with \`--skip-preview\`; the preview cost is scenario B. A warm-up stack (N=10) of
+  each program runs first and is not counted.
+- **N=500 without intermediate checkpoints.** With default settings the file backend rewrites
+  the whole state after every step, so \`pulumi up\` of N=500 costs ~160 s per run here for either
+  program (measured while writing the bench: ours 160 s, floor 163 s; with
+  \`PULUMI_SKIP_CHECKPOINTS=true\` 21 s and 20 s), which does not fit 3 interleaved repetitions of
+  both programs into the 20-minute budget. That cost is the engine's and grows with state size,
+  so N=500 runs with \`PULUMI_SKIP_CHECKPOINTS=true\` for both programs; N=10 and N=100 use the
+  defaults.
+- **Reference server.** A and B run it in the bench process; D, E and the memory figure run it in
+  a child process (\`bench/servers/reference.ts\`) so the load generator and the server each get a
+  core. Its background schema sync is replaced by an instant fake
+  (\`syncSchema: async () => ({ ok: true, tables: [] })\`): no data source points at a real
+  database, and the sync starts only after the create response is written.
+- **B: requests.** The reference server's request counter (\`inspect.requestCount()\`) is read
+  before and after each preview of our program; \`--expect-no-changes\` makes the CLI fail if the
+  preview found any change.
+- **C: footprint.** \`pulumi stack export\` of the first repetition's stacks: total bytes divided by
+  the resources in the export, the median bytes of one DataSource entry, and the byte length of
+  each type's \`__provider\` (it is stored in both inputs and outputs of every resource).
+  *Serialization once per provider type per run* is shown two ways: the fixture wraps
+  \`@pulumi/pulumi/runtime/closure/serializeClosure.serializeFunction\` and counts its calls during
+  each \`pulumi up\` (2 for any N: one per provider object, cached by the SDK per object), and
+  the export holds exactly one distinct \`__provider\` text per resource type.
+- **D: load.** autocannon ${report.system.autocannon} in the bench process against 127.0.0.1,
+  \`POST /api/public/organizations/{orgId}/data-sources\` with the body shown under Commands
+  (${report.raw.http.requestBytes} B). The bare server (\`bench/servers/bare.ts\`) reads and
+  \`JSON.parse\`s the body and answers 201 with a captured response of the reference server
+  (${report.raw.http.responseBytes} B), so both put the same bytes on the wire. A 2-second warm-up
+  of each precedes the runs. autocannon records latency in whole milliseconds, so "0 ms" means
+  under 1 ms.
+- **E: client.** \`AnalyticsClient.createDataSource\` (one client, its keep-alive undici Agent)
+  against \`undici.request\` on an Agent with the same settings, reading the JSON body. Latency is
+  timed around each create with \`performance.now()\`; "8-concurrent" keeps 8 creates in flight.
+  The provider's \`create\` builds a new client per create (so it holds no pool between engine
+  calls); that variant is shown for information.
+- **Memory.** A fresh reference server child takes ${report.raw.memory.dataSources.toLocaleString("en-US")} creates from autocannon
+  (64 connections); RSS is \`VmRSS\` of \`/proc/<pid>/status\` after \`global.gc()\` (the child runs
+  with \`--expose-gc\`). The dynamic provider's peak RSS is \`VmHWM\` of every process whose working
+  directory is the program and whose command line contains \`dynamic-provider\`, polled every
+  100 ms during each \`pulumi up\` (VmHWM is the kernel's high-water mark, so polling misses
+  nothing but the last <100 ms); the figure is the maximum over repetitions.
+- **Profiling.** \`BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=bench/tmp/prof"\` passes
+  flags to the server children of D, E and memory.
+`;
+}

@@ -1,0 +1,198 @@
+/** Turns the measurements into figures with targets, and writes latest.json and latest.md. */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { ClientComparison, ClientMode } from "./client";
+import type { EngineResult, Footprint, Variant } from "./engine";
+import type { HttpResult, MemoryResult } from "./http";
+import { median, round } from "./stats";
+import type { SystemInfo } from "./system";
+
+/** One reported figure beside its target. */
+export interface Figure {
+  /** Scenario letter (A-E) or M for memory. */
+  scenario: string;
+  /** What is measured. */
+  name: string;
+  /** The figure as shown. */
+  value: string;
+  /** The target as shown ("–" for figures without one). */
+  target: string;
+  /** Whether it meets the target; "info" when there is none. */
+  status: "pass" | "miss" | "info";
+}
+
+/** Everything one `npm run bench` produced. */
+export interface BenchReport {
+  /** ISO time the run started. */
+  startedAt: string;
+  /** Wall time of the whole run, s. */
+  durationS: number;
+  /** Machine and versions. */
+  system: SystemInfo;
+  /** os.loadavg() at start and end (another engineer's tests may share the machine). */
+  load: { start: number[]; end: number[] };
+  /** The figures, in report order. */
+  figures: Figure[];
+  /** Exact commands. */
+  commands: Record<string, string>;
+  /** Raw measurements behind the figures. */
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult };
+}
+
+const ms = (v: number): string => `${round(v, 3)} ms`;
+const s = (v: number): string => `${round(v / 1000, 2)} s`;
+const ratio = (v: number): string => `${round(v, 3)}×`;
+const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
+
+/** Computes every figure of the issue from the raw measurements. */
+export function figuresOf(engine: EngineResult, http: HttpResult, client: ClientComparison[], memory: MemoryResult): Figure[] {
+  const figures: Figure[] = [];
+  for (const run of engine.runs) {
+    const n = run.plan.count;
+    const up = { ours: median(run.upMs.ours), floor: median(run.upMs.floor) };
+    const r = up.ours / up.floor;
+    const mode = run.plan.skipCheckpoints ? ", PULUMI_SKIP_CHECKPOINTS" : "";
+    figures.push({
+      scenario: "A",
+      name: `pulumi up, N=${n} (${run.plan.reps} reps${mode}): ours ${s(up.ours)} / floor ${s(up.floor)}`,
+      value: ratio(r),
+      target: n >= 100 ? "≤ 1.10×" : "–",
+      status: n >= 100 ? check(r <= 1.1) : "info",
+    });
+  }
+  for (const run of engine.runs) {
+    const n = run.plan.count;
+    const pv = { ours: median(run.previewMs.ours), floor: median(run.previewMs.floor) };
+    const r = pv.ours / pv.floor;
+    figures.push({ scenario: "B", name: `no-change pulumi preview, N=${n}: ours ${s(pv.ours)} / floor ${s(pv.floor)}`, value: ratio(r), target: "≤ 1.05×", status: check(r <= 1.05) });
+    const requests = Math.max(...run.previewRequests);
+    figures.push({ scenario: "B", name: `API requests during preview, N=${n} (max over ${run.previewRequests.length} previews)`, value: String(requests), target: "0", status: check(requests === 0) });
+  }
+  for (const fp of engine.footprints) {
+    const r = fp.ours.bytesPerResource / fp.floor.bytesPerResource;
+    figures.push({
+      scenario: "C",
+      name: `stack export bytes per resource, N=${fp.count}: ours ${fp.ours.bytesPerResource} B / floor ${fp.floor.bytesPerResource} B`,
+      value: ratio(r),
+      target: "≤ 1.5×",
+      status: check(r <= 1.5),
+    });
+    const rd = fp.ours.dataSourceBytes / fp.floor.dataSourceBytes;
+    figures.push({ scenario: "C", name: `bytes per DataSource entry, N=${fp.count}: ours ${fp.ours.dataSourceBytes} B / floor ${fp.floor.dataSourceBytes} B`, value: ratio(rd), target: "≤ 1.5×", status: check(rd <= 1.5) });
+  }
+  const last = engine.footprints.at(-1);
+  if (last) {
+    for (const [type, bytes] of Object.entries(last.ours.providerBytes)) {
+      const floorBytes = Object.entries(last.floor.providerBytes).find(([t]) => t.split(":").pop() === type.split(":").pop())?.[1];
+      figures.push({ scenario: "C", name: `\`__provider\` of ${type.split(":").pop()} (floor: ${floorBytes ?? "?"} B)`, value: `${bytes} B`, target: "≤ 2048 B", status: check(bytes <= 2048) });
+    }
+    const distinct = (fp: Footprint): number => Math.max(...Object.values(fp.distinctProviders));
+    const maxDistinct = Math.max(...engine.footprints.map((fp) => distinct(fp.ours)));
+    figures.push({ scenario: "C", name: "distinct `__provider` texts per type in the export (every N)", value: String(maxDistinct), target: "1", status: check(maxDistinct === 1) });
+    const serializations = engine.runs.flatMap((run) => run.serializations.ours);
+    const maxSer = Math.max(...serializations);
+    figures.push({
+      scenario: "C",
+      name: `closure serializations per \`pulumi up\` (2 types; ${serializations.length} runs, N=10…${engine.runs.at(-1)?.plan.count})`,
+      value: `${Math.min(...serializations)}–${maxSer}`,
+      target: "2 (1 per type)",
+      status: check(maxSer === 2 && Math.min(...serializations) === 2),
+    });
+  }
+  for (const c of http.comparisons) {
+    const ref = median(c.reference.map((x) => x.rps));
+    const bare = median(c.bare.map((x) => x.rps));
+    const r = ref / bare;
+    figures.push({ scenario: "D", name: `create throughput, ${c.connections} conn: reference ${round(ref, 0)} req/s / bare ${round(bare, 0)} req/s`, value: ratio(r), target: "≥ 0.80×", status: check(r >= 0.8) });
+    const p50 = median(c.reference.map((x) => x.p50));
+    const p99 = median(c.reference.map((x) => x.p99));
+    const bareP99 = median(c.bare.map((x) => x.p99));
+    figures.push({
+      scenario: "D",
+      name: `reference latency, ${c.connections} conn: p50 ${ms(p50)}, p99 (bare p99 ${ms(bareP99)})`,
+      value: ms(p99),
+      target: c.connections === 8 ? "p99 < 5 ms" : "–",
+      status: c.connections === 8 ? check(p99 < 5) : "info",
+    });
+    const failures = [...c.reference, ...c.bare].reduce((sum, x) => sum + x.failures, 0);
+    if (failures) figures.push({ scenario: "D", name: `failed requests, ${c.connections} conn`, value: String(failures), target: "0", status: "miss" });
+  }
+  for (const c of client) {
+    const p50 = (mode: ClientMode): number => median(c.runs[mode].map((x) => x.p50));
+    const label = c.concurrency === 1 ? "sequential" : `${c.concurrency}-concurrent`;
+    const r = p50("client") / p50("raw");
+    figures.push({ scenario: "E", name: `create latency p50, ${label}: client ${ms(p50("client"))} / raw undici ${ms(p50("raw"))}`, value: ratio(r), target: "≤ 1.10×", status: check(r <= 1.1) });
+    const rp = p50("clientPerCreate") / p50("raw");
+    figures.push({ scenario: "E", name: `…with a new client per create (as the provider's create does), ${label}: ${ms(p50("clientPerCreate"))}`, value: ratio(rp), target: "–", status: "info" });
+  }
+  figures.push({
+    scenario: "M",
+    name: `reference server RSS holding ${memory.dataSources.toLocaleString("en-US")} data sources (after GC; idle ${round(memory.idleRssMiB, 0)} MiB, heap ${round(memory.heapUsedMiB, 0)} MiB)`,
+    value: `${round(memory.rssMiB, 0)} MiB`,
+    target: "< 300 MB",
+    status: check(memory.rssMiB * 1.048576 < 300),
+  });
+  for (const run of engine.runs) {
+    for (const variant of ["ours", "floor"] as Variant[]) {
+      figures.push({ scenario: "M", name: `dynamic provider peak RSS during pulumi up, N=${run.plan.count}, ${variant}`, value: `${round(Math.max(...run.providerPeakMiB[variant]), 0)} MiB`, target: "–", status: "info" });
+    }
+  }
+  return figures;
+}
+
+function table(headers: string[], rows: Array<Array<string | number>>): string {
+  return [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+/** The markdown report. */
+export function markdown(report: BenchReport): string {
+  const { system, raw } = report;
+  const statusMark = { pass: "✅ pass", miss: "❌ miss", info: "info" } as const;
+  const lines: string[] = [];
+  lines.push("# pulumi-analytics benchmarks", "");
+  lines.push(`Produced by \`npm run bench\` on ${report.startedAt} in ${round(report.durationS / 60, 1)} min. Raw data: [latest.json](latest.json).`, "");
+  lines.push("## Machine and versions", "");
+  lines.push(
+    table(
+      ["", ""],
+      [
+        ["CPU", `${system.cpuModel} × ${system.cpus}`],
+        ["Memory", `${system.totalMemMiB} MiB`],
+        ["OS", system.os],
+        ["Node.js", system.node],
+        ["Pulumi CLI / @pulumi/pulumi", `${system.pulumiCli} / ${system.pulumiSdk}`],
+        ["undici", `${system.undici} (7.x: free of the keep-alive latency regression of some 8.x releases; the ^7 range keeps 8.x out, package-lock.json pins it)`],
+        ["autocannon", system.autocannon],
+        ["Load average (1/5/15 min)", `start ${report.load.start.join(" / ")}, end ${report.load.end.join(" / ")}`],
+      ],
+    ),
+    "",
+  );
+  lines.push("## Figures and targets", "");
+  lines.push(table(["", "Figure", "Value", "Target", ""], report.figures.map((f) => [f.scenario, f.name, f.value, f.target, statusMark[f.status]])), "");
+  lines.push("## Per-repetition data", "");
+  for (const run of raw.engine.runs) {
+    const secs = (list: number[]): string => list.map((v) => round(v / 1000, 2)).join(", ");
+    lines.push(
+      `- N=${run.plan.count}: up ours [${secs(run.upMs.ours)}] s, floor [${secs(run.upMs.floor)}] s; preview ours [${secs(run.previewMs.ours)}] s, floor [${secs(run.previewMs.floor)}] s; API requests per up [${run.upRequests.join(", ")}], per preview [${run.previewRequests.join(", ")}]`,
+    );
+  }
+  for (const c of raw.http.comparisons) {
+    lines.push(`- D ${c.connections} conn: reference [${c.reference.map((x) => round(x.rps, 0)).join(", ")}] req/s, bare [${c.bare.map((x) => round(x.rps, 0)).join(", ")}] req/s`);
+  }
+  for (const c of raw.client) {
+    const p = (mode: ClientMode): string => c.runs[mode].map((x) => round(x.p50, 3)).join(", ");
+    lines.push(`- E concurrency ${c.concurrency} (${c.requests} creates/run) p50 ms: client [${p("client")}], raw [${p("raw")}], client per create [${p("clientPerCreate")}]`);
+  }
+  lines.push("");
+  lines.push("## Commands", "");
+  lines.push("```sh", ...Object.entries(report.commands).map(([k, v]) => `# ${k}\n${v}`), "```", "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes `latest.json` and `latest.md` (plus any extra markdown) into `dir`. */
+export function writeReport(dir: string, report: BenchReport, notes: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "latest.md"), markdown(report) + notes);
+}

@@ -1,0 +1,97 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import { runPulumi, type PulumiRunResult, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { PeakRssSampler } from "./proc";
+
+/** Repository root (bench/dist/lib -> repo). */
+export const repoRoot = path.resolve(__dirname, "..", "..", "..");
+
+/** Global flags runPulumi puts before every command, repeated in the report's command lines. */
+export const GLOBAL_FLAGS = ["--non-interactive", "--color=never"];
+
+/** A timed CLI run. */
+export interface TimedRun extends PulumiRunResult {
+  /** Wall time of the `pulumi` process, ms. */
+  ms: number;
+  /** Peak RSS of the dynamic-provider process(es) during the run, MiB; 0 if none ran. */
+  providerPeakMiB: number;
+}
+
+/**
+ * One Pulumi project for the bench: a copy of a fixture program with this repository's
+ * node_modules linked in (and the package itself as `pulumi-analytics`), a `file://` backend and a
+ * PULUMI_HOME, all in a temp dir under bench/tmp/.
+ */
+export class BenchWorkspace {
+  private constructor(
+    readonly toolchain: PulumiToolchain,
+    readonly root: string,
+    readonly programDir: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Copies `fixture` into a fresh temp dir; `env` is added to every command. */
+  static create(toolchain: PulumiToolchain, fixture: string, env: NodeJS.ProcessEnv): BenchWorkspace {
+    const tmp = path.join(repoRoot, "bench", "tmp");
+    fs.mkdirSync(tmp, { recursive: true });
+    const root = fs.mkdtempSync(path.join(tmp, `${path.basename(fixture)}-`));
+    const programDir = path.join(root, "program");
+    fs.cpSync(fixture, programDir, { recursive: true });
+    linkNodeModules(programDir);
+    fs.mkdirSync(path.join(root, "backend"));
+    fs.mkdirSync(path.join(root, "home"));
+    const base = { ...process.env };
+    for (const key of Object.keys(base)) {
+      if (key.startsWith("PULUMI_") || key.startsWith("ANALYTICS_")) delete base[key];
+    }
+    return new BenchWorkspace(toolchain, root, programDir, {
+      ...base,
+      PULUMI_HOME: path.join(root, "home"),
+      PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
+      PULUMI_CONFIG_PASSPHRASE: "pulumi-analytics bench passphrase",
+      ...env,
+    });
+  }
+
+  /** Creates stack `stack` with `bench:count` = `count`, written straight into its config file (one CLI call fewer). */
+  async initStack(stack: string, count: number): Promise<void> {
+    await this.pulumi(["stack", "init", stack]);
+    fs.appendFileSync(path.join(this.programDir, `Pulumi.${stack}.yaml`), `config:\n  bench:count: "${count}"\n`);
+  }
+
+  /** Runs `pulumi ARGS`, timing it and sampling the dynamic provider's peak RSS; throws unless it exits 0. */
+  async pulumi(args: string[], env: NodeJS.ProcessEnv = {}): Promise<TimedRun> {
+    const sampler = new PeakRssSampler(this.programDir, "dynamic-provider");
+    const started = performance.now();
+    let result: PulumiRunResult;
+    let providerPeakMiB: number;
+    try {
+      result = await runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...env }, timeoutMs: 900_000 });
+    } finally {
+      providerPeakMiB = sampler.stop();
+    }
+    const ms = performance.now() - started;
+    if (result.code !== 0) {
+      throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n--- stdout\n${result.stdout.slice(-4000)}\n--- stderr\n${result.stderr.slice(-4000)}`);
+    }
+    return { ...result, ms, providerPeakMiB };
+  }
+
+  /** Removes the temp dir. */
+  dispose(): void {
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** A node_modules of symlinks to the repository's dependencies, plus the repository itself as `pulumi-analytics`. */
+function linkNodeModules(programDir: string): void {
+  const source = path.join(repoRoot, "node_modules");
+  const target = path.join(programDir, "node_modules");
+  fs.mkdirSync(target);
+  for (const entry of fs.readdirSync(source)) {
+    if (entry === ".bin" || entry === "pulumi-analytics") continue;
+    fs.symlinkSync(path.join(source, entry), path.join(target, entry), "dir");
+  }
+  fs.symlinkSync(repoRoot, path.join(target, "pulumi-analytics"), "dir");
+}

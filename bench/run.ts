@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: scenarios A-E and memory of issue #6 in one run, written to
+ * bench/results/latest.json and latest.md (with bench/analysis.md appended). `--quick` is a smoke
+ * run (small N, one repetition) written to bench/tmp/results/ instead; `--render` rewrites
+ * latest.md from latest.json without measuring anything.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { resolvePulumiToolchain } from "pulumi-analytics/toolchain";
+import { runClientScenario } from "./lib/client";
+import { runEngineScenarios, type EnginePlan } from "./lib/engine";
+import { runHttpScenario, runMemoryScenario } from "./lib/http";
+import { methodNotes } from "./lib/notes";
+import { figuresOf, writeReport, type BenchReport } from "./lib/report";
+import { loadAverage, systemInfo } from "./lib/system";
+import { repoRoot } from "./lib/workspace";
+
+const quick = process.argv.includes("--quick");
+const renderOnly = process.argv.includes("--render");
+
+/** N=500 with per-step checkpoints takes ~160 s per `pulumi up` here (the file backend rewrites the whole state after each step); see the notes. */
+const ENGINE_PLANS: EnginePlan[] = quick
+  ? [{ count: 10, reps: 1, skipCheckpoints: false }]
+  : [
+      { count: 10, reps: 5, skipCheckpoints: false },
+      { count: 100, reps: 3, skipCheckpoints: false },
+      { count: 500, reps: 3, skipCheckpoints: true },
+    ];
+
+/** The hand-written analysis of misses (bench/analysis.md), appended to latest.md when present. */
+function analysis(): string {
+  const file = path.join(repoRoot, "bench", "analysis.md");
+  return fs.existsSync(file) ? `\n${fs.readFileSync(file, "utf8")}` : "";
+}
+
+async function main(): Promise<void> {
+  if (renderOnly) {
+    // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
+    const dir = path.join(repoRoot, "bench", "results");
+    const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
+    writeReport(dir, report, methodNotes(report) + analysis());
+    return;
+  }
+  const started = Date.now();
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const log = (line: string): void => {
+    process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  };
+  const toolchain = await resolvePulumiToolchain({ log });
+  log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+
+  const memory = await runMemoryScenario(quick ? 10_000 : 100_000, log);
+  const http = await runHttpScenario({ connections: [1, 8, 64], reps: quick ? 1 : 3, durationS: quick ? 1 : 3 }, log);
+  const client = await runClientScenario({ concurrencies: [1, 8], requests: quick ? 200 : 1000, reps: quick ? 1 : 5 }, log);
+  const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
+
+  const report: BenchReport = {
+    startedAt,
+    durationS: (Date.now() - started) / 1000,
+    system: systemInfo(repoRoot, toolchain.version),
+    load: { start: loadStart, end: loadAverage() },
+    figures: figuresOf(engine, http, client, memory),
+    commands: {
+      bench: "npm run bench",
+      "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
+      "B: no-change preview of the same stack": engine.commands.preview,
+      "C: state footprint": engine.commands.export,
+      "D: load (reference server, then the bare server, same flags)": http.command,
+    },
+    raw: { engine, http, client, memory },
+  };
+  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+  writeReport(dir, report, methodNotes(report) + analysis());
+  log(`wrote ${path.relative(repoRoot, dir)}/latest.md and latest.json`);
+  for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

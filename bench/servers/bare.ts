@@ -1,0 +1,27 @@
+/**
+ * Child process for scenario D's baseline: a bare node:http server on 127.0.0.1 that reads and
+ * JSON-parses the body and answers 201 with a fixed body (a real response of the reference
+ * server, from BENCH_BARE_RESPONSE), so both servers put the same bytes on the wire.
+ */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { serveIpc } from "./ipc";
+
+const answer = process.env.BENCH_BARE_RESPONSE ?? "{}";
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    try {
+      JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    res.writeHead(201, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(answer) }).end(answer);
+  });
+});
+server.listen(0, "127.0.0.1", () => {
+  const { port } = server.address() as AddressInfo;
+  serveIpc({ url: `http://127.0.0.1:${port}`, apiKey: "" }, () => new Promise<void>((resolve) => server.close(() => resolve())));
+});
