@@ -2,8 +2,8 @@ export { Organization } from "./resources/organization";
 export type { OrganizationArgs } from "./resources/organization";
 export { DataSource } from "./resources/data-source";
 export type { DataSourceArgs } from "./resources/data-source";
+// The client itself is at `pulumi-analytics/client`, so a program loads no HTTP or validation library.
 export {
-  AnalyticsClient,
   AmbiguousCreateError,
   AnalyticsError,
   ApiError,
@@ -11,5 +11,5 @@ export {
   ConnectionError,
   ResponseFormatError,
   UnauthorizedError,
-} from "./client";
-export type { AnalyticsClientOptions, AnalyticsErrorCode, RetryPolicy } from "./client";
+} from "./client/errors";
+export type { AnalyticsErrorCode } from "./client/errors";

@@ -1,4 +1,4 @@
-import { Agent, request } from "undici";
+import type * as Undici from "undici";
 
 /** One HTTP request, body already serialized. */
 export interface HttpRequest {
@@ -99,6 +99,8 @@ function lowerHeaders(headers: Record<string, string | string[] | undefined>): R
 /** The production transport: an undici Agent with keep-alive, connect and request timeouts. */
 export function undiciTransport(options: TransportOptions = {}): HttpTransport {
   const settings = { ...DEFAULT_TRANSPORT_OPTIONS, ...options };
+  // Loaded on first use, so check and diff (which never send) do not pay for it.
+  const { Agent, request } = require("undici") as typeof Undici;
   const agent = new Agent({
     connect: { timeout: settings.connectTimeoutMs },
     headersTimeout: settings.requestTimeoutMs,

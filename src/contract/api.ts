@@ -3,6 +3,7 @@
  * request and response shapes for both the reference server and the provider.
  */
 import { z } from "zod";
+import type { DATA_SOURCE_RESPONSE_FIELDS } from "./fields";
 
 /** Path of the create-organization endpoint. */
 export const ORGANIZATIONS_PATH = "/api/public/organizations";
@@ -28,20 +29,6 @@ export const API_KEY_SECRET_LENGTH = 32;
 export const DATA_SOURCE_TYPES = ["direct"] as const;
 /** The only allowed `dialect`. */
 export const DIALECTS = ["POSTGRES"] as const;
-
-/** Data source fields that carry credentials: accepted on create, never returned, always Pulumi secrets. */
-export const SECRET_DATA_SOURCE_FIELDS = [
-  "password",
-  "snowflakePrivateKey",
-  "snowflakePrivateKeyPassphrase",
-  "bigQueryJsonKey",
-  "sshPassword",
-  "sshPrivateKey",
-  "sshPrivateKeyPassphrase",
-] as const;
-
-/** One of {@link SECRET_DATA_SOURCE_FIELDS}. */
-export type SecretDataSourceField = (typeof SECRET_DATA_SOURCE_FIELDS)[number];
 
 /** Defaults the spec states for omitted data source fields. */
 export const DATA_SOURCE_DEFAULTS = { sslEnabled: true, sshEnabled: false } as const;
@@ -161,8 +148,13 @@ export const dataSource = z.looseObject({
 /** A data source returned by the API. */
 export type DataSource = z.infer<typeof dataSource>;
 
-/** Names of every data source response field, in the spec's order. */
-export const DATA_SOURCE_RESPONSE_FIELDS = Object.keys(dataSource.shape) as Array<keyof DataSource>;
+/** True when the zod-free field list in fields.ts names exactly the schema's fields (checked at compile time). */
+export const RESPONSE_FIELDS_MATCH_SCHEMA: [(typeof DATA_SOURCE_RESPONSE_FIELDS)[number]] extends [keyof typeof dataSource.shape]
+  ? [keyof typeof dataSource.shape] extends [(typeof DATA_SOURCE_RESPONSE_FIELDS)[number]]
+    ? true
+    : false
+  : false = true;
+
 
 /** Error titles the reference server uses; the spec names ValidationError and Unauthorized. */
 export const ERROR_TITLES = [

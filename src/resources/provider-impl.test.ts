@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../client/errors";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { dispatch, requestTimeoutFromEnv, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
+import { clientFor, dispatch, requestTimeoutFromEnv, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
 
 /** Collects what is written to stderr until restored. */
 function captureStderr() {
@@ -64,6 +64,17 @@ describe("request timeout from ANALYTICS_REQUEST_TIMEOUT_MS", () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe("clientFor", () => {
+  it("reuses one client (and its keep-alive pool) per key, base URL and timeout", () => {
+    const env = {};
+    const a = clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:1" }, env);
+    expect(clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:1" }, env)).toBe(a);
+    expect(clientFor({ apiKey: "key-b", baseUrl: "http://127.0.0.1:1" }, env)).not.toBe(a);
+    expect(clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:2" }, env)).not.toBe(a);
+    expect(clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:1" }, { ANALYTICS_REQUEST_TIMEOUT_MS: "500" })).not.toBe(a);
   });
 });
 

@@ -76,30 +76,38 @@ export function diff(kind: ResourceKind, id: string, olds: Record<string, unknow
   return result;
 }
 
+/** Clients of this provider process by settings, so every create reuses one keep-alive connection pool. */
+const clients = new Map<string, AnalyticsClient>();
+
+/** The process's client for these settings (created on first use; the engine ends the process when done). */
+export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): AnalyticsClient {
+  const resolved = resolveSettings(settings, env);
+  const requestTimeoutMs = requestTimeoutFromEnv(env);
+  const cacheKey = JSON.stringify([resolved.baseUrl, resolved.apiKey, requestTimeoutMs ?? null]);
+  let client = clients.get(cacheKey);
+  if (client === undefined) {
+    client = new AnalyticsClient({
+      ...resolved,
+      transport: undiciTransport(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+      onRetry: (event) => {
+        notify("info", `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
+      },
+    });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
 /** create: one POST; outputs are the API's object plus the declared inputs (secrets included, kept secret by the engine). */
 export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
-  const resolved = resolveSettings(settings);
-  const requestTimeoutMs = requestTimeoutFromEnv();
-  const transport = requestTimeoutMs === undefined ? undefined : undiciTransport({ requestTimeoutMs });
-  const client = new AnalyticsClient({
-    ...resolved,
-    ...(transport === undefined ? {} : { transport }),
-    onRetry: (event) => {
-      notify("info", `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
-    },
-  });
-  try {
-    const { [`__provider`]: _provider, ...declared } = inputs;
-    if (kind === "organization") {
-      const org = await client.createOrganization({ name: String(declared.name) });
-      return { id: org.id, outs: { ...org, ...declared } };
-    }
-    const created = await client.createDataSource(String(declared.orgId), dataSourceBody(declared) as CreateDataSourceInput);
-    return { id: created.id, outs: { ...created, ...declared } };
-  } finally {
-    await client.close();
-    await transport?.close();
+  const client = clientFor(settings);
+  const { [`__provider`]: _provider, ...declared } = inputs;
+  if (kind === "organization") {
+    const org = await client.createOrganization({ name: String(declared.name) });
+    return { id: org.id, outs: { ...org, ...declared } };
   }
+  const created = await client.createDataSource(String(declared.orgId), dataSourceBody(declared) as CreateDataSourceInput);
+  return { id: created.id, outs: { ...created, ...declared } };
 }
 
 /** delete: the API cannot delete; succeed, and tell the user what was left behind. */
