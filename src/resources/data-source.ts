@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { DATA_SOURCE_RESPONSE_FIELDS, SECRET_DATA_SOURCE_FIELDS } from "../contract";
+import { DATA_SOURCE_RESPONSE_FIELDS, SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
 import { dataSourceProvider } from "./provider";
 
 /** Arguments of a {@link DataSource}: the API's create-data-source body plus the owning organization. Any change creates a new data source. */
