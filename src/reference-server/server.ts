@@ -15,7 +15,7 @@ import { FaultInjector, type FaultRoute, type FaultSettings, type InjectedFaultC
 import { INSPECTION_PREFIX, createInspector, handleInspection, inspectionRouter, type ReferenceInspector } from "./inspection";
 import { ClientGoneError, DEFAULT_MAX_BODY_BYTES, checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import { RequestLog } from "./request-log";
-import { Router } from "./router";
+import { Router, type RouteMatch } from "./router";
 import { syncSchema as realSyncSchema, type SyncOptions } from "./schema-sync";
 import { StateWriter, loadState } from "./state-file";
 import { DEFAULT_TRIAL_DAYS, ReferenceStore, USER_NAME_PATTERN } from "./store";
@@ -202,9 +202,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     req.socket.destroy();
   };
 
-  const handlePublic = async (req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> => {
-    const method = req.method ?? "GET";
-    const match = publicRouter.match(method, path);
+  const handlePublic = async (req: http.IncomingMessage, res: http.ServerResponse, match: RouteMatch<PublicRoute>): Promise<void> => {
     if (match.kind === "not-found") throw new ApiError(404, "NotFound", "No endpoint of the public API has this path.");
     if (match.kind === "method-not-allowed") {
       const allow = match.allow.join(", ");
@@ -284,6 +282,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?", 1)[0]!;
     const isInspection = options.inspection === true && (path === INSPECTION_PREFIX || path.startsWith(`${INSPECTION_PREFIX}/`));
+    // Matched once: the handler and the request log both use it.
+    const publicMatch = isInspection ? undefined : publicRouter.match(method, path);
     if (!isInspection) requestLog.received();
     const handling = isInspection
       ? (async () => {
@@ -295,17 +295,17 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
           }
           await handleInspection({ inspector, faults, reset, maxBodyBytes }, match, req, res);
         })()
-      : handlePublic(req, res, path);
+      : handlePublic(req, res, publicMatch!);
     // Recorded in the microtask right after the answer is written, before any client can read
     // it, so in-process counts are exact by the time a caller sees the response.
     void handling
       .catch((err: unknown) => respondToFailure(req, res, err))
       .then(() => {
         const status = res.writableEnded ? res.statusCode : null;
-        log(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
-        if (isInspection) return;
-        const match = publicRouter.match(method, path);
-        requestLog.record({ method, route: match.kind === "not-found" ? null : match.route.pattern, status, receivedAt });
+        // The line is only built when someone reads it.
+        if (options.logger) log(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
+        if (publicMatch === undefined) return;
+        requestLog.record({ method, route: publicMatch.kind === "not-found" ? null : publicMatch.route.pattern, status, receivedAt });
       })
       .catch(() => req.socket.destroy());
   };
