@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E and memory of issue #6 in one run, written to
+ * `npm run bench`: scenarios A-E and memory in one run, written to
  * bench/results/latest.json and latest.md (with bench/analysis.md appended). `--quick` is a smoke
  * run (small N, one repetition) written to bench/tmp/results/ instead; `--render` rewrites
  * latest.md from latest.json without measuring anything.

@@ -44,7 +44,7 @@ const s = (v: number): string => `${round(v / 1000, 2)} s`;
 const ratio = (v: number): string => `${round(v, 3)}×`;
 const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
 
-/** Computes every figure of the issue from the raw measurements. */
+/** Computes every figure of the report from the raw measurements. */
 export function figuresOf(engine: EngineResult, http: HttpResult, client: ClientComparison[], memory: MemoryResult): Figure[] {
   const figures: Figure[] = [];
   for (const run of engine.runs) {

@@ -1,5 +1,5 @@
 /**
- * Issue #7, item 8: authentication under bad input. Generated missing, garbled, oversized and
+ * Reliability item 8: authentication under bad input. Generated missing, garbled, oversized and
  * wrong-prefix headers; another user's key; keys at rest only as digests; a key shown once.
  */
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * Issue #7, items 1-3 (and the item-10 audit after each): injected faults on the create path,
+ * Reliability items 1-3 (and the item-10 audit after each): injected faults on the create path,
  * seen through real `pulumi up` runs and through the client over the production transport.
  * Nothing lost, nothing duplicated, and every error says what the user needs to know.
  */

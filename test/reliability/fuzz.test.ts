@@ -1,5 +1,5 @@
 /**
- * Issue #7, item 7: the reference server fuzzed with generated methods, paths, headers and bodies
+ * Reliability item 7: the reference server fuzzed with generated methods, paths, headers and bodies
  * (malformed JSON, wrong types, boundary numbers, unicode, NUL, `__proto__`/`constructor`, deep
  * nesting, duplicate keys, 10 MB bodies, unparseable HTTP). 0 crashes, 0 5xx, every error in the
  * envelope, Object.prototype untouched, and a rejected request never changes the store.

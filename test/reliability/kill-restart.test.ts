@@ -1,5 +1,5 @@
 /**
- * Issue #7, item 4 (and the item-10 audit): the reference server, as its own process with a state
+ * Reliability item 4 (and the item-10 audit): the reference server, as its own process with a state
  * file, is SIGKILLed in the middle of a `pulumi up` of 50 data sources, then started again on the
  * same port. The state must hold exactly the objects the provider saw created, and reruns must
  * converge with no duplicates.

@@ -1,5 +1,5 @@
 /**
- * Issue #7, item 6: a model-based test of the reference server with fast-check's `fc.commands`.
+ * Reliability item 6: a model-based test of the reference server with fast-check's `fc.commands`.
  * Random sequences of valid and invalid creates by several users across several organizations;
  * after every command the server's store equals the model, and no answer is ever a 5xx.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #7, item 9 (and the item-10 audit of the server's state file): schema-sync faults seen
+ * Reliability item 9 (and the item-10 audit of the server's state file): schema-sync faults seen
  * through the reference server: Postgres down, a wrong password, a server that stalls, and the
  * connection cut mid-sync. Each ends FAILED with a message free of credentials, no partial schema
  * is kept, and the API answers while a sync is stuck.

@@ -1,5 +1,5 @@
 /**
- * Issue #7, item 5 (and the item-10 audit): a server slower than the client's timeout, and a
+ * Reliability item 5 (and the item-10 audit): a server slower than the client's timeout, and a
  * `pulumi up` interrupted while a create hangs.
  */
 import { afterEach, describe, expect, inject, it } from "vitest";

@@ -21,7 +21,7 @@ export const TIMEOUT_MS = scale(300_000, 1_200_000);
 
 /** What one scenario did and found; every count is over the whole scenario. */
 export interface Figures {
-  /** Issue item (1-10). */
+  /** Reliability item (1-10). */
   item: number;
   /** Short name of the scenario. */
   scenario: string;

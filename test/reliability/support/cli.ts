@@ -54,7 +54,7 @@ export async function stateIds(ws: PulumiWorkspace): Promise<{ orgs: string[]; d
 }
 
 /**
- * The secrets audit (issue item 10): every file of the backend, every command's output and any
+ * The secrets audit (reliability item 10): every file of the backend, every command's output and any
  * extra text (state files, server logs) searched for each secret. Returns where each was found.
  */
 export function auditWorkspace(ws: PulumiWorkspace, secrets: readonly string[], extra: ReadonlyArray<{ where: string; text: string }> = []): string[] {
