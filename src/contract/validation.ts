@@ -38,27 +38,19 @@ const ARTICLES: Record<string, string> = {
   array: "an array",
 };
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at `path` in `input`, following own properties only; `found` is false when any step is missing. */
+function lookup(input: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown } {
   let current = input;
   for (const key of path) {
-    if (current === null || typeof current !== "object" || !Object.prototype.hasOwnProperty.call(current, key)) return undefined;
+    if (current === null || typeof current !== "object" || !Object.prototype.hasOwnProperty.call(current, key)) return { found: false, value: undefined };
     current = (current as Record<PropertyKey, unknown>)[key];
   }
-  return current;
-}
-
-function hasPath(input: unknown, path: readonly PropertyKey[]): boolean {
-  let current = input;
-  for (const key of path) {
-    if (current === null || typeof current !== "object" || !Object.prototype.hasOwnProperty.call(current, key)) return false;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return true;
+  return { found: true, value: current };
 }
 
 function reasonFor(issue: z.core.$ZodIssue, input: unknown): string {
-  if (!hasPath(input, issue.path)) return "is required";
-  const value = valueAt(input, issue.path);
+  const { found, value } = lookup(input, issue.path);
+  if (!found) return "is required";
   const got = `got ${describeValue(value)}`;
   // Schemas that word their own rule ("must be ...") keep it, with the offending value.
   if (issue.message.startsWith("must ")) return `${issue.message}, ${got}`;

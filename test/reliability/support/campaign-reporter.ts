@@ -5,18 +5,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
+import type { Figures } from "./campaign";
 
-interface Row {
-  item: number;
-  scenario: string;
-  faultsInjected: number;
-  operations: number;
-  duplicates: number;
-  lostObjects: number;
-  crashes: number;
-  serverErrors: number;
-  plaintextHits: number;
-}
+/** One scenario's figures, as the scenario wrote them. */
+type Row = Figures;
 
 const ITEMS: Record<number, string> = {
   1: "Connection refused on the first create",
