@@ -51,6 +51,8 @@ describe("authenticate", () => {
     ["Basic scheme", `Basic ${Buffer.from(`alice:${key}`).toString("base64")}`, /Bearer scheme/],
     ["key without scheme", key, /Bearer scheme/],
     ["Bearer without key", "Bearer", /malformed/],
+    ["Bearer and a space without key", "Bearer ", /malformed/],
+    ["Bearer and a tab-separated second token", `Bearer ${key}\t${key}`, /malformed/],
     ["two tokens", `Bearer ${key} ${key}`, /malformed/],
     ["wrong prefix", `Bearer other_key_${secret}`, /malformed/],
     ["no _key_ infix", `Bearer analytics_${secret}`, /malformed/],

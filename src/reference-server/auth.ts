@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import { API_KEY_SECRET_LENGTH } from "../contract";
-import { BASE62_ALPHABET, randomBase62 } from "./random";
+import { randomBase62 } from "./random";
 
 /** Service prefix of keys when none is configured: keys look like `analytics_key_<32 chars>`. */
 export const DEFAULT_KEY_PREFIX = "analytics";
@@ -36,14 +36,20 @@ export function generateApiKey(prefix: string): string {
 
 /** Lowercase hex SHA-256 of a key: the only form in which keys are stored. */
 export function digestApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  // One-shot hash: no Hash object per request.
+  return hash("sha256", key, "hex");
 }
 
-/** True when `secret` has the exact length and alphabet of a key secret. */
-function isWellFormedSecret(secret: string): boolean {
-  if (secret.length !== API_KEY_SECRET_LENGTH) return false;
-  for (const char of secret) if (!BASE62_ALPHABET.includes(char)) return false;
-  return true;
+/** Exactly a key secret: {@link API_KEY_SECRET_LENGTH} base62 characters. */
+const SECRET_PATTERN = new RegExp(`^[0-9A-Za-z]{${API_KEY_SECRET_LENGTH}}$`);
+
+/** The credential of `Bearer <credential>`: "" when the scheme is not Bearer, undefined when there is not exactly one. */
+function bearerCredential(header: string): string | undefined {
+  // The common shape, `Bearer <key>` with single spaces, without a regex split.
+  if (header.length > 7 && header.startsWith("Bearer ") && !/\s/.test(header.slice(7))) return header.slice(7);
+  const [scheme = "", ...rest] = header.trim().split(/\s+/);
+  if (scheme.toLowerCase() !== "bearer") return "";
+  return rest.length === 1 ? rest[0]! : undefined;
 }
 
 /**
@@ -58,20 +64,21 @@ export function authenticate(
   if (header === undefined || header.trim() === "") {
     return { ok: false, detail: "Missing API key: send the header `Authorization: Bearer <API_KEY>`." };
   }
-  const [scheme = "", ...rest] = header.trim().split(/\s+/);
-  if (scheme.toLowerCase() !== "bearer") {
+  const credential = bearerCredential(header);
+  if (credential === "") {
     return { ok: false, detail: "The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`." };
   }
-  const key = rest.length === 1 ? rest[0]! : "";
+  const key = credential ?? "";
   const keyStart = `${prefix}_key_`;
-  if (!key.startsWith(keyStart) || !isWellFormedSecret(key.slice(keyStart.length))) {
+  if (!key.startsWith(keyStart) || !SECRET_PATTERN.test(key.slice(keyStart.length))) {
     return {
       ok: false,
       detail: `The API key is malformed: expected \`${keyStart}\` followed by ${API_KEY_SECRET_LENGTH} letters and digits.`,
     };
   }
-  const candidate = Buffer.from(digestApiKey(key), "hex");
-  const record = keysByDigest.get(candidate.toString("hex"));
+  const digest = digestApiKey(key);
+  const record = keysByDigest.get(digest);
+  const candidate = Buffer.from(digest, "hex");
   // The map narrows to one candidate; the final comparison runs in constant time all the same,
   // against a dummy digest when nothing matched, so both paths do the same work.
   const stored = Buffer.from(record?.digest ?? "0".repeat(64), "hex");

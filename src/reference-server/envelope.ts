@@ -7,6 +7,9 @@ export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 /** Extra response headers, e.g. `Allow`, `Retry-After`, `WWW-Authenticate`. */
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
+/** No extra header; answers with it skip merging header objects. */
+const NO_HEADERS: ResponseHeaders = Object.freeze({});
+
 /** A failure the server answers with the error envelope; thrown by handlers, caught once. */
 export class ApiError extends Error {
   override readonly name = "ApiError";
@@ -18,7 +21,7 @@ export class ApiError extends Error {
     /** `error.detail` of the body: what went wrong and what to do; never secrets. */
     readonly detail: string,
     /** Headers sent along, such as `Allow` or `Retry-After`. */
-    readonly headers: ResponseHeaders = {},
+    readonly headers: ResponseHeaders = NO_HEADERS,
   ) {
     super(detail);
   }
@@ -29,17 +32,15 @@ export const INTERNAL_ERROR_DETAIL = "The server failed to handle the request. N
 
 function send(res: ServerResponse, status: number, body: unknown, headers: ResponseHeaders): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    "content-type": JSON_CONTENT_TYPE,
-    "content-length": String(Buffer.byteLength(text)),
-    "cache-control": "no-store",
-  });
+  const common = { "content-type": JSON_CONTENT_TYPE, "content-length": Buffer.byteLength(text), "cache-control": "no-store" };
+  // Most answers carry no extra header: no object spread for them.
+  res.writeHead(status, headers === NO_HEADERS ? common : { ...headers, ...common });
   res.end(text);
 }
 
+
 /** Sends `{ "data": data }`. */
-export function sendData(res: ServerResponse, status: number, data: unknown, headers: ResponseHeaders = {}): void {
+export function sendData(res: ServerResponse, status: number, data: unknown, headers: ResponseHeaders = NO_HEADERS): void {
   send(res, status, { data }, headers);
 }
 

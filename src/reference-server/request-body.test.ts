@@ -55,6 +55,15 @@ describe("parseJsonBody", () => {
     expect(error.detail).toMatch(/at character \d+/);
   });
 
+  it("accepts a UTF-8 byte order mark before the JSON, and multi-byte text", () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(parseJsonBody(Buffer.concat([bom, Buffer.from('{"name": "Zürich 東京"}')]))).toEqual({ name: "Zürich 東京" });
+  });
+
+  it("rejects a BOM followed by nothing", () => {
+    expect(parseError(Buffer.from([0xef, 0xbb, 0xbf])).detail).toMatch(/empty/);
+  });
+
   it("rejects invalid UTF-8", () => {
     expect(parseError(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])).detail).toMatch(/UTF-8/);
   });

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { ApiError } from "./envelope";
 
@@ -110,13 +111,10 @@ export function exceedsNestingDepth(text: string, maxDepth: number): boolean {
  * stays an own data property, so nothing reaches Object.prototype.
  */
 export function parseJsonBody(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
-  } catch {
-    throw new ApiError(400, "ValidationError", "The request body is not valid UTF-8 text.");
-  }
-  if (text.trim() === "") throw new ApiError(400, "ValidationError", "The request body is empty: send a JSON object.");
+  if (!isUtf8(body)) throw new ApiError(400, "ValidationError", "The request body is not valid UTF-8 text.");
+  // A leading byte order mark is dropped, as a UTF-8 decoder does.
+  const text = body.toString("utf8", body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0);
+  if (!/\S/.test(text)) throw new ApiError(400, "ValidationError", "The request body is empty: send a JSON object.");
   if (exceedsNestingDepth(text, maxDepth)) {
     throw new ApiError(400, "ValidationError", `The request body nests arrays or objects deeper than ${maxDepth} levels.`);
   }

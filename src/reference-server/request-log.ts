@@ -28,11 +28,17 @@ export function routeKey(entry: Pick<RequestLogEntry, "method" | "route">): stri
   return `${entry.method} ${entry.route ?? "(unmatched)"}`;
 }
 
+/** A request as {@link RequestLog.record} takes it: the arrival time is formatted only when read. */
+export interface RecordedRequest extends Omit<RequestLogEntry, "receivedAt"> {
+  /** When the request arrived. */
+  receivedAt: Date;
+}
+
 /** Log of the public API requests received, with exact counts and a bounded list of recent entries. */
 export class RequestLog {
   private total = 0;
   private readonly counts = new Map<string, Map<string, number>>();
-  private readonly entries: RequestLogEntry[] = [];
+  private readonly entries: RecordedRequest[] = [];
 
   /** Counts a request the moment it arrives. */
   received(): void {
@@ -40,7 +46,7 @@ export class RequestLog {
   }
 
   /** Records a request once it has been answered, or abandoned without an answer. */
-  record(entry: RequestLogEntry): void {
+  record(entry: RecordedRequest): void {
     const key = routeKey(entry);
     const byStatus = this.counts.get(key) ?? new Map<string, number>();
     const status = entry.status === null ? "none" : String(entry.status);
@@ -61,7 +67,11 @@ export class RequestLog {
     for (const [key, statuses] of [...this.counts].sort(([a], [b]) => a.localeCompare(b))) {
       byRoute[key] = Object.fromEntries(statuses);
     }
-    return { total: this.total, byRoute, recent: this.entries.map((e) => ({ ...e })) };
+    return {
+      total: this.total,
+      byRoute,
+      recent: this.entries.map((e) => ({ method: e.method, route: e.route, status: e.status, receivedAt: e.receivedAt.toISOString() })),
+    };
   }
 
   /** Forgets everything. */

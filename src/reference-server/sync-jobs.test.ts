@@ -151,6 +151,29 @@ describe("SyncJobs", () => {
     expect(sync.calls).toHaveLength(1);
   });
 
+  it("without a state file: syncs still finish; waiters share one promise, which is gone once done", async () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", new Date(0));
+    const jobs = new SyncJobs({
+      store,
+      syncSchema: async () => ({ ok: true, tables: [] }),
+      syncOptions: {},
+      concurrency: 2,
+      now: () => new Date(0),
+      persist: undefined,
+    });
+    expect(jobs.whenDone("ds_unknown")).toBeUndefined();
+    const records = Array.from({ length: 5 }, () => store.createDataSource(org, base, new Date(0), 14));
+    const starts = records.map((r) => jobs.enqueue(r.fields.id));
+    const first = jobs.whenDone(records[0]!.fields.id);
+    expect(jobs.whenDone(records[0]!.fields.id)).toBe(first);
+    for (const start of starts) start();
+    await Promise.all(records.map((r) => jobs.whenDone(r.fields.id)));
+    expect(records.map((r) => r.fields.lastSyncStatus)).toEqual(Array(5).fill("SUCCEEDED"));
+    expect(jobs.whenDone(records[0]!.fields.id)).toBeUndefined();
+    expect(jobs.active()).toBe(0);
+  });
+
   it("drops the result of a data source removed meanwhile", async () => {
     const sync = controlledSync();
     const { store, jobs, create } = setup(sync.syncSchema);

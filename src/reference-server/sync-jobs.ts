@@ -22,8 +22,8 @@ export interface SyncJobsOptions {
   concurrency: number;
   /** Clock. */
   now: () => Date;
-  /** Saves the state; called at each status change. Failures are the caller's to report. */
-  persist: () => Promise<void>;
+  /** Saves the state; called at each status change. Failures are the caller's to report. Undefined when state lives in memory only. */
+  persist: (() => Promise<void>) | undefined;
 }
 
 interface Deferred {
@@ -60,9 +60,11 @@ export function redactSecrets(message: string, secrets: Readonly<DataSourceSecre
  */
 export class SyncJobs {
   private readonly queue: string[] = [];
-  private readonly pending = new Map<string, Deferred>();
+  /** Queued or running syncs; the deferred is made only once someone waits (most syncs have no waiter). */
+  private readonly pending = new Map<string, Deferred | null>();
   private running = 0;
   private stopped = false;
+  private pumpScheduled = false;
 
   constructor(private readonly options: SyncJobsOptions) {}
 
@@ -72,19 +74,32 @@ export class SyncJobs {
    */
   enqueue(dataSourceId: string): () => void {
     if (this.stopped) return () => undefined;
-    this.pending.set(dataSourceId, deferred());
+    this.pending.set(dataSourceId, null);
     let started = false;
     return () => {
       if (started || this.stopped) return;
       started = true;
       this.queue.push(dataSourceId);
-      setImmediate(() => this.pump());
+      // One pump per event-loop turn, however many creates were answered in it.
+      if (!this.pumpScheduled) {
+        this.pumpScheduled = true;
+        setImmediate(() => {
+          this.pumpScheduled = false;
+          this.pump();
+        });
+      }
     };
   }
 
   /** Settles when the queued or running sync of `dataSourceId` ends; undefined if none is. */
   whenDone(dataSourceId: string): Promise<void> | undefined {
-    return this.pending.get(dataSourceId)?.promise;
+    if (!this.pending.has(dataSourceId)) return undefined;
+    let job = this.pending.get(dataSourceId);
+    if (!job) {
+      job = deferred();
+      this.pending.set(dataSourceId, job);
+    }
+    return job.promise;
   }
 
   /** Number of syncs queued or running. */
@@ -99,7 +114,7 @@ export class SyncJobs {
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;
-    for (const job of this.pending.values()) job.reject(new Error("the reference server closed before the schema sync finished"));
+    for (const job of this.pending.values()) job?.reject(new Error("the reference server closed before the schema sync finished"));
     this.pending.clear();
   }
 
@@ -126,7 +141,7 @@ export class SyncJobs {
     fields.lastSyncStatus = "SYNCING";
     fields.lastSyncAttemptAt = startedAt;
     fields.updatedAt = startedAt;
-    await this.options.persist().catch(() => undefined);
+    if (this.options.persist) await this.options.persist().catch(() => undefined);
 
     const secrets = store.secretsOf(id) ?? {};
     let outcome: SyncOutcome;
@@ -160,13 +175,14 @@ export class SyncJobs {
       fields.syncErrorMessage = null;
       fields.lastHealthStatus = "HEALTHY";
       fields.lastHealthyAt = finishedAt;
-      record.tables = structuredClone(outcome.tables);
+      // Copied so the sync function keeps no handle on stored state.
+      record.tables = outcome.tables.length === 0 ? [] : structuredClone(outcome.tables);
     } else {
       fields.lastSyncStatus = "FAILED";
       fields.syncErrorMessage = redactSecrets(outcome.message, secrets);
       // The sync is the health check: a failed one means the database could not be used.
       fields.lastHealthStatus = "UNHEALTHY";
     }
-    await this.options.persist().catch(() => undefined);
+    if (this.options.persist) await this.options.persist().catch(() => undefined);
   }
 }
