@@ -53,7 +53,10 @@ async function main(): Promise<void> {
 
   const memory = await runMemoryScenario(quick ? 10_000 : 100_000, log);
   const http = await runHttpScenario({ connections: [1, 8, 64], reps: quick ? 1 : 3, durationS: quick ? 1 : 3 }, log);
-  const client = await runClientScenario({ concurrencies: [1, 8], requests: quick ? 200 : 1000, reps: quick ? 1 : 5 }, log);
+  const client = await runClientScenario(
+    { concurrencies: [1, 8], requests: quick ? 200 : 2000, reps: quick ? 1 : 5, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 1000 },
+    log,
+  );
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
 
   const report: BenchReport = {

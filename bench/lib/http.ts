@@ -5,6 +5,7 @@
 import autocannon from "autocannon";
 import { request } from "undici";
 import { startServerChild, type ServerChild } from "./children";
+import { procCpuMicros } from "./proc";
 
 /** One autocannon run. */
 export interface LoadRun {
@@ -16,6 +17,8 @@ export interface LoadRun {
   p99: number;
   /** Connection errors, timeouts and non-2xx answers (all must be 0). */
   failures: number;
+  /** Server CPU time (user + system) per answered request, µs. */
+  cpuMicrosPerRequest: number;
 }
 
 /** Scenario D at one connection count. */
@@ -94,9 +97,12 @@ export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">):
   return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, orgId, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
 }
 
-async function load(target: CreateTarget, connections: number, duration: number): Promise<LoadRun> {
+async function load(target: CreateTarget, server: ServerChild, connections: number, duration: number): Promise<LoadRun> {
+  const cpuBefore = procCpuMicros(server.pid) ?? 0;
   const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections, duration, timeout: 10 });
+  const cpu = (procCpuMicros(server.pid) ?? cpuBefore) - cpuBefore;
   return {
+    cpuMicrosPerRequest: cpu / Math.max(1, result.requests.total),
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -115,16 +121,16 @@ export async function runHttpScenario(options: { connections: number[]; reps: nu
     bare = await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText });
     const bareTarget: CreateTarget = { ...refTarget, url: refTarget.url.replace(reference.url, bare.url) };
     // Warm-up: JIT, connection setup paths.
-    await load(refTarget, 8, 2);
-    await load(bareTarget, 8, 2);
+    await load(refTarget, reference, 8, 2);
+    await load(bareTarget, bare, 8, 2);
     const comparisons: LoadComparison[] = options.connections.map((connections) => ({ connections, reference: [], bare: [] }));
     for (let rep = 0; rep < options.reps; rep++) {
       for (const comparison of comparisons) {
         const order = (rep + comparison.connections) % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
         for (const which of order) {
-          const run = await load(which === "reference" ? refTarget : bareTarget, comparison.connections, options.durationS);
+          const run = await load(which === "reference" ? refTarget : bareTarget, which === "reference" ? reference : bare, comparison.connections, options.durationS);
           comparison[which].push(run);
-          log(`D c=${comparison.connections} rep ${rep + 1}/${options.reps} ${which}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms${run.failures ? `, ${run.failures} FAILURES` : ""}`);
+          log(`D c=${comparison.connections} rep ${rep + 1}/${options.reps} ${which}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuMicrosPerRequest.toFixed(0)} µs CPU/request${run.failures ? `, ${run.failures} FAILURES` : ""}`);
         }
       }
     }

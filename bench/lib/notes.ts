@@ -3,6 +3,7 @@ import type { BenchReport } from "./report";
 
 /** Markdown describing the methods behind `report`. */
 export function methodNotes(report: BenchReport): string {
+  const e = report.raw.client[0];
   const plans = report.raw.engine.runs.map((r) => `N=${r.plan.count}: ${r.plan.reps} repetitions${r.plan.skipCheckpoints ? " with `PULUMI_SKIP_CHECKPOINTS=true`" : ""}`).join("; ");
   return `## Method
 
@@ -48,11 +49,17 @@ export function methodNotes(report: BenchReport): string {
   (${report.raw.http.responseBytes} B), so both put the same bytes on the wire. A 2-second warm-up
   of each precedes the runs. autocannon records latency in whole milliseconds, so "0 ms" means
   under 1 ms.
-- **E: client.** \`AnalyticsClient.createDataSource\` (one client, its keep-alive undici Agent)
-  against \`undici.request\` on an Agent with the same settings, reading the JSON body. Latency is
-  timed around each create with \`performance.now()\`; "8-concurrent" keeps 8 creates in flight.
-  The provider's \`create\` builds a new client per create (so it holds no pool between engine
-  calls); that variant is shown for information.
+- **E: client.** \`AnalyticsClient.createDataSource\` against \`undici.request\` on an Agent with
+  the same settings, reading the JSON body, on a fresh reference server child. One client and one
+  Agent live for the whole scenario, as the provider keeps one client for its process. After
+  ${e?.warmup ?? 0} creates of warm-up each, the two take turns in blocks of
+  ${e === undefined ? 0 : e.requests / e.blocksPerRep} creates in ABBA order (${e?.blocksPerRep ?? 0} blocks per mode per repetition), so drift of the
+  machine or of the server's growing store falls on both alike; each repetition's p50 is over its
+  blocks' creates. Latency is timed around each create with \`performance.now()\`;
+  "8-concurrent" keeps 8 creates in flight. The verdict is on the mean: with 8 in flight against
+  a saturated server the mean is 8 ÷ throughput, the work each create costs, while the p50 also
+  depends on how the 8 responses happen to bunch up (raw undici's latencies come out bimodal
+  there, its p10 well below the client's); the p50 and p99 are shown beside it.
 - **Memory.** A fresh reference server child takes ${report.raw.memory.dataSources.toLocaleString("en-US")} creates from autocannon
   (64 connections); RSS is \`VmRSS\` of \`/proc/<pid>/status\` after \`global.gc()\` (the child runs
   with \`--expose-gc\`). The dynamic provider's peak RSS is \`VmHWM\` of every process whose working

@@ -20,6 +20,20 @@ export function procMemory(pid: number): ProcMemory | undefined {
   return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM") };
 }
 
+/** CPU time (user + system) a process has used so far, µs; undefined once it has gone. */
+export function procCpuMicros(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold spaces); utime and stime are the 12th and 13th, in clock ticks.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticksPerSecond = 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / ticksPerSecond;
+}
+
 /** Pids of processes whose working directory is `cwd` and whose command line contains `marker`. */
 export function findProcesses(cwd: string, marker: string): number[] {
   const found: number[] = [];

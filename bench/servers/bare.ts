@@ -8,6 +8,14 @@ import type { AddressInfo } from "node:net";
 import { serveIpc } from "./ipc";
 
 const answer = process.env.BENCH_BARE_RESPONSE ?? "{}";
+/** Busy-wait per request, µs (default 0): only for calibration runs, see bench/analysis.md. */
+const spinMicros = Number(process.env.BENCH_BARE_SPIN_US ?? 0);
+
+function spin(micros: number): void {
+  const until = process.hrtime.bigint() + BigInt(Math.round(micros * 1000));
+  while (process.hrtime.bigint() < until);
+}
+
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -18,6 +26,7 @@ const server = http.createServer((req, res) => {
       res.writeHead(400).end();
       return;
     }
+    if (spinMicros > 0) spin(spinMicros);
     res.writeHead(201, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(answer) }).end(answer);
   });
 });
