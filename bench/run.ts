@@ -24,8 +24,8 @@ const ENGINE_PLANS: EnginePlan[] = quick
   ? [{ count: 10, reps: 1, skipCheckpoints: false }]
   : [
       { count: 10, reps: 5, skipCheckpoints: false },
-      { count: 100, reps: 3, skipCheckpoints: false },
-      { count: 500, reps: 3, skipCheckpoints: true },
+      { count: 100, reps: 5, skipCheckpoints: false },
+      { count: 500, reps: 5, skipCheckpoints: true },
     ];
 
 /** The hand-written analysis of misses (bench/analysis.md), appended to latest.md when present. */
@@ -52,9 +52,9 @@ async function main(): Promise<void> {
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
 
   const memory = await runMemoryScenario(quick ? 10_000 : 100_000, log);
-  const http = await runHttpScenario({ connections: [1, 8, 64], reps: quick ? 1 : 3, durationS: quick ? 1 : 3 }, log);
+  const http = await runHttpScenario({ connections: [1, 8, 64], reps: quick ? 1 : 3, durationS: quick ? 1 : 3, calibrationSpins: [10, 20] }, log);
   const client = await runClientScenario(
-    { concurrencies: [1, 8], requests: quick ? 200 : 2000, reps: quick ? 1 : 5, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 1000 },
+    { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 },
     log,
   );
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);

@@ -31,8 +31,20 @@ export interface LoadComparison {
   bare: LoadRun[];
 }
 
+/** The bare server made to busy-wait per request: what a given amount of work costs in throughput here. */
+export interface SpinCalibration {
+  /** Busy-wait per request, µs. */
+  spinMicros: number;
+  /** Its throughput per repetition, req/s. */
+  rps: number[];
+  /** The plain bare server's throughput in the same repetitions, req/s. */
+  bareRps: number[];
+}
+
 /** Everything scenario D measured. */
 export interface HttpResult {
+  /** Calibration runs at 8 connections: the bare server with a busy-wait per request against itself without. */
+  calibration?: SpinCalibration[];
   /** Seconds per autocannon run. */
   durationS: number;
   /** One entry per connection count. */
@@ -111,9 +123,13 @@ async function load(target: CreateTarget, server: ServerChild, connections: numb
 }
 
 /** Runs scenario D: for each repetition and connection count, both servers back to back, alternating which goes first. */
-export async function runHttpScenario(options: { connections: number[]; reps: number; durationS: number }, log: (line: string) => void): Promise<HttpResult> {
+export async function runHttpScenario(
+  options: { connections: number[]; reps: number; durationS: number; calibrationSpins: number[] },
+  log: (line: string) => void,
+): Promise<HttpResult> {
   const reference = await startServerChild("reference");
   let bare: ServerChild | undefined;
+  const spinning: ServerChild[] = [];
   try {
     const refTarget = await createTarget(reference);
     const sample = await request(refTarget.url, { method: "POST", headers: refTarget.headers, body: refTarget.body });
@@ -134,7 +150,24 @@ export async function runHttpScenario(options: { connections: number[]; reps: nu
         }
       }
     }
+    // Calibration: how much throughput a fixed amount of per-request work costs on this machine.
+    const calibration: SpinCalibration[] = options.calibrationSpins.map((spinMicros) => ({ spinMicros, rps: [], bareRps: [] }));
+    for (const c of calibration) {
+      spinning.push(await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText, BENCH_BARE_SPIN_US: String(c.spinMicros) }));
+    }
+    const targetOf = (server: ServerChild): CreateTarget => ({ ...refTarget, url: refTarget.url.replace(reference.url, server.url) });
+    for (const server of spinning) await load(targetOf(server), server, 8, 1);
+    for (let rep = 0; rep < options.reps && calibration.length > 0; rep++) {
+      const plain = await load(bareTarget, bare, 8, options.durationS);
+      for (const [i, c] of calibration.entries()) {
+        const run = await load(targetOf(spinning[i]!), spinning[i]!, 8, options.durationS);
+        c.rps.push(run.rps);
+        c.bareRps.push(plain.rps);
+        log(`D calibration rep ${rep + 1}/${options.reps}: bare + ${c.spinMicros} µs busy-wait ${run.rps.toFixed(0)} req/s, plain bare ${plain.rps.toFixed(0)} req/s`);
+      }
+    }
     return {
+      calibration,
       durationS: options.durationS,
       comparisons,
       requestBytes: Buffer.byteLength(refTarget.body),
@@ -142,6 +175,7 @@ export async function runHttpScenario(options: { connections: number[]; reps: nu
       command: `autocannon -m POST -c <1|8|64> -d ${options.durationS} -H "authorization: Bearer <key>" -H "content-type: application/json" -b '${refTarget.body}' http://127.0.0.1:<port>/api/public/organizations/<orgId>/data-sources`,
     };
   } finally {
+    for (const server of spinning) await server.stop();
     await bare?.stop();
     await reference.stop();
   }

@@ -48,7 +48,10 @@ export function methodNotes(report: BenchReport): string {
   \`JSON.parse\`s the body and answers 201 with a captured response of the reference server
   (${report.raw.http.responseBytes} B), so both put the same bytes on the wire. A 2-second warm-up
   of each precedes the runs. autocannon records latency in whole milliseconds, so "0 ms" means
-  under 1 ms.
+  under 1 ms. Server CPU per request is the server child's user + system time from
+  \`/proc/<pid>/stat\` over the run, divided by the requests answered. The calibration runs give
+  the bare server a busy-wait per request (\`BENCH_BARE_SPIN_US\`) and compare it with the plain
+  bare server in the same repetitions, at 8 connections: what that much work costs here.
 - **E: client.** \`AnalyticsClient.createDataSource\` against \`undici.request\` on an Agent with
   the same settings, reading the JSON body, on a fresh reference server child. One client and one
   Agent live for the whole scenario, as the provider keeps one client for its process. After

@@ -122,6 +122,16 @@ export function figuresOf(engine: EngineResult, http: HttpResult, client: Client
     const failures = [...c.reference, ...c.bare].reduce((sum, x) => sum + x.failures, 0);
     if (failures) figures.push({ scenario: "D", name: `failed requests, ${c.connections} conn`, value: String(failures), target: "0", status: "miss" });
   }
+  for (const c of http.calibration ?? []) {
+    const r = median(c.rps) / median(c.bareRps);
+    figures.push({
+      scenario: "D",
+      name: `calibration, 8 conn: bare server + ${c.spinMicros} µs busy-wait per request ${round(median(c.rps), 0)} req/s / plain bare ${round(median(c.bareRps), 0)} req/s`,
+      value: ratio(r),
+      target: "–",
+      status: "info",
+    });
+  }
   for (const c of client) {
     const stat = (mode: ClientMode, key: "mean" | "p50" | "p99"): number => median(c.runs[mode].map((x) => x[key]));
     const label = c.concurrency === 1 ? "sequential" : `${c.concurrency}-concurrent`;
