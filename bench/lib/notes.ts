@@ -7,11 +7,13 @@ export function methodNotes(report: BenchReport): string {
   const plans = report.raw.engine.runs.map((r) => `N=${r.plan.count}: ${r.plan.reps} repetitions${r.plan.skipCheckpoints ? " with `PULUMI_SKIP_CHECKPOINTS=true`" : ""}`).join("; ");
   return `## Method
 
-- **Interleaving and medians.** Every comparison runs both sides back to back inside each
-  repetition, alternating which goes first, and reports medians over the repetitions (${plans};
+- **Interleaving, paired ratios and medians.** Every comparison runs both sides back to back
+  inside each repetition, alternating which goes first (${plans};
   D: ${report.raw.http.comparisons[0]?.reference.length ?? 0} runs of ${report.raw.http.durationS} s per side; E: ${report.raw.client[0]?.runs.client.length ?? 0} runs of ${report.raw.client[0]?.requests ?? 0} creates per mode).
-  Ratios, not absolute times, carry the verdicts: another engineer's tests may share this 2-core
-  machine (see the load averages above).
+  Each ratio is the median over repetitions of that repetition's ours ÷ baseline, so the
+  machine's drift over minutes cancels within each pair; the absolute figures shown beside it
+  are the medians of each side. Ratios, not absolute times, carry the verdicts, since other work
+  may share the machine (see the load averages above).
 - **A, B: programs.** \`bench/fixtures/ours\` declares one \`Organization\` and N \`DataSource\`s of
   this package; \`bench/fixtures/floor\` declares the same resources (same inputs, the same 31
   output fields plus the inputs, the same seven secret fields, one provider object per type) on a

@@ -8,6 +8,15 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * Median over repetitions of `ours[i] / base[i]`: each repetition ran both sides back to back, so
+ * its ratio cancels the machine's slower drift, which a ratio of two separate medians does not.
+ */
+export function pairedRatio(ours: readonly number[], base: readonly number[]): number {
+  if (ours.length !== base.length) throw new RangeError("paired lists differ in length");
+  return median(ours.map((x, i) => x / base[i]!));
+}
+
 /** Nearest-rank percentile (0-100) of a non-empty list. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) throw new RangeError("percentile of an empty list");
