@@ -38,7 +38,6 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Respo
   res.end(text);
 }
 
-
 /** Sends `{ "data": data }`. */
 export function sendData(res: ServerResponse, status: number, data: unknown, headers: ResponseHeaders = NO_HEADERS): void {
   send(res, status, { data }, headers);

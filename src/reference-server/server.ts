@@ -235,6 +235,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       if (!input.ok) throw new ApiError(400, "ValidationError", formatFieldErrors(input.errors));
       if (faults.takeResetBeforeCommit(route)) return dropConnection(req);
       const org = store.createOrganization(auth.userName, input.value.name, now());
+      // Only awaited with a state file: in memory there is nothing to wait for, not even a microtask.
       if (writer !== undefined) await persist();
       if (faults.takeResetAfterCommit(route)) return dropConnection(req);
       return sendData(res, 201, organizationResponse(org));
