@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { ErrorTitle } from "../contract";
+import type { RouteMatch } from "./router";
 
 /** Content type of every response, success or failure. */
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -51,4 +52,11 @@ export function sendError(res: ServerResponse, error: ApiError): void {
 /** The 500 answer for an unexpected failure: generic title and detail, no stack, no message. */
 export function internalError(): ApiError {
   return new ApiError(500, "InternalError", INTERNAL_ERROR_DETAIL);
+}
+
+/** The 404 or 405 (with `Allow`) for a request no route serves. */
+export function unmatchedRoute(match: Exclude<RouteMatch<string>, { kind: "found" }>, notFoundDetail: string): ApiError {
+  if (match.kind === "not-found") return new ApiError(404, "NotFound", notFoundDetail);
+  const allow = match.allow.join(", ");
+  return new ApiError(405, "MethodNotAllowed", `This endpoint accepts ${allow} only.`, { allow });
 }

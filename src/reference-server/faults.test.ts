@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { ORGANIZATIONS_PATH } from "../contract";
 import { INTERNAL_ERROR_DETAIL } from "./envelope";
 import { FaultInjector, parseFaultSettings } from "./faults";
+import { startReferenceServer } from "./server";
+import { call, closeServersAfterEach, createDataSource, createOrg, expectError, start } from "../../test/support/reference-server-harness";
+
+closeServersAfterEach();
 
 describe("FaultInjector", () => {
   it("injects nothing by default", () => {
@@ -92,5 +97,94 @@ describe("FaultInjector", () => {
       expect(parsed.detail).toContain("routes.deleteEverything");
       expect(parsed.detail).toContain("typo");
     }
+  });
+});
+
+describe("fault injection over HTTP", () => {
+  it("is off by default", async () => {
+    const { server } = await start();
+    expect(server.faults.settings()).toEqual({});
+    await createOrg(server, server.apiKeys.alice!);
+    expect(server.faults.injected()).toEqual({ latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 });
+  });
+
+  it("delays requests by the configured latency (counted, not timed)", async () => {
+    const { server } = await start({ faults: { routes: { createOrganization: { latencyMs: 30 } } } });
+    const org = await createOrg(server, server.apiKeys.alice!);
+    await createDataSource(server, server.apiKeys.alice!, org.id);
+    expect(server.faults.injected().latency).toBe(1);
+  });
+
+  it("answers the next n requests with 429 and Retry-After, before auth", async () => {
+    const { server } = await start({ faults: { rateLimitNext: 2, retryAfterSeconds: 3 } });
+    for (const key of [server.apiKeys.alice!, undefined]) {
+      const reply = await call(server, "POST", ORGANIZATIONS_PATH, { ...(key ? { key } : {}), body: { name: "x" } });
+      expectError(reply, 429, "RateLimited");
+      expect(reply.headers.get("retry-after")).toBe("3");
+    }
+    await createOrg(server, server.apiKeys.alice!);
+    expect(server.faults.injected().rateLimited).toBe(2);
+    expect(server.inspect.organizations()).toHaveLength(1);
+  });
+
+  it("answers 503 with Retry-After for failNext, on the configured route only", async () => {
+    const { server } = await start();
+    const key = server.apiKeys.alice!;
+    server.faults.set({ routes: { createOrganization: { failNext: 1, retryAfterSeconds: 9 } } });
+    const reply = await call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "x" } });
+    expectError(reply, 503, "ServiceUnavailable");
+    expect(reply.headers.get("retry-after")).toBe("9");
+    const org = await createOrg(server, key);
+    expect((await createDataSource(server, key, org.id)).status).toBe(201);
+    expect(server.faults.injected().error).toBe(1);
+  });
+
+  it.each([
+    [500, "InternalError"],
+    [502, "ServiceUnavailable"],
+    [504, "ServiceUnavailable"],
+  ])("answers %i when configured, storing nothing", async (status, title) => {
+    const { server } = await start({ faults: { errorRate: 1, errorStatus: status as 500 | 502 | 504 } });
+    const reply = await call(server, "POST", ORGANIZATIONS_PATH, { key: server.apiKeys.alice!, body: { name: "x" } });
+    expectError(reply, status, title);
+    if (status === 500) expect(reply.json.error.detail).toBe(INTERNAL_ERROR_DETAIL);
+    expect(server.inspect.organizations()).toHaveLength(0);
+  });
+
+  it("resets the connection before commit: the client sees a network error and nothing is stored", async () => {
+    const { server } = await start({ faults: { resetBeforeCommitNext: 1 } });
+    const key = server.apiKeys.alice!;
+    await expect(call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "Lost" } })).rejects.toThrow();
+    expect(server.inspect.organizations()).toHaveLength(0);
+    const org = await createOrg(server, key);
+    server.faults.set({ routes: { createDataSource: { resetBeforeCommitNext: 1 } } });
+    await expect(createDataSource(server, key, org.id)).rejects.toThrow();
+    expect(server.inspect.dataSources()).toHaveLength(0);
+    expect(server.inspect.organization(org.id)?.trial).toBeNull();
+    expect(server.faults.injected().resetBeforeCommit).toBe(2);
+    expect(server.inspect.requests().byRoute[`POST ${ORGANIZATIONS_PATH}`]).toEqual({ "201": 1, none: 1 });
+  });
+
+  it("resets the connection after commit: the client sees a network error but the object exists and syncs", async () => {
+    const { server } = await start();
+    const key = server.apiKeys.alice!;
+    server.faults.set({ resetAfterCommitNext: 2 });
+    await expect(call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "Kept" } })).rejects.toThrow();
+    const [org] = server.inspect.organizations();
+    expect(org).toMatchObject({ name: "Kept", slug: "kept" });
+    await expect(createDataSource(server, key, org!.id)).rejects.toThrow();
+    const [ds] = server.inspect.dataSources();
+    expect(ds).toBeDefined();
+    expect((await server.waitForSync(ds!.id)).lastSyncStatus).toBe("SUCCEEDED");
+    expect(server.faults.injected().resetAfterCommit).toBe(2);
+    // A retry creates a second organization: the emulator is as non-idempotent as a real create.
+    await createOrg(server, key, "Kept");
+    expect(server.inspect.organizations().map((o) => o.slug)).toEqual(["kept", "kept-2"]);
+  });
+
+  it("rejects invalid settings in-process", async () => {
+    const { server } = await start();
+    expect(() => server.faults.set({ errorRate: 5 })).toThrow(/errorRate/);
+    await expect(startReferenceServer({ faults: { failNext: -1 } })).rejects.toThrow(/failNext/);
   });
 });

@@ -199,3 +199,25 @@ export class FaultInjector {
     return false;
   }
 }
+
+/** Injected delays, which closing the server cuts short: a cancelled delay never ends. */
+export class FaultDelays {
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  /** Resolves after `ms` milliseconds, unless {@link FaultDelays.cancelAll} comes first. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, ms);
+      this.timers.add(timer);
+    });
+  }
+
+  /** Cancels every running delay; their requests end with the closing connections. */
+  cancelAll(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, sendData } from "./envelope";
+import { ApiError, sendData, unmatchedRoute } from "./envelope";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import type { RequestLog, RequestSummary } from "./request-log";
@@ -147,4 +147,16 @@ export async function handleInspection(
       await ctx.reset();
       return sendData(res, 200, { reset: true });
   }
+}
+
+/** True when `path` belongs to the inspection surface. */
+export function isInspectionPath(path: string): boolean {
+  return path === INSPECTION_PREFIX || path.startsWith(`${INSPECTION_PREFIX}/`);
+}
+
+/** Routes and answers one inspection request; unknown paths and methods are thrown as 404/405. */
+export async function answerInspection(ctx: InspectionContext, method: string, path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const match = inspectionRouter.match(method, path);
+  if (match.kind !== "found") throw unmatchedRoute(match, "No inspection endpoint has this path.");
+  await handleInspection(ctx, match, req, res);
 }

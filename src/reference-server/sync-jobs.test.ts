@@ -3,6 +3,9 @@ import type { CreateDataSourceRequest } from "../contract";
 import type { SyncOptions, SyncOutcome, SyncTarget } from "./schema-sync";
 import { ReferenceStore } from "./store";
 import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE, redactSecrets } from "./sync-jobs";
+import { closeServersAfterEach, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../test/support/reference-server-harness";
+
+closeServersAfterEach();
 
 const base: CreateDataSourceRequest = {
   type: "direct",
@@ -192,5 +195,54 @@ describe("redactSecrets", () => {
       "a [redacted] b [redacted] postgres://u:[redacted]@h/db",
     );
     expect(redactSecrets("phrase=S3CRET-phrase", { sshPrivateKeyPassphrase: "S3CRET-phrase" })).toBe("phrase=[redacted]");
+  });
+});
+
+describe("sync jobs behind the server", () => {
+  it("answers PENDING, then runs the sync in the background to SUCCEEDED with tables", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const targets: SyncTarget[] = [];
+    const { server } = await start({
+      syncSchema: async (target) => {
+        targets.push(target);
+        await gate;
+        return { ok: true, tables: syncedTables };
+      },
+    });
+    const key = server.apiKeys.alice!;
+    const org = await createOrg(server, key);
+    const reply = await createDataSource(server, key, org.id, { ...validDataSource, sslEnabled: false });
+    expect(reply.json.data.lastSyncStatus).toBe("PENDING");
+    const id = reply.json.data.id as string;
+    while (targets.length === 0) await new Promise((r) => setImmediate(r));
+    expect(targets[0]).toEqual({ host: "db.example.com", port: 5432, databaseName: "analytics", username: "reader", password: validDataSource.password, sslEnabled: false });
+    expect(server.inspect.dataSource(id)).toMatchObject({ lastSyncStatus: "SYNCING", lastSyncAttemptAt: expect.any(String) });
+    release();
+    const done = await server.waitForSync(id);
+    expect(done).toMatchObject({
+      lastSyncStatus: "SUCCEEDED",
+      hasCompletedFirstSync: true,
+      lastHealthStatus: "HEALTHY",
+      lastSuccessfulSyncAt: expect.any(String),
+      lastHealthyAt: expect.any(String),
+      lastHealthCheckAttemptAt: expect.any(String),
+      tables: syncedTables,
+      credentialsAvailable: true,
+    });
+  });
+
+  it("records a failed sync as FAILED and UNHEALTHY", async () => {
+    const { server } = await start({ syncSchema: async () => ({ ok: false, message: "could not connect to db.example.com:5432: connection refused" }) });
+    const key = server.apiKeys.alice!;
+    const org = await createOrg(server, key);
+    const reply = await createDataSource(server, key, org.id);
+    expect(await server.waitForSync(reply.json.data.id)).toMatchObject({
+      lastSyncStatus: "FAILED",
+      lastHealthStatus: "UNHEALTHY",
+      syncErrorMessage: "could not connect to db.example.com:5432: connection refused",
+      hasCompletedFirstSync: false,
+      tables: null,
+    });
   });
 });

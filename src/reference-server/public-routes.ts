@@ -1,0 +1,143 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  ORGANIZATIONS_PATH,
+  SSO_JWT_PATH,
+  createDataSourceRequest,
+  createOrganizationRequest,
+  formatFieldErrors,
+  validate,
+} from "../contract";
+import { authenticate } from "./auth";
+import { ApiError, sendData, unmatchedRoute } from "./envelope";
+import type { FaultDelays, FaultInjector, FaultRoute } from "./faults";
+import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
+import { Router, type RouteMatch } from "./router";
+import type { ServerState } from "./server-state";
+import type { SyncJobs } from "./sync-jobs";
+import { dataSourceResponse, organizationResponse } from "./views";
+
+/** A route of the public API: the two creates, and the single-sign-on path the spec leaves open. */
+export type PublicRoute = FaultRoute | "ssoJwt";
+
+/** Routes of the public API. */
+export const publicRouter = new Router<PublicRoute>([
+  { id: "createOrganization", pattern: ORGANIZATIONS_PATH, methods: ["POST"] },
+  { id: "createDataSource", pattern: `${ORGANIZATIONS_PATH}/{orgId}/data-sources`, methods: ["POST"] },
+  { id: "ssoJwt", pattern: SSO_JWT_PATH, methods: ["*"] },
+]);
+
+/** What the public routes act on. */
+export interface PublicContext {
+  /** Store and its saving. */
+  state: ServerState;
+  /** Fault decisions and counts. */
+  faults: FaultInjector;
+  /** Injected delays, cut short by closing. */
+  delays: FaultDelays;
+  /** Background schema syncs. */
+  jobs: SyncJobs;
+  /** Service prefix of API keys. */
+  keyPrefix: string;
+  /** Largest accepted body in bytes. */
+  maxBodyBytes: number;
+  /** Length of the trial an organization's first data source starts. */
+  trialDays: number;
+  /** Clock. */
+  now: () => Date;
+}
+
+/** A checked request: who sent it and its parsed JSON body. */
+interface Admitted {
+  userName: string;
+  body: unknown;
+}
+
+/** Ends the exchange without an answer, as a dropped connection would. */
+function dropConnection(req: IncomingMessage): void {
+  req.socket.destroy();
+}
+
+/** The route to handle, or the 404/405/501 for the request. */
+function routeOf(match: RouteMatch<PublicRoute>): { route: FaultRoute; params: ReadonlyMap<string, string> } {
+  if (match.kind !== "found") throw unmatchedRoute(match, "No endpoint of the public API has this path.");
+  if (match.route.id === "ssoJwt") {
+    throw new ApiError(
+      501,
+      "NotImplemented",
+      "The single sign-on endpoint is not implemented: the public API specification does not show its method, payload or response.",
+    );
+  }
+  return { route: match.route.id, params: match.params };
+}
+
+/**
+ * Checks in the documented order: injected faults, auth, content type, size, JSON. Undefined
+ * when the server closed meanwhile (the connection is then dropped).
+ */
+async function admit(ctx: PublicContext, route: FaultRoute, req: IncomingMessage): Promise<Admitted | undefined> {
+  const { faults, state } = ctx;
+  const latency = faults.latencyFor(route);
+  if (latency > 0) await ctx.delays.sleep(latency);
+  if (state.isClosed) return undefined;
+  const injected = faults.errorFor(route);
+  if (injected) throw injected;
+
+  const auth = authenticate(req.headers.authorization, ctx.keyPrefix, state.store.apiKeys);
+  if (!auth.ok) throw new ApiError(401, "Unauthorized", auth.detail, { "www-authenticate": 'Bearer realm="api"' });
+  const unsupported = checkJsonContentType(req.headers["content-type"]);
+  if (unsupported) throw unsupported;
+  const body = parseJsonBody(await readBody(req, ctx.maxBodyBytes));
+  return state.isClosed ? undefined : { userName: auth.userName, body };
+}
+
+async function createOrganization(ctx: PublicContext, req: IncomingMessage, res: ServerResponse, who: Admitted): Promise<void> {
+  const { faults, state } = ctx;
+  const input = validate(createOrganizationRequest, who.body);
+  if (!input.ok) throw new ApiError(400, "ValidationError", formatFieldErrors(input.errors));
+  if (faults.takeResetBeforeCommit("createOrganization")) return dropConnection(req);
+  const org = state.store.createOrganization(who.userName, input.value.name, ctx.now());
+  // Only awaited with a state file: in memory there is nothing to wait for, not even a microtask.
+  if (state.persistent) await state.persist();
+  if (faults.takeResetAfterCommit("createOrganization")) return dropConnection(req);
+  return sendData(res, 201, organizationResponse(org));
+}
+
+async function createDataSource(
+  ctx: PublicContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  who: Admitted,
+  orgId: string,
+): Promise<void> {
+  const { faults, state } = ctx;
+  const input = validate(createDataSourceRequest, who.body);
+  if (!input.ok) throw new ApiError(400, "ValidationError", formatFieldErrors(input.errors));
+  // Someone else's organization gets the very same answer as a missing one: existence does not leak.
+  const org = state.store.organizationOwnedBy(orgId, who.userName);
+  if (!org) throw new ApiError(404, "NotFound", "Organization not found.");
+  if (faults.takeResetBeforeCommit("createDataSource")) return dropConnection(req);
+  const record = state.store.createDataSource(org, input.value, ctx.now(), ctx.trialDays);
+  const startSync = ctx.jobs.enqueue(record.fields.id);
+  try {
+    if (state.persistent) await state.persist();
+    if (faults.takeResetAfterCommit("createDataSource")) return dropConnection(req);
+    // The answer is serialized now, so it shows PENDING whatever the job does next.
+    sendData(res, 201, dataSourceResponse(record));
+  } finally {
+    startSync();
+  }
+}
+
+/** Answers one public API request; failures are thrown as {@link ApiError}. */
+export async function handlePublic(
+  ctx: PublicContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: RouteMatch<PublicRoute>,
+): Promise<void> {
+  const { route, params } = routeOf(match);
+  const who = await admit(ctx, route, req);
+  if (who === undefined) return dropConnection(req);
+  if (route === "createOrganization") return createOrganization(ctx, req, res, who);
+  return createDataSource(ctx, req, res, who, params.get("orgId") ?? "");
+}
