@@ -12,7 +12,7 @@ function runDemo(): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const env = pulumiEnvironment(toolchain);
     for (const key of Object.keys(env)) if (key.startsWith("ANALYTICS_")) delete env[key];
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist/demo/run.js")], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(repoRoot, "demo/dist/run.js")], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

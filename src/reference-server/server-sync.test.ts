@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataSourcesPath, ORGANIZATIONS_PATH } from "../contract";
 import { startReferenceServer, type ReferenceServer } from "./server";
-import { connectTestPostgres, type TestPostgres } from "./test-postgres";
+import { connectTestPostgres, type TestPostgres } from "../../test/support/test-postgres";
 
 let server: ReferenceServer;
 let postgres: TestPostgres;

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
 
-/** Pulumi release the project builds and tests against; the npm @pulumi/pulumi dependency and tools/pulumi/go.mod pin the same one. */
+/** Pulumi CLI and Node.js language host release the engine build uses; tools/pulumi/go.mod pins the same one. The npm SDK is the app's own (peer range in package.json). */
 export const PINNED_PULUMI_VERSION = "3.188.0";
 
 /** Oldest CLI accepted from the machine: dynamic providers get `configure` from 3.139 on. */
@@ -89,7 +89,8 @@ export function parseVersion(output: string): string | undefined {
   return /v?(\d+\.\d+\.\d+)/.exec(output)?.[1];
 }
 
-function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
+/** Cache root of the engine build and other downloads: $PULUMI_ANALYTICS_CACHE_DIR, $XDG_CACHE_HOME/pulumi-analytics or ~/.cache/pulumi-analytics. */
+export function defaultCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.PULUMI_ANALYTICS_CACHE_DIR) return env.PULUMI_ANALYTICS_CACHE_DIR;
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
   return path.join(base, "pulumi-analytics");

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../src/contract";
 import { startReferenceServer, type DataSourceInspection, type ReferenceServer } from "../../src/reference-server";
-import { connectTestPostgres, type TestPostgres } from "../../src/reference-server/test-postgres";
+import { connectTestPostgres, type TestPostgres } from "../support/test-postgres";
 import { TIMEOUT_MS, plaintextHits, recordFigures, scale } from "./support/campaign";
 
 const PASSWORD = "sync-fault-password-4c1d9e";

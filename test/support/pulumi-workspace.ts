@@ -31,6 +31,8 @@ export interface WorkspaceOptions {
   env?: NodeJS.ProcessEnv;
   /** Install this package as `pulumi-analytics` in the program's node_modules, as a user would have it. */
   linkPackage?: boolean;
+  /** The program gets no node_modules here: the test installs its own, as a user's app has. */
+  ownNodeModules?: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ export class PulumiWorkspace {
     const backendDir = path.join(root, "backend");
     const home = path.join(root, "home");
     fs.cpSync(options.programDir, programDir, { recursive: true });
-    linkNodeModules(programDir, options.linkPackage ?? false);
+    if (!options.ownNodeModules) linkNodeModules(programDir, options.linkPackage ?? false);
     fs.mkdirSync(backendDir);
     fs.mkdirSync(home);
     const base = { ...process.env };

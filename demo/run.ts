@@ -7,10 +7,9 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startDemoWarehouse } from "../reference-server/demo-warehouse";
-import { startReferenceServer } from "../reference-server";
-import { resolvePulumiToolchain, type PulumiToolchain } from "../toolchain/pulumi-cli";
-import { runPulumi } from "../toolchain/run-pulumi";
+import { startReferenceServer } from "pulumi-analytics/reference-server";
+import { resolvePulumiToolchain, runPulumi, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { startDemoWarehouse } from "./demo-warehouse";
 
 const projectDir = path.resolve(__dirname, "..", "..");
 const started = Date.now();

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { syncSchema } from "./schema-sync";
+import { syncSchema } from "../../src/reference-server";
 import { connectTestPostgres, type TestPostgres } from "./test-postgres";
 
 const ENV = "ANALYTICS_TEST_POSTGRES";

@@ -6,7 +6,7 @@
  * or =embedded to use the demo warehouse even when a system Postgres is there.
  */
 import { Client, type QueryResult, type QueryResultRow } from "pg";
-import { startDemoWarehouse } from "./demo-warehouse";
+import { startDemoWarehouse } from "../../demo/demo-warehouse";
 
 /** Which database {@link connectTestPostgres} found. */
 export type TestPostgresKind = "system" | "embedded";

@@ -2,7 +2,7 @@ import * as net from "node:net";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TABLES, startDemoWarehouse, type DemoWarehouse } from "./demo-warehouse";
-import { syncSchema, type SyncTarget, type SyncedTable } from "./schema-sync";
+import { syncSchema, type SyncTarget, type SyncedTable } from "../src/reference-server";
 
 function targetOf(warehouse: DemoWarehouse): SyncTarget {
   return {

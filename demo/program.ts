@@ -3,7 +3,7 @@
  * `npm run demo` at the embedded reference server and demo warehouse.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { DataSource, Organization } from "../index";
+import { DataSource, Organization } from "pulumi-analytics";
 
 const warehouse = new pulumi.Config("warehouse");
 

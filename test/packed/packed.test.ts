@@ -1,0 +1,156 @@
+/**
+ * The package as a user installs it: `npm pack`, a fresh app on its own `@pulumi/pulumi` (the
+ * oldest the peer range allows and the newest tested), the real CLI against the reference server
+ * started from the install; and a stack created by the previous release, run with this one.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import {
+  NEWEST_SDK,
+  OLDEST_SDK,
+  compileApp,
+  installApp,
+  packRepository,
+  sdkCopies,
+  startInstalledServer,
+  upgradeApp,
+  type InstalledServer,
+  type PackedTarball,
+} from "./packed-app";
+
+const toolchain = inject("pulumiToolchain");
+const APP = path.join(repoRoot, "test", "fixtures", "packed-app");
+/** The 0.1.0 release, packed from the commit it was cut from. */
+const RELEASE_0_1_0 = path.join(repoRoot, "test", "fixtures", "upgrade", "pulumi-analytics-0.1.0.tgz");
+/** The SDK 0.1.0 pinned, so every app that ran 0.1.0 has it. */
+const SDK_OF_0_1_0 = "3.188.0";
+const DB_PASSWORD = "packed-app-db-password";
+const DATA_SOURCE = "pulumi-nodejs:dynamic/analytics:DataSource";
+
+let work: string;
+let tarball: PackedTarball;
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-packed-"));
+  tarball = await packRepository(work);
+}, 300_000);
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** Points the stack at `server` and sets the program's one secret. */
+async function configure(workspace: PulumiWorkspace, server: InstalledServer): Promise<void> {
+  await workspace.pulumi(["config", "set", "analytics:baseUrl", server.url]);
+  await workspace.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKey]);
+  await workspace.pulumi(["config", "set", "--secret", "db:password", DB_PASSWORD]);
+}
+
+/** Nothing the CLI printed or stored holds the API key or the database password. */
+function expectNoPlaintextSecrets(workspace: PulumiWorkspace, server: InstalledServer): void {
+  const printed = workspace.transcript.map((r: CommandResult) => r.stdout + r.stderr).join("\n");
+  const stored = [...workspace.backendFiles().values()].join("\n");
+  for (const secret of [server.apiKey, DB_PASSWORD]) {
+    expect(printed).not.toContain(secret);
+    expect(stored).not.toContain(secret);
+  }
+}
+
+/** The package.json inside the tarball. */
+function packedManifest(): Record<string, unknown> {
+  return JSON.parse(execFileSync("tar", ["-xzOf", tarball.file, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
+}
+
+describe("the packed tarball", () => {
+  it("ships the build, the engine pins, README and LICENSE, and nothing of tests, demo, fixtures or sources", () => {
+    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/toolchain/bin.js", "dist/resources/provider-impl.js", "tools/pulumi/go.mod", "tools/pulumi/go.sum"]) {
+      expect(tarball.files).toContain(file);
+    }
+    const stray = tarball.files.filter(
+      (file) => /(^|\/)(test|tests|demo|fixtures?|src)(\/|$)|\.test\.|demo-warehouse|test-postgres|\.map$/.test(file) || (file.endsWith(".ts") && !file.endsWith(".d.ts")),
+    );
+    expect(stray).toEqual([]);
+  });
+
+  it("declares the SDK as a peer range, no embedded Postgres, and no install-time script", () => {
+    const manifest = packedManifest();
+    expect(manifest.peerDependencies).toEqual({ "@pulumi/pulumi": `^${OLDEST_SDK}` });
+    expect(Object.keys(manifest.dependencies as object).sort()).toEqual(["pg", "undici", "zod"]);
+    const scripts = manifest.scripts as Record<string, string>;
+    for (const hook of ["prepare", "preinstall", "install", "postinstall"]) expect(scripts[hook]).toBeUndefined();
+    expect(manifest.license).toBe("Apache-2.0");
+    expect(manifest.keywords).toEqual(expect.arrayContaining(["pulumi", "iac", "provider"]));
+    expect(manifest.repository).toBeDefined();
+    // The checkout's own package.json keeps `prepare` (git installs build with it).
+    const own = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(own.scripts.prepare).toBeDefined();
+  });
+
+  for (const sdk of [OLDEST_SDK, NEWEST_SDK]) {
+    it(`in a fresh app on @pulumi/pulumi ${sdk}: one SDK copy, type-checks, preview, up, no-change preview, refresh, destroy`, async () => {
+      const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true });
+      let server: InstalledServer | undefined;
+      try {
+        const ms = await installApp(workspace.programDir, sdk, tarball.file);
+        process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk}: ${(ms / 1000).toFixed(1)} s\n`);
+        expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${sdk}`]);
+        await compileApp(workspace.programDir);
+
+        server = await startInstalledServer(workspace.programDir);
+        await configure(workspace, server);
+        expect((await workspace.pulumi(["preview"])).stdout).toMatch(/\+ 3 to create/);
+        expect((await workspace.pulumi(["up", "--yes"])).stdout).toMatch(/\+ 3 created/);
+        const outputs = JSON.parse((await workspace.pulumi(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
+        const answer = await fetch(`${server.url}/_reference/data-sources/${String(outputs.dataSourceId)}`);
+        expect(answer.status).toBe(200);
+        expect(outputs).toMatchObject({ resourceCount: 2, probeCode: "none", lastSyncStatus: "PENDING" });
+
+        await workspace.pulumi(["preview", "--expect-no-changes"]);
+        expect((await workspace.pulumi(["refresh", "--yes"])).stdout).toMatch(/3 unchanged/);
+        expect((await workspace.pulumi(["destroy", "--yes"])).stdout).toMatch(/- 3 deleted/);
+        expectNoPlaintextSecrets(workspace, server);
+      } finally {
+        await server?.stop();
+        workspace.dispose();
+      }
+    }, 600_000);
+  }
+});
+
+describe("upgrading from 0.1.0", () => {
+  it("a stack that 0.1.0 created previews with no changes on this version, then on the newest SDK, and destroys", async () => {
+    const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true });
+    let server: InstalledServer | undefined;
+    try {
+      await installApp(workspace.programDir, SDK_OF_0_1_0, RELEASE_0_1_0);
+      // Only the program: 0.1.0's subpath entries had no types under node10 resolution.
+      await compileApp(workspace.programDir, ["tsconfig.json"]);
+      // One server for the whole test: the service outlives the provider's upgrade.
+      server = await startInstalledServer(workspace.programDir);
+      await configure(workspace, server);
+      await workspace.pulumi(["up", "--yes"]);
+      const [created] = resourcesOfType(await workspace.exportStack(), DATA_SOURCE);
+      expect(String(created?.inputs?.__provider)).toContain("pulumi-analytics/dynamic-provider");
+
+      await upgradeApp(workspace.programDir, SDK_OF_0_1_0, tarball.file);
+      const installed = JSON.parse(fs.readFileSync(path.join(workspace.programDir, "node_modules", "pulumi-analytics", "package.json"), "utf8")) as { peerDependencies?: object };
+      expect(installed.peerDependencies).toBeDefined();
+      expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${SDK_OF_0_1_0}`]);
+      await compileApp(workspace.programDir);
+
+      await workspace.pulumi(["preview", "--expect-no-changes"]);
+      // Freed from 0.1.0's exact pin, the app moves to the newest SDK: still no changes.
+      await upgradeApp(workspace.programDir, NEWEST_SDK, tarball.file);
+      expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${NEWEST_SDK}`]);
+      await workspace.pulumi(["preview", "--expect-no-changes"]);
+      // The state still holds 0.1.0's serialized provider; deleting through it must reach this version's code.
+      const [kept] = resourcesOfType(await workspace.exportStack(), DATA_SOURCE);
+      expect(kept?.inputs?.__provider).toEqual(created?.inputs?.__provider);
+      expect((await workspace.pulumi(["destroy", "--yes"])).stdout).toMatch(/- 3 deleted/);
+      expectNoPlaintextSecrets(workspace, server);
+    } finally {
+      await server?.stop();
+      workspace.dispose();
+    }
+  }, 600_000);
+});
