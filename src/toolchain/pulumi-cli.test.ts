@@ -53,13 +53,19 @@ describe("version helpers", () => {
 });
 
 describe("version pins agree", () => {
-  it("package.json, the installed SDK and tools/pulumi/go.mod name the same Pulumi release", () => {
+  it("tools/pulumi/go.mod builds the pinned engine; the SDK is a peer from the oldest CLI the toolchain accepts", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(engineModuleDir(), "..", "..", "package.json"), "utf8"));
-    expect(pkg.dependencies["@pulumi/pulumi"]).toBe(PINNED_PULUMI_VERSION);
-    expect(require("@pulumi/pulumi/package.json").version).toBe(PINNED_PULUMI_VERSION);
     const goMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
     expect(goMod).toContain(`github.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION}`);
     expect(goMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION}`);
+    // Both floors are the release that gave dynamic providers `configure`.
+    expect(pkg.peerDependencies["@pulumi/pulumi"]).toBe(`^${MINIMUM_PULUMI_VERSION}`);
+    expect(pkg.dependencies["@pulumi/pulumi"]).toBeUndefined();
+    // The repository develops against one exact SDK inside the range, so CI never moves under it.
+    const devSdk: string = pkg.devDependencies["@pulumi/pulumi"];
+    expect(devSdk).toMatch(/^3\.\d+\.\d+$/);
+    expect(compareVersions(devSdk, MINIMUM_PULUMI_VERSION)).toBeGreaterThanOrEqual(0);
+    expect(require("@pulumi/pulumi/package.json").version).toBe(devSdk);
   });
 });
 
