@@ -120,7 +120,7 @@ describe("status codes", () => {
     expect(res.status).toBe(413);
     expect(res.headers.get("connection")).toBe("close");
     expect(json).toEqual({ error: { title: "PayloadTooLarge", detail: expect.stringContaining("1000 bytes") } });
-    // The server stopped reading at the limit: most of the stream was never taken.
+    // The server stopped reading at the drain cap (1000 bytes + 16 MiB): most of the stream was never taken.
     expect(sent).toBeLessThan(offered / 2);
   });
 

@@ -32,23 +32,34 @@ export function checkJsonContentType(header: string | undefined): ApiError | und
   return undefined;
 }
 
+/**
+ * Bytes of an oversized body read and thrown away before the 413 is sent: a client still sending
+ * when the connection closes gets a TCP reset that can erase the answer (RFC 9112 §9.6), so the
+ * rest of the body is drained first, up to this many bytes beyond the limit; past that the
+ * connection is closed and such a client may see a reset instead of the 413.
+ */
+export const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+
 function tooLarge(maxBytes: number): ApiError {
-  // The connection closes after the answer so the rest of the body is never read.
+  // Sent once the body is drained (or the drain cap is hit); the connection closes afterwards.
   return new ApiError(413, "PayloadTooLarge", `The request body exceeds the limit of ${maxBytes} bytes.`, {
     connection: "close",
   });
 }
 
 /**
- * Reads the whole body, but no more than `maxBytes`: a declared Content-Length above the limit
- * is refused before reading, and a longer stream is refused as soon as it crosses the limit.
+ * Reads the whole body, keeping no more than `maxBytes`. An oversized body (by its declared
+ * Content-Length or as it streams) is read to its end and discarded, so the client can read the
+ * 413, unless it exceeds the limit by more than `maxDrainBytes`; then the 413 comes at once.
+ * Memory stays bounded either way: discarded chunks are never kept.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
+export function readBody(req: IncomingMessage, maxBytes: number, maxDrainBytes: number = MAX_DRAIN_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  if (declared > maxBytes + maxDrainBytes) return Promise.reject(tooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let oversized = declared > maxBytes;
     const cleanup = (): void => {
       req.off("data", onData);
       req.off("end", onEnd);
@@ -57,18 +68,22 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > maxBytes) {
-        cleanup();
-        req.pause();
-        chunks.length = 0;
-        reject(tooLarge(maxBytes));
+      if (size > maxBytes) oversized = true;
+      if (!oversized) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
+      chunks.length = 0;
+      if (size > maxBytes + maxDrainBytes) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(maxBytes));
+      }
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      if (oversized) reject(tooLarge(maxBytes));
+      else resolve(Buffer.concat(chunks, size));
     };
     const onError = (): void => {
       cleanup();
