@@ -125,7 +125,7 @@ describe("lifecycle with the real engine", () => {
   }, 300_000);
 
   it.each([
-    ["displayName", "", /displayName.*at least 1 character/],
+    ["displayName", "", /displayName.*at least 1 character long, got an empty string/],
     ["port", "70000", /port.*integer from 0 to 65535, got 70000/],
     ["dialect", "MYSQL", /dialect.*must be "POSTGRES".*got "MYSQL"/],
   ])("fails the preview on %s=%j naming the field, and the server receives nothing", async (field, value, message) => {

@@ -53,7 +53,7 @@ describe("createDataSourceRequest", () => {
     if (result.ok) return;
     expect(formatFieldErrors(result.errors)).toBe(
       'type: must be "direct" (the only allowed value), got "x"; dialect: must be "POSTGRES" (the only allowed value), got "MYSQL"; ' +
-        "displayName: must be at least 1 character long; port: must be an integer from 0 to 65535, got 70000; extra: is not a field of this request",
+        "displayName: must be at least 1 character long, got an empty string; port: must be an integer from 0 to 65535, got 70000; extra: is not a field of this request",
     );
   });
 
@@ -83,5 +83,47 @@ describe("createOrganizationRequest", () => {
     [{}, false],
   ])("%j valid=%s", (body, ok) => {
     expect(validate(createOrganizationRequest, body).ok).toBe(ok);
+  });
+});
+
+describe("every reason says what was given", () => {
+  const base = { type: "direct", dialect: "POSTGRES", displayName: "d" };
+
+  it.each([
+    [{ displayName: "" }, "displayName", "must be at least 1 character long, got an empty string"],
+    [{ displayName: 7 }, "displayName", "must be a string, got 7"],
+    [{ displayName: null }, "displayName", "must be a string, got null"],
+    [{ host: "" }, "host", undefined],
+    [{ host: ["a"] }, "host", "must be a string, got an array"],
+    [{ port: -1 }, "port", "must be an integer from 0 to 65535, got -1"],
+    [{ port: "5432" }, "port", 'must be an integer from 0 to 65535, got "5432"'],
+    [{ sslEnabled: "yes" }, "sslEnabled", 'must be a boolean (true or false), got "yes"'],
+    [{ databaseName: 1 }, "databaseName", "must be a string or null, got 1"],
+    [{ type: "" }, "type", 'must be "direct" (the only allowed value), got an empty string'],
+    [{ dialect: "x".repeat(50) }, "dialect", 'must be "POSTGRES" (the only allowed value), got a 50-character string'],
+  ])("%j: %s", (patch, field, reason) => {
+    const result = validate(createDataSourceRequest, { ...base, ...patch });
+    if (reason === undefined) return expect(result.ok).toBe(true);
+    expect(result).toEqual({ ok: false, errors: [{ field, reason }] });
+  });
+
+  it.each([
+    [{ name: "" }, "must be at least 1 character long, got an empty string"],
+    [{ name: "x".repeat(256) }, "must be at most 255 characters long, got 256 characters"],
+    [{ name: false }, "must be a string, got false"],
+    [{}, "is required"],
+  ])("organization %j: %s", (body, reason) => {
+    expect(validate(createOrganizationRequest, body)).toEqual({ ok: false, errors: [{ field: "name", reason }] });
+  });
+
+  it.each(SECRET_DATA_SOURCE_FIELDS.flatMap((field) => [
+    [field, 987654321, "must be a string, got a number"],
+    [field, true, "must be a string, got a boolean"],
+    [field, ["hunter2-secret"], "must be a string, got an array"],
+    [field, { key: "hunter2-secret" }, "must be a string, got an object"],
+  ]))("secret %s=%j is described, never quoted", (field, value, reason) => {
+    const result = validate(createDataSourceRequest, { ...base, [field]: value });
+    expect(result).toEqual({ ok: false, errors: [{ field, reason }] });
+    expect(JSON.stringify(result)).not.toMatch(/987654321|hunter2/);
   });
 });

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { SECRET_DATA_SOURCE_FIELDS } from "./fields";
 
 /** One offending field and a reason a person can act on. */
 export interface FieldError {
@@ -11,12 +12,13 @@ export interface FieldError {
 /** Result of {@link validate}: the parsed value, or every offending field. */
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
-/** A short description of a JSON value's kind, for "got ..." in reasons. */
+/** A short description of a JSON value, for "got ..." in reasons: short strings and numbers are quoted. */
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   switch (typeof value) {
     case "string":
+      if (value === "") return "an empty string";
       return value.length > 40 ? `a ${value.length}-character string` : JSON.stringify(value);
     case "number":
       return Number.isFinite(value) ? String(value) : "a non-finite number";
@@ -28,6 +30,17 @@ export function describeValue(value: unknown): string {
       return typeof value;
   }
 }
+
+/** What was given in a credential field, never the value itself: its kind and, for strings, its length. */
+export function describeSecretValue(value: unknown): string {
+  if (typeof value === "string") return value === "" ? "an empty string" : `a ${value.length}-character string`;
+  if (typeof value === "number") return "a number";
+  if (typeof value === "boolean") return "a boolean";
+  return describeValue(value);
+}
+
+/** Field names whose values are credentials: reasons describe them without quoting them. */
+const SECRET_FIELDS: ReadonlySet<PropertyKey> = new Set<PropertyKey>(SECRET_DATA_SOURCE_FIELDS);
 
 const ARTICLES: Record<string, string> = {
   string: "a string",
@@ -51,7 +64,8 @@ function lookup(input: unknown, path: readonly PropertyKey[]): { found: boolean;
 function reasonFor(issue: z.core.$ZodIssue, input: unknown): string {
   const { found, value } = lookup(input, issue.path);
   if (!found) return "is required";
-  const got = `got ${describeValue(value)}`;
+  const secret = SECRET_FIELDS.has(issue.path[issue.path.length - 1] ?? "");
+  const got = `got ${secret ? describeSecretValue(value) : describeValue(value)}`;
   // Schemas that word their own rule ("must be ...") keep it, with the offending value.
   if (issue.message.startsWith("must ")) return `${issue.message}, ${got}`;
   switch (issue.code) {
@@ -64,13 +78,13 @@ function reasonFor(issue: z.core.$ZodIssue, input: unknown): string {
         : `must be one of ${allowed.join(", ")}, ${got}`;
     }
     case "too_small":
-      if (issue.origin === "string") return `must be at least ${String(issue.minimum)} character${issue.minimum === 1 ? "" : "s"} long`;
+      if (issue.origin === "string") return `must be at least ${String(issue.minimum)} character${issue.minimum === 1 ? "" : "s"} long, ${got}`;
       return `must be ${issue.inclusive ? "at least" : "greater than"} ${String(issue.minimum)}, ${got}`;
     case "too_big":
-      if (issue.origin === "string") return `must be at most ${String(issue.maximum)} characters long, got ${String((value as string).length)}`;
+      if (issue.origin === "string") return `must be at most ${String(issue.maximum)} characters long, got ${String((value as string).length)} characters`;
       return `must be ${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}, ${got}`;
     default:
-      return issue.message;
+      return `${issue.message}, ${got}`;
   }
 }
 

@@ -24,7 +24,7 @@ export type AuthResult = { ok: true; userName: string } | { ok: false; detail: s
 /** Throws unless `prefix` can start an API key. */
 export function assertKeyPrefix(prefix: string): void {
   if (!KEY_PREFIX_PATTERN.test(prefix)) {
-    throw new RangeError("key prefix must be 1-32 letters, digits, '-' or '_', starting with a letter or digit");
+    throw new RangeError(`key prefix must be 1-32 letters, digits, '-' or '_', starting with a letter or digit, got ${JSON.stringify(prefix)}`);
   }
 }
 

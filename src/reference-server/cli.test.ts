@@ -65,6 +65,15 @@ describe("runCli", () => {
     },
   );
 
+  it.each([
+    [["--port", "abc"], '--port must be an integer from 0 to 65535, got "abc"'],
+    [["--port", "70000"], '--port must be an integer from 0 to 65535, got "70000"'],
+    [["--key-prefix", "bad prefix"], 'starting with a letter or digit, got "bad prefix"'],
+  ])("says what was given on bad usage: %j", async (argv, words) => {
+    const { stderr } = await run(argv);
+    expect(stderr).toContain(words);
+  });
+
   it("mint-key stores only the digest and prints the key once", async () => {
     const statePath = path.join(tempDir(), "state.json");
     const first = await run(["mint-key", "--user", "alice", "--state", statePath]);

@@ -52,7 +52,7 @@ export async function mintKeyIntoStateFile(statePath: string, userName: string, 
 
 function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new RangeError("--port must be an integer from 0 to 65535");
+  if (!/^\d+$/.test(text) || port > 65535) throw new RangeError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(text)}`);
   return port;
 }
 

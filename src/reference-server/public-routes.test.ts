@@ -173,7 +173,7 @@ describe("validation", () => {
     ["type", "indirect", /type: must be "direct"/],
     ["dialect", "MYSQL", /dialect: must be "POSTGRES"/],
     ["dialect", "postgres", /dialect: must be "POSTGRES"/],
-    ["displayName", "", /displayName: must be at least 1 character/],
+    ["displayName", "", /displayName: must be at least 1 character long, got an empty string/],
     ["displayName", 5, /displayName: must be a string/],
     ["databaseName", 5, /databaseName: must be a string or null/],
     ["sslEnabled", "true", /sslEnabled: must be a boolean/],
@@ -226,7 +226,7 @@ describe("validation", () => {
     const key = server.apiKeys.alice!;
     const cases: Array<[unknown, RegExp]> = [
       [{}, /name: is required/],
-      [{ name: "" }, /name: must be at least 1 character/],
+      [{ name: "" }, /name: must be at least 1 character long, got an empty string/],
       [{ name: 7 }, /name: must be a string/],
       [{ name: "n".repeat(256) }, /name: must be at most 255 characters/],
       [{ name: "ok", slug: "mine" }, /slug: is not a field of this request/],

@@ -36,7 +36,7 @@ describe("checkDataSource", () => {
     [{ databaseName: 7 }, "databaseName", /string or null/],
     [{ sslEnabled: "yes" }, "sslEnabled", /boolean/],
     [{ hostname: "typo" }, "hostname", /not a field/],
-    [{ orgId: "" }, "orgId", /non-empty string/],
+    [{ orgId: "" }, "orgId", /non-empty string \(an organization id\), got an empty string/],
   ])("fails %j on %s with a readable reason", (patch, property, reason) => {
     const { failures, inputs } = checkDataSource({ ...valid, ...patch });
     expect(failures).toHaveLength(1);

@@ -5,6 +5,7 @@ import {
   SECRET_DATA_SOURCE_FIELDS,
   createDataSourceRequest,
   createOrganizationRequest,
+  describeValue,
   validate,
 } from "../contract";
 
@@ -88,7 +89,10 @@ export function checkDataSource(news: Record<string, unknown>): CheckOutcome {
   if (orgId !== UNKNOWN && (typeof orgId !== "string" || orgId.length === 0)) {
     failures.push({
       property: "orgId",
-      reason: orgId === undefined ? "is required: pass the organization's id, e.g. `orgId: org.id`" : "must be a non-empty string (an organization id)",
+      reason:
+        orgId === undefined
+          ? "is required: pass the organization's id, e.g. `orgId: org.id`"
+          : `must be a non-empty string (an organization id), got ${describeValue(orgId)}`,
     });
   }
   const pending = unknownKeys(body);
