@@ -352,6 +352,51 @@ describe("syncSchema against a real Postgres", () => {
     }
   });
 
+  /** Runs `fn` with PG* variables pointing at the test database, so any fallback to them would succeed. */
+  async function withDecoyEnvironment<T>(extra: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+    const vars: Record<string, string> = {
+      PGHOST: db.host,
+      PGPORT: String(db.port),
+      PGUSER: db.username,
+      PGDATABASE: db.databaseName,
+      PGPASSWORD: db.password ?? "unused",
+      ...extra,
+    };
+    const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, vars);
+    try {
+      return await fn();
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
+
+  it.each([
+    ["port 0", { port: 0 }, "could not connect to 127.0.0.1:0: port 0 cannot be connected to (TCP reserves it); set the database's real port"],
+    [
+      "an empty databaseName",
+      { databaseName: "" },
+      "databaseName is an empty string on the data source; set a database name, or null for the database named like the user",
+    ],
+    ["an empty host", { host: "" }, "host is an empty string on the data source; set the database host"],
+    ["an empty username", { username: "" }, "username is an empty string on the data source; set the role to log in as"],
+  ])("syncs %s as stored, a clear failure, never pg's default or a PG* variable", async (_what, patch, message) => {
+    const outcome = await withDecoyEnvironment({}, () => syncSchema({ ...target, host: "127.0.0.1", ...patch }));
+    expect(outcome).toEqual({ ok: false, message });
+  });
+
+  it("uses only the data source's values: PGOPTIONS, PGDATABASE and the other PG* variables are ignored", async () => {
+    // A setting the server rejects at login: read from the environment, it would fail the sync.
+    const decoys = { PGOPTIONS: "-c no_such_setting_for_sync_test=1", PGDATABASE: `missing_${randomSuffix()}`, PGSSLMODE: "require", PGAPPNAME: "decoy" };
+    const outcome = await withDecoyEnvironment(decoys, () => syncSchema({ ...target, databaseName: null, username: db.username }));
+    // A null databaseName is the database named like the user (Postgres's own default), not $PGDATABASE.
+    if (db.databaseName === db.username) expect(tablesOf(outcome).some((table) => table.schema === schema)).toBe(true);
+    else expect(tablesOf(outcome)).toEqual(expect.any(Array));
+  });
+
   it("defaults a null port to 5432", async () => {
     const outcome = await syncSchema({ ...target, host: "127.0.0.1", port: null });
     if (db.kind === "system") {

@@ -9,9 +9,9 @@ import { Client, type ClientConfig } from "pg";
 export interface SyncTarget {
   /** Host name or address; required. */
   host: string | null;
-  /** TCP port; null means {@link DEFAULT_POSTGRES_PORT}. */
+  /** TCP port; null means {@link DEFAULT_POSTGRES_PORT}; 0 is tried as 0 (and fails), never replaced. */
   port: number | null;
-  /** Database; null means the one named like the user (Postgres's own default). */
+  /** Database; null means the one named like the user (Postgres's own default); an empty name fails. */
   databaseName: string | null;
   /** Role to log in as; required. */
   username: string | null;
@@ -137,8 +137,9 @@ export function describeTarget(target: Pick<SyncTarget, "host" | "port" | "datab
  * present certificates from private CAs. A server that refuses TLS yields a message suggesting
  * `sslEnabled: false`.
  *
- * Only values from the target are used: pg's fallbacks to PG* environment variables and
- * ~/.pgpass are bypassed, since the machine running the sync is not the data source's owner.
+ * Only values from the target are used: pg's fallbacks to PG* environment variables, ~/.pgpass
+ * and its defaults for "unset" values (port 0, empty strings) are bypassed, since the machine
+ * running the sync is not the data source's owner (see {@link unusableTarget}).
  */
 export async function syncSchema(target: SyncTarget, options: SyncOptions = {}): Promise<SyncOutcome> {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -149,15 +150,14 @@ export async function syncSchema(target: SyncTarget, options: SyncOptions = {}):
   ] as const) {
     if (!Number.isSafeInteger(value) || value <= 0) return { ok: false, message: `${name} must be a positive integer` };
   }
-  if (target.host === null || target.host === "") return { ok: false, message: "host is not set on the data source" };
-  if (target.username === null || target.username === "") {
-    return { ok: false, message: "username is not set on the data source" };
-  }
+  const unusable = unusableTarget(target);
+  if (unusable !== undefined) return { ok: false, message: unusable };
 
   let client: Client | undefined;
   let phase: Phase = "connect";
   try {
-    client = new Client(clientConfig(target, target.host, target.username, connectTimeoutMs, queryTimeoutMs));
+    const config = clientConfig(target, target.host!, target.username!, connectTimeoutMs, queryTimeoutMs);
+    client = withoutPgEnvironment(() => new Client(config));
     // A socket error while no call is pending is emitted as an event; without a listener it
     // would crash the process. Pending calls reject with the same error, so it is handled there.
     client.on("error", () => undefined);
@@ -179,6 +179,40 @@ export async function syncSchema(target: SyncTarget, options: SyncOptions = {}):
   }
 }
 
+/**
+ * Why the target cannot be synced as stored, or undefined. pg treats 0 and empty strings as
+ * "unset" and would quietly use localhost, 5432, $USER or PG* variables instead; a sync must use
+ * exactly what the data source says, so those values fail here with words.
+ */
+export function unusableTarget(target: SyncTarget): string | undefined {
+  for (const field of ["host", "username"] as const) {
+    if (target[field] === null) return `${field} is not set on the data source`;
+    if (target[field] === "") return `${field} is an empty string on the data source; set the ${field === "host" ? "database host" : "role to log in as"}`;
+  }
+  if (target.databaseName === "") {
+    return "databaseName is an empty string on the data source; set a database name, or null for the database named like the user";
+  }
+  if (target.port === 0) {
+    return `could not connect to ${hostPort(target)}: port 0 cannot be connected to (TCP reserves it); set the database's real port`;
+  }
+  return undefined;
+}
+
+/**
+ * Builds a pg client with every PG* variable hidden: pg reads PGHOST, PGPORT, PGUSER, PGDATABASE,
+ * PGPASSWORD, PGOPTIONS, PGSSLMODE, PGCLIENT_ENCODING and more for anything it considers unset,
+ * and it reads them only here, synchronously, so nothing else can observe the gap.
+ */
+function withoutPgEnvironment<T>(build: () => T): T {
+  const hidden = Object.entries(process.env).filter(([name]) => name.startsWith("PG"));
+  for (const [name] of hidden) delete process.env[name];
+  try {
+    return build();
+  } finally {
+    for (const [name, value] of hidden) process.env[name] = value;
+  }
+}
+
 function clientConfig(
   target: SyncTarget,
   host: string,
@@ -191,7 +225,7 @@ function clientConfig(
     host,
     port: target.port ?? DEFAULT_POSTGRES_PORT,
     user,
-    // Explicit so PGDATABASE cannot leak in; Postgres's own default is the user's name.
+    // Null means Postgres's own default, the database named like the user; written out so pg never guesses.
     database: target.databaseName ?? user,
     // A function so pg asks only when the server requests a password and never reads ~/.pgpass.
     password: () => {

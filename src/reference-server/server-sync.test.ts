@@ -91,6 +91,29 @@ describe("background schema sync through the API", () => {
     ]);
   });
 
+  it("syncs a data source with port 0 against port 0: FAILED with a clear message, never against 5432", async () => {
+    const org = await post(ORGANIZATIONS_PATH, { name: "Port Zero Org" });
+    const created = await post(dataSourcesPath(org.json.data!.id), {
+      type: "direct",
+      dialect: "POSTGRES",
+      displayName: "Port zero",
+      host: "127.0.0.1",
+      port: 0,
+      databaseName: postgres.databaseName,
+      username: postgres.username,
+      ...(postgres.password ? { password: postgres.password } : {}),
+      sslEnabled: false,
+    });
+    expect(created.status).toBe(201);
+    const synced = await server.waitForSync(created.json.data!.id);
+    expect(synced).toMatchObject({
+      port: 0,
+      lastSyncStatus: "FAILED",
+      lastHealthStatus: "UNHEALTHY",
+      syncErrorMessage: "could not connect to 127.0.0.1:0: port 0 cannot be connected to (TCP reserves it); set the database's real port",
+    });
+  });
+
   it("ends FAILED and UNHEALTHY with a clear message, free of the password, when the login is refused", async () => {
     const rejecting = await rejectingPostgres();
     try {
