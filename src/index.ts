@@ -9,6 +9,7 @@ export {
   ApiError,
   ConfigurationError,
   ConnectionError,
+  ImportUnsupportedError,
   ResponseFormatError,
   UnauthorizedError,
 } from "./client/errors";

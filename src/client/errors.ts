@@ -6,7 +6,8 @@ export type AnalyticsErrorCode =
   | "ANALYTICS_UNAUTHORIZED"
   | "ANALYTICS_CONNECTION"
   | "ANALYTICS_AMBIGUOUS_CREATE"
-  | "ANALYTICS_RESPONSE_FORMAT";
+  | "ANALYTICS_RESPONSE_FORMAT"
+  | "ANALYTICS_IMPORT_UNSUPPORTED";
 
 /** Base of every error this package raises: a fixed `name` and a stable `code` to branch on. */
 export class AnalyticsError extends Error {
@@ -58,6 +59,16 @@ export class AmbiguousCreateError extends AnalyticsError {
 /** A success response whose body does not match the API contract. */
 export class ResponseFormatError extends AnalyticsError {
   override readonly code = "ANALYTICS_RESPONSE_FORMAT" as const;
+}
+
+/**
+ * A resource declared with the `import` option: the API has no read endpoint, so an existing
+ * object cannot be adopted. Raised in the program, before anything reaches the engine.
+ */
+export class ImportUnsupportedError extends AnalyticsError {
+  override readonly code = "ANALYTICS_IMPORT_UNSUPPORTED" as const;
+  /** Pulumi's marker for a RunError (checked by name across SDK copies): the engine prints the message alone, without a stack trace. */
+  readonly __pulumiRunError = true;
 }
 
 /** Replaces every occurrence of each secret in `text` with `[secret]`; secrets shorter than 4 characters are left alone to avoid mangling text. */

@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
+import { rejectImport } from "./import-guard";
 import { DATA_SOURCE_RESPONSE_FIELDS, SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
 import { dataSourceProvider } from "./provider";
+import { STATUS_OBSERVED_AT } from "./status";
 
 /** Arguments of a {@link DataSource}: the API's create-data-source body plus the owning organization. Any change creates a new data source. */
 export interface DataSourceArgs {
@@ -58,8 +60,9 @@ export interface DataSourceArgs {
 
 /**
  * A database connection ("data source") in an organization. The API can only create: a change
- * replaces it, and destroy leaves it in the service (the CLI says so). Sync and health fields are
- * as the API reported them at creation; the API offers no way to read them later.
+ * replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are
+ * a snapshot, as reported when created (at {@link statusObservedAt}), and never change: the API
+ * offers no way to read them later.
  */
 export class DataSource extends pulumi.dynamic.Resource {
   /** Id of the owning organization. */
@@ -116,21 +119,21 @@ export class DataSource extends pulumi.dynamic.Resource {
   declare readonly snowflakePrivateKey: pulumi.Output<string | undefined>;
   /** Snowflake private key passphrase (secret). */
   declare readonly snowflakePrivateKeyPassphrase: pulumi.Output<string | undefined>;
-  /** When the schema last synced successfully; null before the first success. */
+  /** As reported when created (never updated; see {@link statusObservedAt}): when the schema last synced successfully, null before the first success. */
   declare readonly lastSuccessfulSyncAt: pulumi.Output<string | null>;
-  /** Schema sync state (PENDING at creation). */
+  /** As reported when created (never updated; see {@link statusObservedAt}): schema sync state, PENDING at creation. */
   declare readonly lastSyncStatus: pulumi.Output<string>;
-  /** When a sync was last attempted; null before the first. */
+  /** As reported when created (never updated; see {@link statusObservedAt}): when a sync was last attempted, null before the first. */
   declare readonly lastSyncAttemptAt: pulumi.Output<string | null>;
-  /** Whether a first sync has completed. */
+  /** As reported when created (never updated; see {@link statusObservedAt}): whether a first sync had completed. */
   declare readonly hasCompletedFirstSync: pulumi.Output<boolean>;
-  /** Why the last sync failed; null when it did not. */
+  /** As reported when created (never updated; see {@link statusObservedAt}): why the last sync failed, null when it had not. */
   declare readonly syncErrorMessage: pulumi.Output<string | null>;
-  /** When the database was last healthy; null before the first check. */
+  /** As reported when created (never updated; see {@link statusObservedAt}): when the database was last healthy, null before the first check. */
   declare readonly lastHealthyAt: pulumi.Output<string | null>;
-  /** Health state (HEALTHY at creation). */
+  /** As reported when created (never updated; see {@link statusObservedAt}): health state, HEALTHY at creation. */
   declare readonly lastHealthStatus: pulumi.Output<string>;
-  /** When health was last checked; null before the first check. */
+  /** As reported when created (never updated; see {@link statusObservedAt}): when health was last checked, null before the first check. */
   declare readonly lastHealthCheckAttemptAt: pulumi.Output<string | null>;
   /** Whether this is a demo data source. */
   declare readonly isDemo: pulumi.Output<boolean>;
@@ -138,12 +141,19 @@ export class DataSource extends pulumi.dynamic.Resource {
   declare readonly isServiceWarehouse: pulumi.Output<boolean>;
   /** Creation time, ISO 8601. */
   declare readonly createdAt: pulumi.Output<string>;
-  /** Last update time, ISO 8601. */
+  /** As reported when created (never updated): last update time, ISO 8601. */
   declare readonly updatedAt: pulumi.Output<string>;
+  /**
+   * When this provider received the create response the status outputs come from (ISO 8601,
+   * the provider machine's clock); undefined for data sources created by an earlier version.
+   */
+  declare readonly statusObservedAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: DataSourceArgs, opts?: pulumi.CustomResourceOptions) {
+    rejectImport("DataSource", name, opts);
     const props: Record<string, unknown> = {};
     for (const field of DATA_SOURCE_RESPONSE_FIELDS) props[field] = undefined;
+    props[STATUS_OBSERVED_AT] = undefined;
     for (const [key, value] of Object.entries(args)) props[key] = value;
     // Credentials are secrets even when passed as plain strings, so the engine encrypts the
     // same-named outputs and masks them in every diff.

@@ -1,5 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
+import { rejectImport } from "./import-guard";
 import { organizationProvider } from "./provider";
+import { STATUS_OBSERVED_AT } from "./status";
 
 /** Arguments of an {@link Organization}. */
 export interface OrganizationArgs {
@@ -18,14 +20,17 @@ export class Organization extends pulumi.dynamic.Resource {
   declare readonly slug: pulumi.Output<string>;
   /** Custom AI context; null when unset. */
   declare readonly customAiContext: pulumi.Output<string | null>;
-  /** Onboarding state (observed: `STARTED`). */
+  /** As reported when created (never updated; see {@link statusObservedAt}): onboarding state, observed `STARTED`. */
   declare readonly onboardingStatus: pulumi.Output<string>;
+  /** When this provider received the create response (ISO 8601, provider machine's clock); undefined for organizations created by an earlier version. */
+  declare readonly statusObservedAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: OrganizationArgs, opts?: pulumi.CustomResourceOptions) {
+    rejectImport("Organization", name, opts);
     super(
       organizationProvider,
       name,
-      { name: args.name, slug: undefined, customAiContext: undefined, onboardingStatus: undefined },
+      { name: args.name, slug: undefined, customAiContext: undefined, onboardingStatus: undefined, [STATUS_OBSERVED_AT]: undefined },
       opts,
       "analytics",
       "Organization",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../client/errors";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import { startReferenceServer } from "../reference-server";
 import { clientFor, dispatch, requestTimeoutFromEnv, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
 
 /** Collects what is written to stderr until restored. */
@@ -121,6 +122,25 @@ describe("dispatch", () => {
     }
     expect(lines.text()).toMatch(/^warning: DataSource "WH" \(id ds_1\) was left in the analytics service: its API has no delete endpoint/);
     expect(lines.text()).not.toContain("never-print-me");
+  });
+
+  it("dates the status outputs of a create by the response's receipt, and never diffs on that output", async () => {
+    const server = await startReferenceServer({ bootstrapUsers: ["alice"] });
+    try {
+      const state: ProviderState = { settings: { baseUrl: server.url, apiKey: server.apiKeys.alice! } };
+      const before = new Date().toISOString();
+      const created = (await dispatch("organization", "create", state, [{ name: "Acme" }])) as { outs: Record<string, unknown> };
+      const after = new Date().toISOString();
+      expect(created.outs).toMatchObject({ onboardingStatus: "STARTED", statusObservedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      expect(created.outs.statusObservedAt! >= before && created.outs.statusObservedAt! <= after).toBe(true);
+      // A stack created before this output existed: its state lacks it, and nothing changes.
+      const { statusObservedAt: _dropped, ...olderOuts } = created.outs;
+      for (const olds of [created.outs, olderOuts]) {
+        await expect(dispatch("organization", "diff", state, ["org_1", olds, { name: "Acme" }])).resolves.toMatchObject({ changes: false });
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it("rejects a method it does not have", async () => {

@@ -8,6 +8,7 @@ import { ConfigurationError } from "../client/errors";
 import { API_KEY_HINT, BASE_URL_HINT } from "../client/requests";
 import { undiciTransport } from "../client/transport";
 import type { CreateDataSourceInput } from "../contract";
+import { STATUS_OBSERVED_AT } from "./status";
 import { checkInputs, dataSourceBody, diffInputs, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
 /** Provider settings from stack config, captured by `configure` in the provider process only. */
@@ -102,12 +103,13 @@ export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = p
 export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
   const client = clientFor(settings);
   const { [`__provider`]: _provider, ...declared } = inputs;
+  // Receipt time on this machine: the only clock both kinds of response can be dated by.
   if (kind === "organization") {
     const org = await client.createOrganization({ name: String(declared.name) });
-    return { id: org.id, outs: { ...org, ...declared } };
+    return { id: org.id, outs: { ...org, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
   }
   const created = await client.createDataSource(String(declared.orgId), dataSourceBody(declared) as CreateDataSourceInput);
-  return { id: created.id, outs: { ...created, ...declared } };
+  return { id: created.id, outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
 }
 
 /** delete: the API cannot delete; succeed, and tell the user what was left behind. */
