@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ConfigurationError } from "../client/errors";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -141,6 +141,20 @@ describe("dispatch", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("points to analytics-orphans once per provider process, on its first delete only", async () => {
+    vi.resetModules();
+    const fresh = await import("./provider-impl");
+    const lines = captureStderr();
+    try {
+      for (const id of ["ds_1", "ds_2", "ds_3"]) await fresh.dispatch("dataSource", "delete", { settings: {} }, [id, { displayName: "WH" }]);
+    } finally {
+      lines.restore();
+    }
+    expect(lines.text().split("\n").filter((line) => line.startsWith("warning:"))).toHaveLength(3);
+    expect(lines.text().split(fresh.ORPHANS_HINT)).toHaveLength(2);
+    expect(lines.text().indexOf(fresh.ORPHANS_HINT)).toBeLessThan(lines.text().indexOf("ds_2"));
   });
 
   it("rejects a method it does not have", async () => {

@@ -112,12 +112,18 @@ export async function create(kind: ResourceKind, inputs: Record<string, unknown>
   return { id: created.id, outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
 }
 
+/** Said once per provider process (one per update), on its first delete: a provider cannot tell which delete is the last. */
+export const ORPHANS_HINT = "`npx analytics-orphans` lists every object this stack has left in the service.";
+let orphansHinted = false;
+
 /** delete: the API cannot delete; succeed, and tell the user what was left behind. */
 export function remove(kind: ResourceKind, id: string, props: Record<string, unknown>): void {
+  const hint = orphansHinted ? "" : ` ${ORPHANS_HINT}`;
+  orphansHinted = true;
   notify(
     "warning",
     `${describe(kind, id, props)} was left in the analytics service: its API has no delete endpoint. ` +
-      "It is no longer managed by this stack; remove it in the service if you no longer need it.",
+      `It is no longer managed by this stack; remove it in the service if you no longer need it.${hint}`,
   );
 }
 
