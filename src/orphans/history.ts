@@ -51,17 +51,19 @@ export async function readStackHistory(run: PulumiRunner, stack: string | undefi
     const name = stack ?? (await run(["stack", "--show-name"])).trim();
     return [...readFileBackendHistory(fileURLToPath(backend), projectName(projectDir), name), now];
   }
+  const refusal = new Error(
+    `The backend ${backend} keeps no earlier versions of the stack's state that the pulumi CLI can export, so the list cannot be built from it.`,
+  );
   const versions = await historyVersions(run, stackArgs);
+  // Self-managed backends number no versions: nothing could be exported.
+  if (versions.some(({ version }) => version === 0)) throw refusal;
   const past: Snapshot[] = [];
   for (const { version, endTime } of versions) {
     try {
       const exported = JSON.parse(await run(["stack", "export", "--version", String(version), ...stackArgs])) as { deployment?: Deployment };
       past.push(toSnapshot(exported.deployment, endTime));
     } catch (error) {
-      if (NO_VERSIONS.test(String(error))) {
-        throw new Error(`The backend ${backend} keeps no earlier versions of the stack's state that the pulumi CLI can export, so the list cannot be built from it.`);
-      }
-      throw error;
+      throw NO_VERSIONS.test(String(error)) ? refusal : error;
     }
   }
   return [...past, now];
@@ -76,7 +78,7 @@ async function historyVersions(run: PulumiRunner, stackArgs: string[]): Promise<
       endTime?: string;
     }> | null;
     if (!entries || entries.length === 0) return found;
-    for (const entry of entries) if (entry.version) found.push({ version: entry.version, endTime: entry.endTime ?? "" });
+    for (const entry of entries) found.push({ version: entry.version ?? 0, endTime: entry.endTime ?? "" });
     if (entries.length < 100) return found;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * What the dynamic providers do, loaded by name inside the provider process (see provider.ts):
- * nothing here is captured into the serialized `__provider`, so no client, key or config value
- * ever lands in state.
+ * nothing here is captured into the serialized `__provider`, so this code puts no client, key or
+ * config value in state. (Pulumi itself records stack config, `analytics:apiKey` included, as the
+ * default provider's inputs, encrypted when set with `--secret`; ANALYTICS_API_KEY stays out.)
  */
 import { AnalyticsClient } from "../client/client";
 import { ConfigurationError } from "../client/errors";
@@ -13,7 +14,7 @@ import { checkInputs, dataSourceBody, diffInputs, type CheckOutcome, type DiffOu
 
 /** Provider settings from stack config, captured by `configure` in the provider process only. */
 export interface ProviderSettings {
-  /** `analytics:apiKey`. */
+  /** `analytics:apiKey`; Pulumi keeps stack config in the state, so this one is stored there, encrypted. */
   apiKey?: string;
   /** `analytics:baseUrl`. */
   baseUrl?: string;

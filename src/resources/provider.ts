@@ -12,7 +12,8 @@ const IMPLEMENTATION_FALLBACK = path.relative(process.cwd(), path.join(__dirname
 /**
  * Builds the object Pulumi serializes into state as `__provider`. It captures only the kind, a
  * relative path and a small settings holder: the implementation, the HTTP client and the API key
- * are loaded inside the provider process, never serialized. Every method goes through one
+ * are loaded inside the provider process, never serialized by this code (stack config, where
+ * `analytics:apiKey` may live, is recorded by Pulumi itself, encrypted). Every method goes through one
  * dispatcher to keep the serialized text small (function bodies are serialized verbatim, so they
  * hold no comments). When the package cannot be resolved by name from the program's directory,
  * the implementation loads by its relative path; a genuine load error surfaces again from there. There is no `read`: the API cannot read objects,
