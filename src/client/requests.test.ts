@@ -110,7 +110,9 @@ describe("parseSuccess", () => {
 
   it.each([
     [{ status: 201, headers: {}, body: "<html>ok</html>" }, /not JSON/],
-    [json(201, { data: { id: "org_1" } }), /fields: name, slug/],
+    [json(201, { data: { id: "org_1" } }), /data: name: is required; slug: is required/],
+    [json(201, { data: { id: "org_1", name: "A", slug: 7, customAiContext: null, onboardingStatus: "" } }), /data: slug: must be a string, got 7\)/],
+    [json(201, { ok: true }), /data: \(body\): must be a JSON object, got undefined/],
   ])("rejects a body off the contract: %j", (response, message) => {
     expect(() => parseSuccess(response, organization, context)).toThrow(ResponseFormatError);
     expect(() => parseSuccess(response, organization, context)).toThrow(message);

@@ -1,6 +1,6 @@
 /** Pure request building and response interpretation, shared by the client and its tests. */
 import type { z } from "zod";
-import { errorEnvelope } from "../contract";
+import { errorEnvelope, fieldErrors, formatFieldErrors } from "../contract";
 import {
   AmbiguousCreateError,
   AnalyticsError,
@@ -126,9 +126,10 @@ export function parseSuccess<T extends z.ZodType>(response: HttpResponse, schema
   const data = json !== null && typeof json === "object" ? (json as { data?: unknown }).data : undefined;
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => i.path.join(".") || "(data)").join(", ");
+    // Reasons say what came back; response bodies never carry credentials.
+    const fields = formatFieldErrors(fieldErrors(parsed.error.issues, data));
     throw new ResponseFormatError(
-      `The API answered ${response.status} for the ${context.object}, but the body does not match the API contract (${json === undefined ? "not JSON" : `fields: ${fields}`}). ` +
+      `The API answered ${response.status} for the ${context.object}, but the body does not match the API contract (${json === undefined ? "not JSON" : `data: ${fields}`}). ` +
         "The object was probably created; check the service before retrying.",
     );
   }
