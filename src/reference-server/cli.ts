@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_KEY_PREFIX, assertKeyPrefix, digestApiKey, generateApiKey } from "./auth";
 import { INSPECTION_PREFIX } from "./inspection";
+import { OPENAPI_PATH, openApiJson } from "./openapi";
 import { assertUserName, startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "./server";
 import { loadState, serializeState, writeFileAtomic } from "./state-file";
 
@@ -12,6 +13,7 @@ export const USAGE = `Usage:
   analytics-reference-server [--port 8080] [--host 127.0.0.1] [--state file.json] [--inspection]
                              [--key-prefix analytics] [--bootstrap-user alice]...
   analytics-reference-server mint-key --user alice --state file.json [--key-prefix analytics]
+  analytics-reference-server openapi
   analytics-reference-server --help
 
 Runs the reference server of the analytics public API (POST /api/public/organizations,
@@ -27,6 +29,9 @@ POST /api/public/organizations/{orgId}/data-sources), logging one line per reque
 
 mint-key adds a key for --user to the state file and prints it once; the file keeps only its
 SHA-256 digest. Stop a server using the same state file first, or it will overwrite the file.
+
+openapi prints the OpenAPI 3.1 document of the public API, which the server also serves at
+GET ${OPENAPI_PATH}.
 `;
 
 /** Where the CLI writes. */
@@ -62,6 +67,10 @@ function parsePort(text: string): number {
  */
 export async function runCli(argv: readonly string[], out: CliOutput): Promise<CliResult> {
   const [first, ...rest] = argv;
+  if (first === "openapi" && rest.length === 0) {
+    out.stdout(openApiJson());
+    return { kind: "exit", code: 0 };
+  }
   const minting = first === "mint-key";
   let values: Record<string, string | boolean | string[] | undefined>;
   try {

@@ -7,6 +7,7 @@ import { DEFAULT_KEY_PREFIX, assertKeyPrefix } from "./auth";
 import { FaultDelays, FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import { answerClientError, baseUrl, createRequestListener, listen, stopListening } from "./http-adapter";
 import { answerInspection, createInspector, isInspectionPath, type InspectionContext, type ReferenceInspector } from "./inspection";
+import { OPENAPI_PATH, answerOpenApi } from "./openapi";
 import { handlePublic, publicRouter, type PublicContext } from "./public-routes";
 import { DEFAULT_MAX_BODY_BYTES } from "./request-body";
 import { RequestLog } from "./request-log";
@@ -154,10 +155,11 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: ()
   const inspectionContext: InspectionContext = { ...parts, reset: () => resetParts(parts), maxBodyBytes };
   const listener = createRequestListener(
     {
-      isInspection: (path) => options.inspection === true && isInspectionPath(path),
+      isInspection: (path) => path === OPENAPI_PATH || (options.inspection === true && isInspectionPath(path)),
       matchPublic: (method, path) => publicRouter.match(method, path),
       handlePublic: (req, res, match) => handlePublic(publicContext, req, res, match),
-      handleInspection: (req, res, method, path) => answerInspection(inspectionContext, method, path, req, res),
+      handleInspection: (req, res, method, path) =>
+        path === OPENAPI_PATH ? answerOpenApi(res, method) : answerInspection(inspectionContext, method, path, req, res),
     },
     { requestLog: parts.requestLog, logger: options.logger, onInternalError: options.onInternalError, now },
   );

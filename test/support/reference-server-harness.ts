@@ -9,6 +9,7 @@ import { afterEach, expect } from "vitest";
 import { ORGANIZATIONS_PATH, SECRET_DATA_SOURCE_FIELDS, dataSourcesPath } from "../../src/contract";
 import type { SyncOutcome, SyncTarget } from "../../src/reference-server/schema-sync";
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/reference-server/server";
+import { expectConformsToOpenApi, isDocumented } from "./openapi-conformance";
 
 export const MARK = "S3CRET";
 
@@ -108,8 +109,9 @@ export interface Reply {
 }
 
 /**
- * One request; checks the rules that hold for every answer: JSON content type, and either
- * exactly `{ data }` (success) or exactly `{ error: { title, detail } }` (failure).
+ * One request; checks the rules that hold for every answer: JSON content type, either exactly
+ * `{ data }` (success) or exactly `{ error: { title, detail } }` (failure), and for the public
+ * API, conformance to the server's OpenAPI document.
  */
 export async function call(server: ReferenceServer, method: string, pathname: string, options: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
@@ -132,6 +134,7 @@ export async function call(server: ReferenceServer, method: string, pathname: st
     expect(json.error.detail).toEqual(expect.any(String));
     expect(json.error.detail.length).toBeGreaterThan(0);
   }
+  if (isDocumented(pathname)) expectConformsToOpenApi(method, pathname, res.status, res.headers, json);
   return { status: res.status, headers: res.headers, json, text };
 }
 

@@ -1,0 +1,118 @@
+/**
+ * The OpenAPI document: valid OpenAPI 3.1 by an independent validator, served at
+ * GET /openapi.json without a key, printed by the CLI, and every response it documents is one
+ * the server really gives (the harness checks each public answer of every server test against it).
+ */
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { ORGANIZATIONS_PATH, SSO_JWT_PATH, dataSourcesPath } from "../contract";
+import { call, closeServersAfterEach, createOrg, start } from "../../test/support/reference-server-harness";
+import { expectConformsToOpenApi } from "../../test/support/openapi-conformance";
+import { runCli } from "./cli";
+import { ERROR_ANSWERS, OPENAPI_PATH, buildOpenApiDocument } from "./openapi";
+
+closeServersAfterEach();
+
+type Json = Record<string, any>;
+
+describe("OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(buildOpenApiDocument());
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(buildOpenApiDocument().openapi).toBe("3.1.0");
+  });
+
+  it("takes request shapes from the contract: strict bodies, bounds, enums, credentials write-only", () => {
+    const schemas = (buildOpenApiDocument() as Json).components.schemas;
+    expect(schemas.CreateOrganizationRequest).toMatchObject({ required: ["name"], additionalProperties: false });
+    expect(schemas.CreateOrganizationRequest.properties.name).toMatchObject({ type: "string", minLength: 1 });
+    const ds = schemas.CreateDataSourceRequest;
+    expect(ds.required).toEqual(["type", "dialect", "displayName"]);
+    expect(ds.properties.port).toEqual({ type: "integer", minimum: 0, maximum: 65535 });
+    expect(ds.properties.dialect.enum).toEqual(["POSTGRES"]);
+    expect(ds.properties.sslEnabled.default).toBe(true);
+    expect(ds.properties.password).toMatchObject({ type: "string", writeOnly: true });
+    expect(schemas.DataSource.properties.password).toBeUndefined();
+  });
+
+  it("documents every error answer with its status and title, per operation", () => {
+    const paths = (buildOpenApiDocument() as Json).paths;
+    const statuses = (op: Json): string[] => Object.keys(op.responses);
+    expect(statuses(paths[ORGANIZATIONS_PATH].post)).toEqual(["201", "400", "401", "413", "415", "429", "431", "500", "502", "503", "504"]);
+    expect(statuses(paths[`${ORGANIZATIONS_PATH}/{orgId}/data-sources`].post)).toContain("404");
+    expect(statuses(paths[ORGANIZATIONS_PATH].get)).toEqual(["405"]);
+    expect(statuses(paths[SSO_JWT_PATH].post)).toEqual(["501"]);
+    const responses = (buildOpenApiDocument() as Json).components.responses;
+    for (const [name, answer] of Object.entries(ERROR_ANSWERS)) {
+      expect(responses[name].content["application/json"].schema.properties.error.properties.title).toEqual({ type: "string", const: answer.title });
+    }
+  });
+
+  it("is served at GET /openapi.json without a key, outside the request log, and printed by the CLI", async () => {
+    const { server } = await start();
+    const res = await fetch(`${server.url}${OPENAPI_PATH}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    const served = (await res.json()) as Json;
+    expect(served).toEqual(buildOpenApiDocument());
+    const post = await call(server, "POST", OPENAPI_PATH, { body: {} });
+    expect({ status: post.status, allow: post.headers.get("allow") }).toEqual({ status: 405, allow: "GET" });
+    expect(server.inspect.requestCount()).toBe(0);
+
+    const printed: string[] = [];
+    const result = await runCli(["openapi"], { stdout: (t) => printed.push(t), stderr: (t) => printed.push(t) });
+    expect(result).toEqual({ kind: "exit", code: 0 });
+    expect(JSON.parse(printed.join(""))).toEqual(served);
+  });
+
+  it("flags an answer that departs from it", () => {
+    const headers = new Headers();
+    const wrongTitle = { error: { title: "NotFound", detail: "x" } };
+    expect(() => expectConformsToOpenApi("POST", ORGANIZATIONS_PATH, 400, headers, wrongTitle)).toThrow(/body matches/);
+    expect(() => expectConformsToOpenApi("POST", ORGANIZATIONS_PATH, 404, headers, wrongTitle)).toThrow(/documents status 404/);
+    const missingField = { data: { id: "org_1", name: "A", slug: "a", customAiContext: null } };
+    expect(() => expectConformsToOpenApi("POST", ORGANIZATIONS_PATH, 201, headers, missingField)).toThrow(/body matches/);
+    const noRetryAfter = { error: { title: "RateLimited", detail: "x" } };
+    expect(() => expectConformsToOpenApi("POST", ORGANIZATIONS_PATH, 429, headers, noRetryAfter)).toThrow(/Retry-After/);
+  });
+});
+
+describe("every documented response is one the server gives", () => {
+  it("answers each status an operation documents, each conforming to the document", async () => {
+    const { server } = await start({ maxBodyBytes: 64 });
+    const key = server.apiKeys.alice!;
+    const org = await createOrg(server, key);
+    const seen = new Set<string>();
+    const note = async (method: string, path: string, opts: Parameters<typeof call>[3], faults?: Parameters<typeof server.faults.set>[0]): Promise<void> => {
+      if (faults) server.faults.set(faults);
+      const reply = await call(server, method, path, opts);
+      const template = path === ORGANIZATIONS_PATH || path === SSO_JWT_PATH ? path : `${ORGANIZATIONS_PATH}/{orgId}/data-sources`;
+      seen.add(`${method.toLowerCase()} ${template} ${reply.status}`);
+    };
+    const small = { type: "direct", dialect: "POSTGRES", displayName: "W" };
+    for (const path of [ORGANIZATIONS_PATH, dataSourcesPath(org.id)]) {
+      const body = path === ORGANIZATIONS_PATH ? { name: "Acme" } : small;
+      await note("POST", path, { key, body });
+      await note("POST", path, { key, body: { nope: 1 } });
+      await note("POST", path, { body });
+      await note("POST", path, { key, raw: JSON.stringify({ ...body, pad: "x".repeat(100) }) });
+      await note("POST", path, { key, body, contentType: "text/plain" });
+      await note("POST", path, { key, body, headers: { "x-big": "y".repeat(20_000) } });
+      await note("POST", path, { key, body }, { rateLimitNext: 1 });
+      for (const errorStatus of [500, 502, 503, 504] as const) await note("POST", path, { key, body }, { failNext: 1, errorStatus });
+      for (const method of ["GET", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]) await note(method, path, { key });
+    }
+    await note("POST", dataSourcesPath("org_missing"), { key, body: small });
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]) await note(method, SSO_JWT_PATH, {});
+
+    const documented = new Set<string>();
+    for (const [template, item] of Object.entries((buildOpenApiDocument() as Json).paths as Json)) {
+      for (const [method, op] of Object.entries(item as Json)) {
+        if (method === "parameters") continue;
+        for (const status of Object.keys((op as Json).responses)) documented.add(`${method} ${template} ${status}`);
+      }
+    }
+    expect([...documented].filter((d) => !seen.has(d))).toEqual([]);
+  });
+});

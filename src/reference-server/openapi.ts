@@ -1,0 +1,211 @@
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the contract's zod schemas, so
+ * the document changes whenever a request or response shape does.
+ */
+import * as fs from "node:fs";
+import type { ServerResponse } from "node:http";
+import * as path from "node:path";
+import { z } from "zod";
+import {
+  ORGANIZATIONS_PATH,
+  SECRET_DATA_SOURCE_FIELDS,
+  SSO_JWT_PATH,
+  createDataSourceRequest,
+  createOrganizationRequest,
+  dataSource,
+  organization,
+  type ErrorTitle,
+} from "../contract";
+import { JSON_CONTENT_TYPE, unmatchedRoute } from "./envelope";
+
+/** Where the server serves the document: public, no key needed. */
+export const OPENAPI_PATH = "/openapi.json";
+
+/** Header naming the injected fault that shaped an answer (see faults). */
+export const FAULT_HEADER = "x-reference-fault";
+
+/** An error answer the server gives: status, `error.title`, when, and the headers it carries. */
+export interface ErrorAnswer {
+  /** HTTP status. */
+  status: number;
+  /** `error.title` of the body. */
+  title: ErrorTitle;
+  /** When the server gives it. */
+  when: string;
+  /** Headers it always carries. */
+  headers: readonly HeaderName[];
+  /** Headers it carries in some cases only. */
+  optional?: readonly HeaderName[];
+}
+
+type HeaderName = "Retry-After" | "WWW-Authenticate" | "Allow" | "Connection" | typeof FAULT_HEADER;
+
+/** Every error answer of the public API, by the name its component has in the document. */
+export const ERROR_ANSWERS = {
+  ValidationError: { status: 400, title: "ValidationError", when: "The body breaks the contract (every offending field is named), is not JSON, not an object, or too deep.", headers: [] },
+  Unauthorized: { status: 401, title: "Unauthorized", when: "Missing, malformed or unknown API key.", headers: ["WWW-Authenticate"] },
+  NotFound: { status: 404, title: "NotFound", when: "The organization does not exist or belongs to another user (identical answers).", headers: [] },
+  MethodNotAllowed: { status: 405, title: "MethodNotAllowed", when: "The path exists but not with this method.", headers: ["Allow"] },
+  PayloadTooLarge: { status: 413, title: "PayloadTooLarge", when: "The body is over the size limit (1 MiB by default).", headers: [], optional: ["Connection"] },
+  HeadersTooLarge: { status: 431, title: "PayloadTooLarge", when: "The request headers are too large.", headers: [], optional: ["Connection"] },
+  UnsupportedMediaType: { status: 415, title: "UnsupportedMediaType", when: "The body is not declared as application/json (UTF-8).", headers: [] },
+  RateLimited: { status: 429, title: "RateLimited", when: "Injected fault only.", headers: ["Retry-After"], optional: [FAULT_HEADER] },
+  InternalError: { status: 500, title: "InternalError", when: "Unexpected failure, or an injected fault. The detail discloses nothing.", headers: [], optional: [FAULT_HEADER] },
+  NotImplemented: { status: 501, title: "NotImplemented", when: "The single sign-on endpoint, whose method and payload the specification does not show.", headers: [] },
+  BadGateway: { status: 502, title: "ServiceUnavailable", when: "Injected fault only.", headers: [], optional: [FAULT_HEADER] },
+  ServiceUnavailable: { status: 503, title: "ServiceUnavailable", when: "Injected fault only.", headers: ["Retry-After"], optional: [FAULT_HEADER] },
+  GatewayTimeout: { status: 504, title: "ServiceUnavailable", when: "Injected fault only.", headers: [], optional: [FAULT_HEADER] },
+} as const satisfies Record<string, ErrorAnswer>;
+
+type ErrorAnswerName = keyof typeof ERROR_ANSWERS;
+
+/** Error answers every create can give. */
+const CREATE_ERRORS: readonly ErrorAnswerName[] = [
+  "ValidationError",
+  "Unauthorized",
+  "PayloadTooLarge",
+  "UnsupportedMediaType",
+  "HeadersTooLarge",
+  "RateLimited",
+  "InternalError",
+  "BadGateway",
+  "ServiceUnavailable",
+  "GatewayTimeout",
+];
+
+const HEADERS: Record<HeaderName, { description: string; schema: object }> = {
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", pattern: "^[0-9]+$" } },
+  "WWW-Authenticate": { description: 'Always `Bearer realm="api"`.', schema: { type: "string" } },
+  Allow: { description: "The methods the path accepts.", schema: { type: "string" } },
+  Connection: { description: "`close`: the server closes the connection after answering.", schema: { type: "string" } },
+  [FAULT_HEADER]: {
+    description: "Present when an injected fault shaped the answer: `<route> <kind> rule=<setting>` (status=, ms= when they apply), several joined by `, `.",
+    schema: { type: "string" },
+  },
+};
+
+const OTHER_METHODS = ["get", "put", "patch", "delete", "head", "options"] as const;
+const ALL_METHODS = ["post", ...OTHER_METHODS] as const;
+
+/** JSON Schema 2020-12 of a zod schema, without `$schema` (the document's dialect applies). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "throw" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** The create-data-source body, its credential fields marked write-only. */
+function dataSourceRequestSchema(): Record<string, unknown> {
+  const schema = jsonSchema(createDataSourceRequest, "input");
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  for (const field of SECRET_DATA_SOURCE_FIELDS) properties[field] = { ...properties[field], writeOnly: true, format: "password" };
+  return schema;
+}
+
+function errorSchema(title: ErrorTitle): Record<string, unknown> {
+  return jsonSchema(z.strictObject({ error: z.strictObject({ title: z.literal(title), detail: z.string() }) }), "output");
+}
+
+function successSchema(data: z.ZodType): Record<string, unknown> {
+  return jsonSchema(z.strictObject({ data }), "output");
+}
+
+const ref = (kind: "schemas" | "responses", name: string): { $ref: string } => ({ $ref: `#/components/${kind}/${name}` });
+const json = (schema: object): object => ({ "application/json": { schema } });
+
+function components(): object {
+  const responses: Record<string, object> = {};
+  for (const [name, answer] of Object.entries(ERROR_ANSWERS)) {
+    const always = answer.headers.map((h) => [h, { ...HEADERS[h], required: true }]);
+    const optional = ("optional" in answer ? answer.optional : []).map((h) => [h, HEADERS[h]]);
+    const headers = Object.fromEntries([...always, ...optional]);
+    responses[name] = { description: `${answer.title}: ${answer.when}`, headers, content: json(errorSchema(answer.title)) };
+  }
+  return {
+    securitySchemes: {
+      apiKey: { type: "http", scheme: "bearer", description: "An API key `analytics_key_<32 characters from [0-9A-Za-z]>`." },
+    },
+    schemas: {
+      CreateOrganizationRequest: jsonSchema(createOrganizationRequest, "input"),
+      CreateDataSourceRequest: dataSourceRequestSchema(),
+      Organization: jsonSchema(organization, "output"),
+      DataSource: jsonSchema(dataSource, "output"),
+      OrganizationResponse: successSchema(organization),
+      DataSourceResponse: successSchema(dataSource),
+    },
+    responses,
+  };
+}
+
+function errorRefs(names: readonly ErrorAnswerName[]): Record<string, object> {
+  return Object.fromEntries(names.map((name) => [String(ERROR_ANSWERS[name].status), ref("responses", name)]));
+}
+
+function create(operationId: string, summary: string, body: string, created: string, extraErrors: ErrorAnswerName[]): object {
+  return {
+    operationId,
+    summary,
+    security: [{ apiKey: [] }],
+    requestBody: { required: true, content: json(ref("schemas", body)) },
+    responses: {
+      "201": { description: "Created.", content: json(ref("schemas", created)) },
+      ...errorRefs([...CREATE_ERRORS, ...extraErrors].sort((a, b) => ERROR_ANSWERS[a].status - ERROR_ANSWERS[b].status)),
+    },
+  };
+}
+
+/** The path item of a create endpoint: its POST, and a 405 for every other method. */
+function createPath(post: object, parameters: object[] = []): object {
+  const item: Record<string, object> = { post };
+  for (const method of OTHER_METHODS) item[method] = { responses: errorRefs(["MethodNotAllowed"]) };
+  return parameters.length ? { parameters, ...item } : item;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Builds the OpenAPI 3.1 document of the public API from the contract. */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const sso = Object.fromEntries(ALL_METHODS.map((m) => [m, { security: [], responses: errorRefs(["NotImplemented"]) }]));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Analytics public API (reference server)",
+      version: packageVersion(),
+      description:
+        "The public API as the reference server implements it. Every answer is `{ data }` or `{ error: { title, detail } }` " +
+        "with `Content-Type: application/json; charset=utf-8`; an unknown path answers 404 NotFound.",
+    },
+    paths: {
+      [ORGANIZATIONS_PATH]: createPath(create("createOrganization", "Create an organization", "CreateOrganizationRequest", "OrganizationResponse", [])),
+      [`${ORGANIZATIONS_PATH}/{orgId}/data-sources`]: createPath(
+        create("createDataSource", "Create a data source in an organization", "CreateDataSourceRequest", "DataSourceResponse", ["NotFound"]),
+        [{ name: "orgId", in: "path", required: true, schema: { type: "string" } }],
+      ),
+      [SSO_JWT_PATH]: sso,
+    },
+    components: components(),
+  };
+}
+
+let cached: string | undefined;
+
+/** The document as served: built once, on first use. */
+export function openApiJson(): string {
+  cached ??= `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+  return cached;
+}
+
+/** Answers `GET /openapi.json` with the document itself (no envelope: tools read it as it is); other methods get 405. */
+export async function answerOpenApi(res: ServerResponse, method: string): Promise<void> {
+  if (method !== "GET" && method !== "HEAD") {
+    throw unmatchedRoute({ kind: "method-not-allowed", route: { id: "openapi", pattern: OPENAPI_PATH, methods: ["GET"] }, allow: ["GET"] }, "");
+  }
+  const text = openApiJson();
+  res.writeHead(200, { "content-type": JSON_CONTENT_TYPE, "content-length": Buffer.byteLength(text), "cache-control": "no-store" });
+  res.end(method === "HEAD" ? undefined : text);
+}

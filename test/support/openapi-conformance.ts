@@ -1,0 +1,66 @@
+/**
+ * Checks a reference-server answer against the server's own OpenAPI document: the status is one
+ * the operation documents, the body matches that response's schema, and the headers it always
+ * carries are there. Ajv (the JSON Schema validator the OpenAPI validator itself builds on)
+ * checks the bodies, since OpenAPI 3.1 schemas are JSON Schema 2020-12.
+ */
+import Ajv2020 from "ajv/dist/2020";
+import { expect } from "vitest";
+import { buildOpenApiDocument } from "../../src/reference-server/openapi";
+
+type Json = Record<string, any>;
+
+const document = buildOpenApiDocument() as Json;
+const ajv = new Ajv2020({ allErrors: true });
+ajv.addFormat("password", true);
+const compiled = new Map<Json, ReturnType<typeof ajv.compile>>();
+
+/** The document's path template matching `pathname`, and its parameters. */
+function pathItem(pathname: string): Json | undefined {
+  for (const [template, item] of Object.entries(document.paths as Json)) {
+    const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`);
+    if (pattern.test(pathname)) return item;
+  }
+  return undefined;
+}
+
+function resolve(node: Json): Json {
+  if (typeof node.$ref !== "string") return node;
+  return (node.$ref as string)
+    .slice(2)
+    .split("/")
+    .reduce((at: Json, key) => at[key], document);
+}
+
+/** The compiled validator of a response's JSON body (component schemas hold no further references). */
+function bodyValidator(response: Json): ReturnType<typeof ajv.compile> {
+  const schema = resolve(response.content["application/json"].schema as Json);
+  let validate = compiled.get(schema);
+  if (validate === undefined) compiled.set(schema, (validate = ajv.compile(schema)));
+  return validate;
+}
+
+/** True when `pathname` is an address the document speaks for (not inspection, not the document itself). */
+export function isDocumented(pathname: string): boolean {
+  return !pathname.startsWith("/_reference") && pathname !== "/openapi.json";
+}
+
+/** Asserts that the answer to `method pathname` conforms to the OpenAPI document. */
+export function expectConformsToOpenApi(method: string, pathname: string, status: number, headers: Headers, body: unknown): void {
+  const item = pathItem(pathname.split("?", 1)[0]!);
+  if (item === undefined) {
+    // Unknown paths are outside the document; they answer 404 with the error envelope.
+    expect({ status, title: (body as Json).error?.title }).toEqual({ status: 404, title: "NotFound" });
+    return;
+  }
+  const operation = item[method.toLowerCase()] as Json | undefined;
+  expect(operation, `${method} ${pathname} is documented`).toBeDefined();
+  const entry = operation!.responses[String(status)] as Json | undefined;
+  expect(entry, `${method} ${pathname} documents status ${status}`).toBeDefined();
+  const response = resolve(entry!);
+  const validate = bodyValidator(response);
+  expect(validate(body) ? [] : validate.errors, `${method} ${pathname} ${status} body matches the document`).toEqual([]);
+  for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
+    if (header.required === true) expect(headers.get(name), `${status} carries ${name}`).not.toBeNull();
+  }
+}
