@@ -65,6 +65,14 @@ export interface DataSourceArgs {
  * offers no way to read them later.
  */
 export class DataSource extends pulumi.dynamic.Resource {
+  /** Type token the engine records for this dynamic resource; policy packs match on it. */
+  static readonly __pulumiType = "pulumi-nodejs:dynamic/analytics:DataSource";
+
+  /** Whether `obj` is a DataSource (also across copies of this package), by its type token. */
+  static override isInstance(obj: unknown): obj is DataSource {
+    return (obj as { __pulumiType?: unknown } | null | undefined)?.__pulumiType === DataSource.__pulumiType;
+  }
+
   /** Id of the owning organization. */
   declare readonly orgId: pulumi.Output<string>;
   /** Connection type. */
