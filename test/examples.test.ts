@@ -10,7 +10,7 @@ const toolchain = inject("pulumiToolchain");
 const examplesDir = path.join(repoRoot, "examples");
 
 /** Config each example needs besides the analytics settings; `secret` values are set with --secret. */
-const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[] }> = {
+const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[]; policyConfig?: string }> = {
   quickstart: {
     config: [
       ["db:host", "db.example.com", "plain"],
@@ -45,6 +45,8 @@ const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, 
       ["db:password", "gitops-pw", "secret"],
     ],
     creates: ["Organization analytics", "DataSource warehouse"],
+    // Previewed as its workflow does: with the package's policy pack and the example's config.
+    policyConfig: "policy-config.json",
   },
 };
 
@@ -72,6 +74,8 @@ describe("examples", () => {
     expect(workflow).toMatch(/branches: \[main\]/);
     expect(workflow).toMatch(/command: up/);
     expect(workflow).toMatch(/ANALYTICS_API_KEY: \$\{\{ secrets\.ANALYTICS_API_KEY \}\}/);
+    // The preview job runs the package's guardrails.
+    expect(workflow).toMatch(/command: preview[\s\S]*policyPacks: .*node_modules\/pulumi-analytics\/policy-pack[\s\S]*command: up/);
   });
 
   for (const [name, example] of Object.entries(EXAMPLES)) {
@@ -92,7 +96,9 @@ describe("examples", () => {
           await ws.pulumi(["config", "set", ...flags, key, "--", value]);
         }
         const before = server.inspect.requestCount();
-        const preview = await ws.pulumi(["preview"]);
+        const policy = example.policyConfig ? ["--policy-pack", path.join(repoRoot, "policy-pack"), "--policy-pack-config", path.join(ws.programDir, example.policyConfig)] : [];
+        const preview = await ws.pulumi(["preview", ...policy]);
+        if (policy.length) expect(preview.stdout).toMatch(/✅ pulumi-analytics@v/);
         for (const create of example.creates) {
           const [type, resource] = create.split(" ");
           expect(preview.stdout).toMatch(new RegExp(`\\+\\s+pulumi-nodejs:dynamic/analytics:${type}\\s+${resource}\\s+create`));

@@ -17,7 +17,7 @@ export class Organization extends pulumi.dynamic.Resource {
   /** Type token the engine records for this dynamic resource; policy packs match on it. */
   static readonly __pulumiType = "pulumi-nodejs:dynamic/analytics:Organization";
 
-  /** Whether `obj` is a Organization (also across copies of this package), by its type token. */
+  /** Whether `obj` is an Organization (also across copies of this package), by its type token. */
   static override isInstance(obj: unknown): obj is Organization {
     return (obj as { __pulumiType?: unknown } | null | undefined)?.__pulumiType === Organization.__pulumiType;
   }

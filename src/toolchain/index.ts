@@ -2,6 +2,7 @@ export {
   MINIMUM_GO_VERSION,
   MINIMUM_PULUMI_VERSION,
   PINNED_PULUMI_VERSION,
+  POLICY_ANALYZER,
   ToolchainError,
   compareVersions,
   pulumiEnvironment,

@@ -6,9 +6,11 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   MINIMUM_PULUMI_VERSION,
   PINNED_PULUMI_VERSION,
+  POLICY_ANALYZER,
   ToolchainError,
   compareVersions,
   engineModuleDir,
+  installLaunchers,
   parseVersion,
   pulumiEnvironment,
   resolvePulumiToolchain,
@@ -114,9 +116,35 @@ describe("resolvePulumiToolchain", () => {
     expect(parseVersion(out)).toBe(toolchain.version);
     expect(compareVersions(toolchain.version, MINIMUM_PULUMI_VERSION)).toBeGreaterThanOrEqual(0);
     if (toolchain.source === "cache" || toolchain.source === "build") {
-      for (const binary of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"]) {
+      expect(toolchain.policyAnalyzer).toBe(path.join(toolchain.binDir, POLICY_ANALYZER));
+      for (const binary of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", POLICY_ANALYZER]) {
         expect(fs.statSync(path.join(toolchain.binDir, binary)).mode & 0o111).not.toBe(0);
       }
     }
+  });
+});
+
+describe("installLaunchers", () => {
+  it("writes an executable policy analyzer that runs @pulumi/pulumi's policy-pack runner, and rewrites only a stale one", () => {
+    const dir = tempDir();
+    const analyzer = installLaunchers(dir);
+    expect(analyzer).toBe(path.join(dir, POLICY_ANALYZER));
+    expect(fs.statSync(analyzer).mode & 0o111).not.toBe(0);
+    const script = fs.readFileSync(analyzer, "utf8");
+    expect(script).toMatch(/^#!\/bin\/sh\n/);
+    expect(script).toContain("@pulumi/pulumi/cmd/run-policy-pack");
+    // The runner it names exists in an installed SDK.
+    expect(fs.existsSync(path.join(path.dirname(require.resolve("@pulumi/pulumi/package.json")), "cmd", "run-policy-pack", "index.js"))).toBe(true);
+
+    const written = fs.statSync(analyzer).mtimeMs;
+    fs.utimesSync(analyzer, new Date(0), new Date(0));
+    installLaunchers(dir);
+    expect(fs.statSync(analyzer).mtimeMs).toBe(0);
+    expect(written).toBeGreaterThan(0);
+
+    fs.writeFileSync(analyzer, "#!/bin/sh\nexit 1\n");
+    installLaunchers(dir);
+    expect(fs.readFileSync(analyzer, "utf8")).toBe(script);
+    expect(fs.readdirSync(dir)).toEqual([POLICY_ANALYZER]);
   });
 });

@@ -29,6 +29,8 @@ export interface PulumiToolchain {
   version: string;
   /** How the CLI was found. */
   source: ToolchainSource;
+  /** The `pulumi-analyzer-policy` plugin next to `pulumi` that runs Node.js policy packs, when there is one. */
+  policyAnalyzer?: string;
 }
 
 /** Options for {@link resolvePulumiToolchain}. */
@@ -67,6 +69,40 @@ if [ ! -e "$host/index.js" ]; then
 fi
 exec node "$host" "$@"
 `;
+
+/** File name of the plugin the CLI starts for `--policy-pack` with a Node.js pack. */
+export const POLICY_ANALYZER = "pulumi-analyzer-policy";
+
+/**
+ * The policy-pack plugin: the engine starts it in the pack's directory, and it runs
+ * @pulumi/pulumi's policy-pack runner from there, found the same way as the provider host. It is
+ * written next to `pulumi`, where the CLI looks for its bundled plugins, so no "from $PATH"
+ * warning appears; it is not part of the cache key, so adding it never rebuilds the engine.
+ */
+const POLICY_ANALYZER_LAUNCHER = `#!/bin/sh
+# Pulumi policy-pack analyzer: runs the Node.js policy pack in this directory with node.
+runner=./node_modules/@pulumi/pulumi/cmd/run-policy-pack
+if [ ! -e "$runner/index.js" ]; then
+  runner=$(node -p 'require("path").dirname(require.resolve("@pulumi/pulumi/cmd/run-policy-pack", { paths: [process.cwd()] }))' 2>/dev/null) || {
+    echo "Cannot find module '@pulumi/pulumi/cmd/run-policy-pack' from $(pwd): run npm install in the policy pack's directory." >&2
+    exit 1
+  }
+fi
+exec node "$runner" "$@"
+`;
+
+/** Writes the launchers that are not compiled (the policy analyzer) into `binDir`, unless already current. */
+export function installLaunchers(binDir: string): string {
+  const target = path.join(binDir, POLICY_ANALYZER);
+  const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : undefined;
+  if (current !== POLICY_ANALYZER_LAUNCHER) {
+    // Written beside and renamed, so a concurrent CLI never starts a half-written script.
+    const staging = `${target}.tmp-${process.pid}`;
+    fs.writeFileSync(staging, POLICY_ANALYZER_LAUNCHER, { mode: 0o755 });
+    fs.renameSync(staging, target);
+  }
+  return target;
+}
 
 /** Directory holding the Go module that pins the engine (shipped with the package). */
 export function engineModuleDir(): string {
@@ -149,7 +185,7 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     if (compareVersions(version, MINIMUM_PULUMI_VERSION) < 0) {
       throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} is Pulumi ${version}; dynamic-provider configuration needs >= ${MINIMUM_PULUMI_VERSION}. Upgrade it, or unset PULUMI_CLI to use the built engine.`);
     }
-    return { pulumi, binDir: path.dirname(pulumi), version, source: "env" };
+    return withAnalyzer({ pulumi, binDir: path.dirname(pulumi), version, source: "env" });
   }
 
   const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
@@ -160,7 +196,7 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     if (onPath && !onPath.startsWith(cacheRoot)) {
       const version = await versionOf(onPath);
       if (version && compareVersions(version, MINIMUM_PULUMI_VERSION) >= 0) {
-        return { pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" };
+        return withAnalyzer({ pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" });
       }
       if (version) log(`[toolchain] ignoring ${onPath}: Pulumi ${version} is older than ${MINIMUM_PULUMI_VERSION}`);
     }
@@ -179,7 +215,13 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
 
 function fromDir(dir: string, source: ToolchainSource): PulumiToolchain {
   const binDir = path.join(dir, "bin");
-  return { pulumi: path.join(binDir, "pulumi"), binDir, version: PINNED_PULUMI_VERSION, source };
+  return { pulumi: path.join(binDir, "pulumi"), binDir, version: PINNED_PULUMI_VERSION, source, policyAnalyzer: installLaunchers(binDir) };
+}
+
+/** An installed CLI keeps its own analyzer plugin (Pulumi's releases ship one next to `pulumi`); it is reported when present. */
+function withAnalyzer(toolchain: PulumiToolchain): PulumiToolchain {
+  const analyzer = path.join(toolchain.binDir, POLICY_ANALYZER);
+  return fs.existsSync(analyzer) ? { ...toolchain, policyAnalyzer: analyzer } : toolchain;
 }
 
 /** Serializes builds across processes (parallel test workers, two terminals) with an atomic mkdir. */

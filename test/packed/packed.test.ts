@@ -3,7 +3,7 @@
  * oldest the peer range allows and the newest tested), the real CLI against the reference server
  * started from the install; and a stack created by the previous release, run with this one.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -56,6 +56,15 @@ function expectNoPlaintextSecrets(workspace: PulumiWorkspace, server: InstalledS
   }
 }
 
+/** The optional policy SDK was not installed, and `pulumi-analytics/policy` says which package to add. */
+function expectPolicySubpathNamesItsPackage(appDir: string): void {
+  expect(fs.existsSync(path.join(appDir, "node_modules", "@pulumi", "policy"))).toBe(false);
+  const loaded = spawnSync(process.execPath, ["-e", "require('pulumi-analytics/policy')"], { cwd: appDir, encoding: "utf8" });
+  expect(loaded.status).not.toBe(0);
+  expect(loaded.stderr).toContain("pulumi-analytics/policy needs the @pulumi/policy package");
+  expect(loaded.stderr).toContain("npm install --save-dev @pulumi/policy");
+}
+
 /** The package.json inside the tarball. */
 function packedManifest(): Record<string, unknown> {
   return JSON.parse(execFileSync("tar", ["-xzOf", tarball.file, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
@@ -63,7 +72,7 @@ function packedManifest(): Record<string, unknown> {
 
 describe("the packed tarball", () => {
   it("ships the build, the engine pins, README and LICENSE, and nothing of tests, demo, fixtures or sources", () => {
-    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/toolchain/bin.js", "dist/resources/provider-impl.js", "tools/pulumi/go.mod", "tools/pulumi/go.sum"]) {
+    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/toolchain/bin.js", "dist/resources/provider-impl.js", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml", "tools/pulumi/go.mod", "tools/pulumi/go.sum"]) {
       expect(tarball.files).toContain(file);
     }
     const stray = tarball.files.filter(
@@ -74,7 +83,9 @@ describe("the packed tarball", () => {
 
   it("declares the SDK as a peer range, no embedded Postgres, and no install-time script", () => {
     const manifest = packedManifest();
-    expect(manifest.peerDependencies).toEqual({ "@pulumi/pulumi": `^${OLDEST_SDK}` });
+    expect(manifest.peerDependencies).toEqual({ "@pulumi/pulumi": `^${OLDEST_SDK}`, "@pulumi/policy": "^1.21.0" });
+    // The policy SDK is only for policy packs: provider users never get it installed.
+    expect(manifest.peerDependenciesMeta).toEqual({ "@pulumi/policy": { optional: true } });
     expect(Object.keys(manifest.dependencies as object).sort()).toEqual(["pg", "undici", "zod"]);
     const scripts = manifest.scripts as Record<string, string>;
     for (const hook of ["prepare", "preinstall", "install", "postinstall"]) expect(scripts[hook]).toBeUndefined();
@@ -94,6 +105,7 @@ describe("the packed tarball", () => {
         const ms = await installApp(workspace.programDir, sdk, tarball.file);
         process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk}: ${(ms / 1000).toFixed(1)} s\n`);
         expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${sdk}`]);
+        expectPolicySubpathNamesItsPackage(workspace.programDir);
         await compileApp(workspace.programDir);
 
         server = await startInstalledServer(workspace.programDir);
