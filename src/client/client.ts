@@ -9,7 +9,8 @@ import {
   type DataSource,
   type Organization,
 } from "../contract";
-import { AnalyticsError, ConfigurationError, redact } from "./errors";
+import { redact } from "../redact";
+import { AnalyticsError, ConfigurationError } from "./errors";
 import { API_KEY_HINT, buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, type OperationContext } from "./requests";
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolicy } from "./retry";
 import { TransportFailure, undiciTransport, type HttpRequest, type HttpResponse, type HttpTransport } from "./transport";

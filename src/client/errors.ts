@@ -1,20 +1,6 @@
-/** Stable codes of every error the client and provider raise. */
-export type AnalyticsErrorCode =
-  | "ANALYTICS_ERROR"
-  | "ANALYTICS_CONFIGURATION"
-  | "ANALYTICS_API_ERROR"
-  | "ANALYTICS_UNAUTHORIZED"
-  | "ANALYTICS_CONNECTION"
-  | "ANALYTICS_AMBIGUOUS_CREATE"
-  | "ANALYTICS_RESPONSE_FORMAT"
-  | "ANALYTICS_IMPORT_UNSUPPORTED";
+import { AnalyticsError, type AnalyticsErrorCode } from "../errors";
 
-/** Base of every error this package raises: a fixed `name` and a stable `code` to branch on. */
-export class AnalyticsError extends Error {
-  override readonly name: string = "AnalyticsError";
-  /** Stable identifier of the failure kind. */
-  readonly code: AnalyticsErrorCode = "ANALYTICS_ERROR";
-}
+export { AnalyticsError, type AnalyticsErrorCode } from "../errors";
 
 /** Missing or invalid provider settings (API key, base URL). */
 export class ConfigurationError extends AnalyticsError {
@@ -69,13 +55,4 @@ export class ImportUnsupportedError extends AnalyticsError {
   override readonly code = "ANALYTICS_IMPORT_UNSUPPORTED" as const;
   /** Pulumi's marker for a RunError (checked by name across SDK copies): the engine prints the message alone, without a stack trace. */
   readonly __pulumiRunError = true;
-}
-
-/** Replaces every occurrence of each secret in `text` with `[secret]`; secrets shorter than 4 characters are left alone to avoid mangling text. */
-export function redact(text: string, secrets: Iterable<string | undefined>): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) result = result.split(secret).join("[secret]");
-  }
-  return result;
 }

@@ -22,7 +22,7 @@ describe("normalizeBaseUrl", () => {
 
   it.each(["not a url", "ftp://example.com", "https://example.com/?a=1"])("rejects %j naming how to set it", (input) => {
     expect(() => normalizeBaseUrl(input)).toThrow(ConfigurationError);
-    expect(() => normalizeBaseUrl(input)).toThrow(/analytics:baseUrl.*ANALYTICS_BASE_URL/);
+    expect(() => normalizeBaseUrl(input)).toThrow(/Pass it as the client's `baseUrl` option/);
   });
 });
 
@@ -40,7 +40,7 @@ describe("buildPost", () => {
 describe("errorFromResponse", () => {
   it.each([
     [json(400, { error: { title: "ValidationError", detail: "name: is required" } }), ApiError, "ANALYTICS_API_ERROR", /^ValidationError: name: is required \(HTTP 400\)$/],
-    [json(401, { error: { title: "Unauthorized", detail: "invalid key" } }), UnauthorizedError, "ANALYTICS_UNAUTHORIZED", /Unauthorized: invalid key \(HTTP 401\).*analytics:apiKey.*ANALYTICS_API_KEY/],
+    [json(401, { error: { title: "Unauthorized", detail: "invalid key" } }), UnauthorizedError, "ANALYTICS_UNAUTHORIZED", /Unauthorized: invalid key \(HTTP 401\).*Pass the key as the client's `apiKey` option/],
     [json(404, { error: { title: "NotFound", detail: "no such organization" } }), ApiError, "ANALYTICS_API_ERROR", /NotFound: no such organization \(HTTP 404\)/],
     [json(500, { error: { title: "InternalError", detail: "oops" } }), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /InternalError: oops \(HTTP 500\)\. The organization "Acme" may or may not have been created/],
     [json(502, { error: { title: "BadGateway", detail: "upstream" } }), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /may or may not have been created/],

@@ -12,12 +12,14 @@ import {
 } from "./errors";
 import type { HttpRequest, HttpResponse, TransportFailure } from "./transport";
 
-/** How to set the API key, quoted in every error about it. */
-export const API_KEY_HINT =
-  "Set it with `pulumi config set --secret analytics:apiKey <key>` or the ANALYTICS_API_KEY environment variable.";
+/** How to pass the API key, quoted in every error about it (callers may reword it for their users). */
+export const API_KEY_HINT = "Pass the key as the client's `apiKey` option; it is sent as `Authorization: Bearer <key>`.";
 
-/** How to set the base URL, quoted in every error about it. */
-export const BASE_URL_HINT = "Set it with `pulumi config set analytics:baseUrl <url>` or the ANALYTICS_BASE_URL environment variable.";
+/** How to pass the base URL, quoted in every error about it (callers may reword it). */
+export const BASE_URL_HINT = "Pass it as the client's `baseUrl` option, e.g. `https://analytics.example.com`.";
+
+/** What to do about a create that may have happened, closing every such error (callers may reword it). */
+export const AMBIGUOUS_CREATE_HINT = "Check the service for it before sending the create again: a second create makes a second object.";
 
 /** Checks and normalizes a base URL: http(s), no query or fragment, no trailing slash. */
 export function normalizeBaseUrl(baseUrl: string): string {
@@ -83,8 +85,7 @@ function parseJson(text: string): unknown {
 function ambiguousAdvice(context: OperationContext): string {
   return (
     `The ${context.object} may or may not have been created. The API has no way to look objects up and no idempotency key, ` +
-    "so the request was not retried, to avoid a duplicate. Check the service for it before running `pulumi up` again: " +
-    "the next `pulumi up` creates it anew, so if it already exists you will have two."
+    `so the request was not retried, to avoid a duplicate. ${AMBIGUOUS_CREATE_HINT}`
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * The service's public API (spec: shared/spec/public-api.md) as zod schemas: the one source of
+ * The service's public API, as its specification states it, in zod schemas: the one source of
  * request and response shapes for both the reference server and the provider.
  */
 import { z } from "zod";
@@ -100,11 +100,6 @@ export const organization = z.looseObject({
 
 /** An organization returned by the API. */
 export type Organization = z.infer<typeof organization>;
-
-/** Sync states the reference server moves through; the spec shows only PENDING. */
-export const SYNC_STATUSES = ["PENDING", "SYNCING", "SUCCEEDED", "FAILED"] as const;
-/** Health states the reference server records; the spec shows only HEALTHY. */
-export const HEALTH_STATUSES = ["HEALTHY", "UNHEALTHY"] as const;
 
 /**
  * A data source, as `data` of the create-data-source response. Fields the request left unset

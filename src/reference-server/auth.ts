@@ -45,8 +45,6 @@ const SECRET_PATTERN = new RegExp(`^[0-9A-Za-z]{${API_KEY_SECRET_LENGTH}}$`);
 
 /** The credential of `Bearer <credential>`: "" when the scheme is not Bearer, undefined when there is not exactly one. */
 function bearerCredential(header: string): string | undefined {
-  // The common shape, `Bearer <key>` with single spaces, without a regex split.
-  if (header.length > 7 && header.startsWith("Bearer ") && !/\s/.test(header.slice(7))) return header.slice(7);
   const [scheme = "", ...rest] = header.trim().split(/\s+/);
   if (scheme.toLowerCase() !== "bearer") return "";
   return rest.length === 1 ? rest[0]! : undefined;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatFieldErrors, validate } from "../contract";
-import { ApiError, INTERNAL_ERROR_DETAIL } from "./envelope";
+import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "./envelope";
 
 /** Routes faults can target (the two create endpoints). */
 export const FAULT_ROUTES = ["createOrganization", "createDataSource"] as const;
@@ -145,24 +145,24 @@ export class FaultInjector {
   }
 
   /** An injected 429 or 5xx for this request on `route`, if one is due. */
-  errorFor(route: FaultRoute): ApiError | undefined {
+  errorFor(route: FaultRoute): WireError | undefined {
     const retryAfter = String(this.value(route, "retryAfterSeconds") ?? DEFAULT_RETRY_AFTER_SECONDS);
     if (this.take(route, "rateLimitNext")) {
       this.counts.rateLimited++;
-      return new ApiError(429, "RateLimited", `Too many requests; retry after ${retryAfter} seconds.`, { "retry-after": retryAfter });
+      return wireError(429, "RateLimited", `Too many requests; retry after ${retryAfter} seconds.`, { "retry-after": retryAfter });
     }
     const rate = this.value(route, "errorRate") ?? 0;
     if (this.take(route, "failNext") || (rate > 0 && this.random() < rate)) {
       this.counts.error++;
       const status = this.value(route, "errorStatus") ?? 503;
-      if (status === 500) return new ApiError(500, "InternalError", INTERNAL_ERROR_DETAIL);
+      if (status === 500) return wireError(500, "InternalError", INTERNAL_ERROR_DETAIL);
       if (status === 503) {
-        return new ApiError(503, "ServiceUnavailable", `The service is temporarily unavailable; retry after ${retryAfter} seconds.`, {
+        return wireError(503, "ServiceUnavailable", `The service is temporarily unavailable; retry after ${retryAfter} seconds.`, {
           "retry-after": retryAfter,
         });
       }
       const what = status === 502 ? "an upstream failure (bad gateway)" : "an upstream timeout (gateway timeout)";
-      return new ApiError(status, "ServiceUnavailable", `The service is temporarily unavailable because of ${what}; retry later.`);
+      return wireError(status, "ServiceUnavailable", `The service is temporarily unavailable because of ${what}; retry later.`);
     }
     return undefined;
   }

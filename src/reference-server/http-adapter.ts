@@ -2,7 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
-import { ApiError, JSON_CONTENT_TYPE, internalError, sendError } from "./envelope";
+import { JSON_CONTENT_TYPE, internalError, isWireError, sendError, type WireError } from "./envelope";
 import { ClientGoneError } from "./request-body";
 import type { RequestLog } from "./request-log";
 import type { RouteMatch } from "./router";
@@ -24,9 +24,9 @@ export interface RequestHandlers<Route extends string> {
   isInspection(path: string): boolean;
   /** Routes a public API request (matched once: the handler and the request log share it). */
   matchPublic(method: string, path: string): RouteMatch<Route>;
-  /** Answers a public API request; throws {@link ApiError} to answer with the error envelope. */
+  /** Answers a public API request; throws {@link WireError} to answer with the error envelope. */
   handlePublic(req: http.IncomingMessage, res: http.ServerResponse, match: RouteMatch<Route>): Promise<void>;
-  /** Answers an inspection request; throws {@link ApiError} likewise. */
+  /** Answers an inspection request; throws {@link WireError} likewise. */
   handleInspection(req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string): Promise<void>;
 }
 
@@ -45,8 +45,8 @@ export interface AdapterOptions {
 /** Answers a thrown failure with the error envelope; an unexpected one becomes a bare 500. */
 function respondToFailure(req: http.IncomingMessage, res: http.ServerResponse, err: unknown, options: AdapterOptions): void {
   if (err instanceof ClientGoneError) return;
-  let apiError: ApiError;
-  if (err instanceof ApiError) {
+  let apiError: WireError;
+  if (isWireError(err)) {
     apiError = err;
   } else {
     // Only the error's class is logged: messages may quote request data.
@@ -68,8 +68,7 @@ export function createRequestListener<Route extends string>(
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const { requestLog, logger } = options;
   return (req, res) => {
-    // Only timed when someone reads the log line.
-    const started = logger ? performance.now() : 0;
+    const started = performance.now();
     const receivedAt = options.now();
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?", 1)[0]!;
@@ -85,7 +84,7 @@ export function createRequestListener<Route extends string>(
         const status = res.writableEnded ? res.statusCode : null;
         if (logger) logger(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
         if (publicMatch === undefined) return;
-        requestLog.record({ method, route: publicMatch.kind === "not-found" ? null : publicMatch.route.pattern, status, receivedAt });
+        requestLog.record({ method, route: publicMatch.kind === "not-found" ? null : publicMatch.route.pattern, status, receivedAt: receivedAt.toISOString() });
       })
       .catch(() => req.socket.destroy());
   };

@@ -18,7 +18,6 @@ async function start(inspection = true): Promise<ReferenceServer> {
 }
 
 // Parsed bodies; tests read fields freely.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(server: ReferenceServer, method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers["content-type"] = "application/json";

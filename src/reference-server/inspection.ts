@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, sendData, unmatchedRoute } from "./envelope";
+import { sendData, unmatchedRoute, wireError, type WireError } from "./envelope";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import type { RequestLog, RequestSummary } from "./request-log";
@@ -96,8 +96,8 @@ export const inspectionRouter = new Router<InspectionRoute>([
   { id: "reset", pattern: `${INSPECTION_PREFIX}/reset`, methods: ["POST"] },
 ]);
 
-function notFound(what: string): ApiError {
-  return new ApiError(404, "NotFound", `${what} not found.`);
+function notFound(what: string): WireError {
+  return wireError(404, "NotFound", `${what} not found.`);
 }
 
 async function readJson(req: IncomingMessage, maxBodyBytes: number): Promise<unknown> {
@@ -106,7 +106,7 @@ async function readJson(req: IncomingMessage, maxBodyBytes: number): Promise<unk
   return parseJsonBody(await readBody(req, maxBodyBytes));
 }
 
-/** Answers one matched inspection request; errors are thrown as {@link ApiError}. */
+/** Answers one matched inspection request; errors are thrown as {@link WireError}. */
 export async function handleInspection(
   ctx: InspectionContext,
   match: Extract<RouteMatch<InspectionRoute>, { kind: "found" }>,
@@ -137,7 +137,7 @@ export async function handleInspection(
     case "faults": {
       if (req.method === "POST") {
         const parsed = parseFaultSettings(await readJson(req, ctx.maxBodyBytes));
-        if (!parsed.ok) throw new ApiError(400, "ValidationError", parsed.detail);
+        if (!parsed.ok) throw wireError(400, "ValidationError", parsed.detail);
         faults.set(parsed.value);
       }
       const view: FaultsView = { settings: faults.settings(), injected: faults.injected() };

@@ -8,7 +8,7 @@ import {
   validate,
 } from "../contract";
 import { authenticate } from "./auth";
-import { ApiError, sendData, unmatchedRoute } from "./envelope";
+import { sendData, unmatchedRoute, wireError } from "./envelope";
 import type { FaultDelays, FaultInjector, FaultRoute } from "./faults";
 import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import { Router, type RouteMatch } from "./router";
@@ -61,7 +61,7 @@ function dropConnection(req: IncomingMessage): void {
 function routeOf(match: RouteMatch<PublicRoute>): { route: FaultRoute; params: ReadonlyMap<string, string> } {
   if (match.kind !== "found") throw unmatchedRoute(match, "No endpoint of the public API has this path.");
   if (match.route.id === "ssoJwt") {
-    throw new ApiError(
+    throw wireError(
       501,
       "NotImplemented",
       "The single sign-on endpoint is not implemented: the public API specification does not show its method, payload or response.",
@@ -83,7 +83,7 @@ async function admit(ctx: PublicContext, route: FaultRoute, req: IncomingMessage
   if (injected) throw injected;
 
   const auth = authenticate(req.headers.authorization, ctx.keyPrefix, state.store.apiKeys);
-  if (!auth.ok) throw new ApiError(401, "Unauthorized", auth.detail, { "www-authenticate": 'Bearer realm="api"' });
+  if (!auth.ok) throw wireError(401, "Unauthorized", auth.detail, { "www-authenticate": 'Bearer realm="api"' });
   const unsupported = checkJsonContentType(req.headers["content-type"]);
   if (unsupported) throw unsupported;
   const body = parseJsonBody(await readBody(req, ctx.maxBodyBytes));
@@ -93,11 +93,10 @@ async function admit(ctx: PublicContext, route: FaultRoute, req: IncomingMessage
 async function createOrganization(ctx: PublicContext, req: IncomingMessage, res: ServerResponse, who: Admitted): Promise<void> {
   const { faults, state } = ctx;
   const input = validate(createOrganizationRequest, who.body);
-  if (!input.ok) throw new ApiError(400, "ValidationError", formatFieldErrors(input.errors));
+  if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
   if (faults.takeResetBeforeCommit("createOrganization")) return dropConnection(req);
   const org = state.store.createOrganization(who.userName, input.value.name, ctx.now());
-  // Only awaited with a state file: in memory there is nothing to wait for, not even a microtask.
-  if (state.persistent) await state.persist();
+  await state.persist();
   if (faults.takeResetAfterCommit("createOrganization")) return dropConnection(req);
   return sendData(res, 201, organizationResponse(org));
 }
@@ -111,15 +110,15 @@ async function createDataSource(
 ): Promise<void> {
   const { faults, state } = ctx;
   const input = validate(createDataSourceRequest, who.body);
-  if (!input.ok) throw new ApiError(400, "ValidationError", formatFieldErrors(input.errors));
+  if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
   // Someone else's organization gets the very same answer as a missing one: existence does not leak.
   const org = state.store.organizationOwnedBy(orgId, who.userName);
-  if (!org) throw new ApiError(404, "NotFound", "Organization not found.");
+  if (!org) throw wireError(404, "NotFound", "Organization not found.");
   if (faults.takeResetBeforeCommit("createDataSource")) return dropConnection(req);
   const record = state.store.createDataSource(org, input.value, ctx.now(), ctx.trialDays);
   const startSync = ctx.jobs.enqueue(record.fields.id);
   try {
-    if (state.persistent) await state.persist();
+    await state.persist();
     if (faults.takeResetAfterCommit("createDataSource")) return dropConnection(req);
     // The answer is serialized now, so it shows PENDING whatever the job does next.
     sendData(res, 201, dataSourceResponse(record));
@@ -128,7 +127,7 @@ async function createDataSource(
   }
 }
 
-/** Answers one public API request; failures are thrown as {@link ApiError}. */
+/** Answers one public API request; failures are thrown as {@link WireError}. */
 export async function handlePublic(
   ctx: PublicContext,
   req: IncomingMessage,

@@ -13,27 +13,12 @@ export function base62FromBytes(bytes: Uint8Array): string {
   return out;
 }
 
-/** CSPRNG bytes drawn in blocks: one randomBytes call per few hundred ids instead of one per id. */
-const POOL_SIZE = 4096;
-let pool = Buffer.alloc(0);
-let poolOffset = 0;
-
-function takeRandomBytes(count: number): Uint8Array {
-  if (poolOffset + count > pool.length) {
-    pool = randomBytes(Math.max(POOL_SIZE, count));
-    poolOffset = 0;
-  }
-  const bytes = pool.subarray(poolOffset, poolOffset + count);
-  poolOffset += count;
-  return bytes;
-}
-
 /** A string of `length` characters drawn uniformly from {@link BASE62_ALPHABET} with the CSPRNG. */
 export function randomBase62(length: number): string {
   if (!Number.isInteger(length) || length < 0) throw new RangeError("length must be a non-negative integer");
   let out = "";
   // About 3% of bytes are rejected; ask for a few spare ones and loop in the rare case they run out.
-  while (out.length < length) out += base62FromBytes(takeRandomBytes(length - out.length + 8));
+  while (out.length < length) out += base62FromBytes(randomBytes(length - out.length + 8));
   return out.slice(0, length);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./envelope";
+import { isWireError, type WireError } from "./envelope";
 import { MAX_JSON_DEPTH, checkJsonContentType, exceedsNestingDepth, parseJsonBody } from "./request-body";
 
 describe("checkJsonContentType", () => {
@@ -14,17 +14,17 @@ describe("checkJsonContentType", () => {
     "answers 415 to %j",
     (header) => {
       const error = checkJsonContentType(header);
-      expect(error).toBeInstanceOf(ApiError);
+      expect(isWireError(error)).toBe(true);
       expect(error).toMatchObject({ status: 415, title: "UnsupportedMediaType" });
     },
   );
 });
 
-function parseError(text: string | Buffer): ApiError {
+function parseError(text: string | Buffer): WireError {
   try {
     parseJsonBody(typeof text === "string" ? Buffer.from(text) : text);
   } catch (err) {
-    if (err instanceof ApiError) return err;
+    if (isWireError(err)) return err;
     throw err;
   }
   throw new Error("expected a parse error");

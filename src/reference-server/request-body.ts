@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import { ApiError } from "./envelope";
+import { wireError, type WireError } from "./envelope";
 
 /** Default request body limit: 1 MiB, far above any valid body of this API. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -14,19 +14,19 @@ export class ClientGoneError extends Error {
 }
 
 /** The 415 for a body not declared as JSON, or `undefined` when `Content-Type` is `application/json` (UTF-8). */
-export function checkJsonContentType(header: string | undefined): ApiError | undefined {
+export function checkJsonContentType(header: string | undefined): WireError | undefined {
   const expected = "Send the body as JSON with `Content-Type: application/json`.";
   if (header === undefined || header.trim() === "") {
-    return new ApiError(415, "UnsupportedMediaType", `The request has no Content-Type. ${expected}`);
+    return wireError(415, "UnsupportedMediaType", `The request has no Content-Type. ${expected}`);
   }
   const [mediaType = "", ...params] = header.split(";");
   if (mediaType.trim().toLowerCase() !== "application/json") {
-    return new ApiError(415, "UnsupportedMediaType", `The body must be declared as application/json. ${expected}`);
+    return wireError(415, "UnsupportedMediaType", `The body must be declared as application/json. ${expected}`);
   }
   for (const param of params) {
     const [name = "", value = ""] = param.split("=", 2).map((s) => s.trim().toLowerCase());
     if (name === "charset" && !["utf-8", "utf8", '"utf-8"'].includes(value)) {
-      return new ApiError(415, "UnsupportedMediaType", "JSON bodies must be UTF-8: use `charset=utf-8` or no charset.");
+      return wireError(415, "UnsupportedMediaType", "JSON bodies must be UTF-8: use `charset=utf-8` or no charset.");
     }
   }
   return undefined;
@@ -40,9 +40,9 @@ export function checkJsonContentType(header: string | undefined): ApiError | und
  */
 export const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
 
-function tooLarge(maxBytes: number): ApiError {
+function tooLarge(maxBytes: number): WireError {
   // Sent once the body is drained (or the drain cap is hit); the connection closes afterwards.
-  return new ApiError(413, "PayloadTooLarge", `The request body exceeds the limit of ${maxBytes} bytes.`, {
+  return wireError(413, "PayloadTooLarge", `The request body exceeds the limit of ${maxBytes} bytes.`, {
     connection: "close",
   });
 }
@@ -126,12 +126,12 @@ export function exceedsNestingDepth(text: string, maxDepth: number): boolean {
  * stays an own data property, so nothing reaches Object.prototype.
  */
 export function parseJsonBody(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): unknown {
-  if (!isUtf8(body)) throw new ApiError(400, "ValidationError", "The request body is not valid UTF-8 text.");
+  if (!isUtf8(body)) throw wireError(400, "ValidationError", "The request body is not valid UTF-8 text.");
   // A leading byte order mark is dropped, as a UTF-8 decoder does.
   const text = body.toString("utf8", body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0);
-  if (!/\S/.test(text)) throw new ApiError(400, "ValidationError", "The request body is empty: send a JSON object.");
+  if (!/\S/.test(text)) throw wireError(400, "ValidationError", "The request body is empty: send a JSON object.");
   if (exceedsNestingDepth(text, maxDepth)) {
-    throw new ApiError(400, "ValidationError", `The request body nests arrays or objects deeper than ${maxDepth} levels.`);
+    throw wireError(400, "ValidationError", `The request body nests arrays or objects deeper than ${maxDepth} levels.`);
   }
   try {
     return JSON.parse(text) as unknown;
@@ -139,6 +139,6 @@ export function parseJsonBody(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): 
     // V8's message can quote the body; keep only the position.
     const position = /at position (\d+)/.exec(err instanceof Error ? err.message : "")?.[1];
     const where = position === undefined ? "" : ` (syntax error at character ${position})`;
-    throw new ApiError(400, "ValidationError", `The request body is not valid JSON${where}.`);
+    throw wireError(400, "ValidationError", `The request body is not valid JSON${where}.`);
   }
 }

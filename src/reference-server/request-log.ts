@@ -28,17 +28,11 @@ export function routeKey(entry: Pick<RequestLogEntry, "method" | "route">): stri
   return `${entry.method} ${entry.route ?? "(unmatched)"}`;
 }
 
-/** A request as {@link RequestLog.record} takes it: the arrival time is formatted only when read. */
-export interface RecordedRequest extends Omit<RequestLogEntry, "receivedAt"> {
-  /** When the request arrived. */
-  receivedAt: Date;
-}
-
 /** Log of the public API requests received, with exact counts and a bounded list of recent entries. */
 export class RequestLog {
   private total = 0;
   private readonly counts = new Map<string, Map<string, number>>();
-  private readonly entries: RecordedRequest[] = [];
+  private readonly entries: RequestLogEntry[] = [];
 
   /** Counts a request the moment it arrives. */
   received(): void {
@@ -46,7 +40,7 @@ export class RequestLog {
   }
 
   /** Records a request once it has been answered, or abandoned without an answer. */
-  record(entry: RecordedRequest): void {
+  record(entry: RequestLogEntry): void {
     const key = routeKey(entry);
     const byStatus = this.counts.get(key) ?? new Map<string, number>();
     const status = entry.status === null ? "none" : String(entry.status);
@@ -70,7 +64,7 @@ export class RequestLog {
     return {
       total: this.total,
       byRoute,
-      recent: this.entries.map((e) => ({ method: e.method, route: e.route, status: e.status, receivedAt: e.receivedAt.toISOString() })),
+      recent: this.entries.map((e) => ({ ...e })),
     };
   }
 

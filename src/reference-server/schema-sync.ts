@@ -1,9 +1,10 @@
 /**
- * The schema-sync job (spec: shared/spec/public-api.md, "Side effects"): after a data source is
+ * The schema-sync job (the API specification's "Side effects"): after a data source is
  * created, connect to the Postgres it declares and read its tables and columns. It never throws;
  * every failure comes back as a readable message without credentials.
  */
 import { Client, type ClientConfig } from "pg";
+import { redact } from "../redact";
 
 /** The connection fields of a data source the sync needs; nulls are fields the request left unset. */
 export interface SyncTarget {
@@ -59,8 +60,6 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Default {@link SyncOptions.queryTimeoutMs}. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
 
-/** What replaces a credential in failure messages. */
-const REDACTED = "[redacted]";
 /** How long `end()` may wait for the server's goodbye before the socket is destroyed. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -173,7 +172,7 @@ export async function syncSchema(target: SyncTarget, options: SyncOptions = {}):
     return { ok: true, tables: assemble(relations.rows, columns.rows) };
   } catch (error) {
     const message = describeFailure(error, { target, phase, connectTimeoutMs, queryTimeoutMs });
-    return { ok: false, message: scrubCredentials(message, target.password) };
+    return { ok: false, message: redact(message, [target.password]) };
   } finally {
     if (client !== undefined) await closeQuietly(client);
   }
@@ -353,21 +352,4 @@ function describeFailure(error: unknown, context: FailureContext): string {
     return `TLS connection to ${where} failed: ${message}`;
   }
   return `schema sync against ${describeTarget(target)} failed: ${message}`;
-}
-
-/**
- * Removes credentials from a message: every occurrence of the password (raw and URL-encoded),
- * the password part of `postgres://user:password@` URLs and `password=...` settings.
- * A short password may blank out unrelated letters; a garbled message beats a leaked secret.
- */
-export function scrubCredentials(message: string, password: string | undefined): string {
-  let scrubbed = message
-    .replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, `$1${REDACTED}@`)
-    .replace(/(password\s*=\s*)('[^']*'|"[^"]*"|[^\s,;)]+)/gi, `$1${REDACTED}`);
-  if (password !== undefined && password !== "") {
-    for (const form of new Set([password, encodeURIComponent(password)])) {
-      scrubbed = scrubbed.split(form).join(REDACTED);
-    }
-  }
-  return scrubbed;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AnalyticsError } from "../errors";
 import {
   SECRET_DATA_SOURCE_FIELDS,
   dataSource,
@@ -121,8 +122,9 @@ export interface StateSnapshot {
 }
 
 /** Raised when a state file cannot be used; the message says why. */
-export class StateError extends Error {
+export class StateError extends AnalyticsError {
   override readonly name = "StateError";
+  override readonly code = "ANALYTICS_STATE" as const;
 }
 
 /** Sync error recorded for a sync a restart cut short; credentials were not kept, so it is not retried. */

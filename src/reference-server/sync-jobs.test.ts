@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CreateDataSourceRequest } from "../contract";
 import type { SyncOptions, SyncOutcome, SyncTarget } from "./schema-sync";
 import { ReferenceStore } from "./store";
-import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE, redactSecrets } from "./sync-jobs";
+import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE } from "./sync-jobs";
 import { closeServersAfterEach, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
@@ -186,15 +186,6 @@ describe("SyncJobs", () => {
     sync.calls[0]!.finish({ ok: true, tables: [] });
     await jobs.whenDone(record.fields.id);
     expect(record.fields.lastSyncStatus).toBe("SYNCING");
-  });
-});
-
-describe("redactSecrets", () => {
-  it("replaces every credential value, and URL passwords", () => {
-    expect(redactSecrets("a S3CRET b S3CRET postgres://u:zzz@h/db", { password: "S3CRET" })).toBe(
-      "a [redacted] b [redacted] postgres://u:[redacted]@h/db",
-    );
-    expect(redactSecrets("phrase=S3CRET-phrase", { sshPrivateKeyPassphrase: "S3CRET-phrase" })).toBe("phrase=[redacted]");
   });
 });
 

@@ -1,5 +1,6 @@
-import { scrubCredentials, syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget } from "./schema-sync";
-import type { DataSourceSecrets, ReferenceStore } from "./store";
+import { redact } from "../redact";
+import { syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget } from "./schema-sync";
+import type { ReferenceStore } from "./store";
 
 /** Default number of schema syncs run at once, so a burst of creates does not exhaust a database's connections. */
 export const DEFAULT_SYNC_CONCURRENCY = 4;
@@ -44,15 +45,6 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
-/** Replaces every credential value in a message (defence in depth: the sync already scrubs the password). */
-export function redactSecrets(message: string, secrets: Readonly<DataSourceSecrets>): string {
-  let redacted = scrubCredentials(message, secrets.password);
-  for (const value of Object.values(secrets)) {
-    if (value !== undefined && value !== "") redacted = redacted.split(value).join("[redacted]");
-  }
-  return redacted;
-}
-
 /**
  * The background schema-sync job of each new data source: PENDING → SYNCING → SUCCEEDED or
  * FAILED, with health recorded alongside. Jobs are queued when the data source is committed and
@@ -60,11 +52,10 @@ export function redactSecrets(message: string, secrets: Readonly<DataSourceSecre
  */
 export class SyncJobs {
   private readonly queue: string[] = [];
-  /** Queued or running syncs; the deferred is made only once someone waits (most syncs have no waiter). */
-  private readonly pending = new Map<string, Deferred | null>();
+  /** Queued or running syncs, each with the promise its waiters share. */
+  private readonly pending = new Map<string, Deferred>();
   private running = 0;
   private stopped = false;
-  private pumpScheduled = false;
 
   constructor(private readonly options: SyncJobsOptions) {}
 
@@ -74,32 +65,19 @@ export class SyncJobs {
    */
   enqueue(dataSourceId: string): () => void {
     if (this.stopped) return () => undefined;
-    this.pending.set(dataSourceId, null);
+    this.pending.set(dataSourceId, deferred());
     let started = false;
     return () => {
       if (started || this.stopped) return;
       started = true;
       this.queue.push(dataSourceId);
-      // One pump per event-loop turn, however many creates were answered in it.
-      if (!this.pumpScheduled) {
-        this.pumpScheduled = true;
-        setImmediate(() => {
-          this.pumpScheduled = false;
-          this.pump();
-        });
-      }
+      setImmediate(() => this.pump());
     };
   }
 
   /** Settles when the queued or running sync of `dataSourceId` ends; undefined if none is. */
   whenDone(dataSourceId: string): Promise<void> | undefined {
-    if (!this.pending.has(dataSourceId)) return undefined;
-    let job = this.pending.get(dataSourceId);
-    if (!job) {
-      job = deferred();
-      this.pending.set(dataSourceId, job);
-    }
-    return job.promise;
+    return this.pending.get(dataSourceId)?.promise;
   }
 
   /** Number of syncs queued or running. */
@@ -114,7 +92,7 @@ export class SyncJobs {
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;
-    for (const job of this.pending.values()) job?.reject(new Error("the reference server closed before the schema sync finished"));
+    for (const job of this.pending.values()) job.reject(new Error("the reference server closed before the schema sync finished"));
     this.pending.clear();
   }
 
@@ -179,7 +157,8 @@ export class SyncJobs {
       record.tables = outcome.tables.length === 0 ? [] : structuredClone(outcome.tables);
     } else {
       fields.lastSyncStatus = "FAILED";
-      fields.syncErrorMessage = redactSecrets(outcome.message, secrets);
+      // Defence in depth: the sync already removed the password, but any credential may be quoted.
+      fields.syncErrorMessage = redact(outcome.message, Object.values(secrets));
       // The sync is the health check: a failed one means the database could not be used.
       fields.lastHealthStatus = "UNHEALTHY";
     }

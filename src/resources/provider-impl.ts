@@ -6,10 +6,10 @@
  */
 import { AnalyticsClient } from "../client/client";
 import { ConfigurationError } from "../client/errors";
-import { API_KEY_HINT, BASE_URL_HINT } from "../client/requests";
 import { undiciTransport } from "../client/transport";
 import type { CreateDataSourceInput } from "../contract";
 import { STATUS_OBSERVED_AT } from "./status";
+import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT, inPulumiTerms } from "./pulumi-words";
 import { checkInputs, dataSourceBody, diffInputs, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
 /** Provider settings from stack config, captured by `configure` in the provider process only. */
@@ -34,8 +34,8 @@ export function settingsFromConfig(config: { get(key: string): string | undefine
 export function resolveSettings(settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): { apiKey: string; baseUrl: string } {
   const apiKey = settings.apiKey ?? env.ANALYTICS_API_KEY;
   const baseUrl = settings.baseUrl ?? env.ANALYTICS_BASE_URL;
-  if (!apiKey) throw new ConfigurationError(`No analytics API key is set. ${API_KEY_HINT}`);
-  if (!baseUrl) throw new ConfigurationError(`No analytics base URL is set. ${BASE_URL_HINT}`);
+  if (!apiKey) throw new ConfigurationError(`No analytics API key is set. ${PULUMI_API_KEY_HINT}`);
+  if (!baseUrl) throw new ConfigurationError(`No analytics base URL is set. ${PULUMI_BASE_URL_HINT}`);
   return { apiKey, baseUrl };
 }
 
@@ -102,6 +102,14 @@ export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = p
 
 /** create: one POST; outputs are the API's object plus the declared inputs (secrets included, kept secret by the engine). */
 export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
+  try {
+    return await createObject(kind, inputs, settings);
+  } catch (error) {
+    throw inPulumiTerms(error);
+  }
+}
+
+async function createObject(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
   const client = clientFor(settings);
   const { [`__provider`]: _provider, ...declared } = inputs;
   // Receipt time on this machine: the only clock both kinds of response can be dated by.

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { AnalyticsError } from "../errors";
 
 const execFileAsync = promisify(execFile);
 
@@ -46,9 +47,9 @@ export interface ResolveOptions {
 }
 
 /** Raised when no usable Pulumi CLI can be found or built; the message names what is missing. */
-export class ToolchainError extends Error {
+export class ToolchainError extends AnalyticsError {
   override readonly name = "ToolchainError";
-  readonly code = "ANALYTICS_TOOLCHAIN" as const;
+  override readonly code = "ANALYTICS_TOOLCHAIN" as const;
 }
 
 const ENGINE_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
