@@ -1,14 +1,11 @@
 import {
-  ORGANIZATIONS_PATH,
-  SECRET_DATA_SOURCE_FIELDS,
-  dataSource,
-  dataSourcesPath,
-  organization,
+  responseSchema,
   type CreateDataSourceInput,
   type CreateOrganizationRequest,
   type DataSource,
   type Organization,
 } from "../contract";
+import { dataSourceSpec, describeObject, endpointPath, organizationSpec, secretFieldNames, type KindSpec } from "../kinds";
 import { redact } from "../redact";
 import { AnalyticsError, ConfigurationError } from "./errors";
 import { API_KEY_HINT, buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, type OperationContext } from "./requests";
@@ -70,13 +67,23 @@ export class AnalyticsClient {
 
   /** `POST /api/public/organizations`. */
   createOrganization(body: CreateOrganizationRequest): Promise<Organization> {
-    return this.create(ORGANIZATIONS_PATH, body, organization, `organization ${JSON.stringify(body.name)}`, []);
+    return this.createObject(organizationSpec, body) as Promise<Organization>;
   }
 
   /** `POST /api/public/organizations/{orgId}/data-sources`. */
   createDataSource(orgId: string, body: CreateDataSourceInput): Promise<DataSource> {
-    const secrets = SECRET_DATA_SOURCE_FIELDS.map((field) => body[field]);
-    return this.create(dataSourcesPath(orgId), body, dataSource, `data source ${JSON.stringify(body.displayName)} in organization ${orgId}`, secrets);
+    return this.createObject(dataSourceSpec, body, { orgId }) as Promise<DataSource>;
+  }
+
+  /**
+   * `POST` on the create endpoint of any kind: `body` is its create body, `owners` the ids its
+   * path names (such as `orgId`). The answer is checked against the kind's outputs.
+   */
+  createObject(spec: KindSpec, body: object, owners: Readonly<Record<string, string>> = {}): Promise<Record<string, unknown>> {
+    const values = body as Record<string, unknown>;
+    const secrets = secretFieldNames(spec).map((field) => values[field] as string | undefined);
+    const schema = responseSchema(spec.outputs);
+    return this.create(endpointPath(spec, owners), body, schema, describeObject(spec, { ...values, ...owners }), secrets);
   }
 
   /** Closes pooled connections (only those of a transport the client created itself). */

@@ -1,155 +1,118 @@
 /**
- * The service's public API, as its specification states it, in zod schemas: the one source of
- * request and response shapes for both the reference server and the provider.
+ * The service's public API as zod schemas, built from the kind specs (src/kinds): the one source
+ * of request and response validation for both the reference server and the provider. It states
+ * only what the API specification states; the reference server's own limits live in the server.
  */
 import { z } from "zod";
-import type { DATA_SOURCE_RESPONSE_FIELDS } from "./fields";
+import {
+  bodyFieldNames,
+  dataSourceSpec,
+  endpointPath,
+  organizationSpec,
+  type DataSourceInputs,
+  type DataSourceOutputs,
+  type InputFieldSpec,
+  type KindSpec,
+  type OrganizationInputs,
+  type OutputFieldSpec,
+  type OutputValue,
+  type OrganizationOutputs,
+} from "../kinds";
 
 /** Path of the create-organization endpoint. */
-export const ORGANIZATIONS_PATH = "/api/public/organizations";
+export const ORGANIZATIONS_PATH = endpointPath(organizationSpec);
 
 /** Path of the create-data-source endpoint for an organization. */
 export function dataSourcesPath(orgId: string): string {
-  return `${ORGANIZATIONS_PATH}/${encodeURIComponent(orgId)}/data-sources`;
+  return endpointPath(dataSourceSpec, { orgId });
 }
 
 /** Path of the single-sign-on endpoint for embedding (method and payload not shown in the spec). */
 export const SSO_JWT_PATH = "/api/sso/jwt";
 
-/** Lowest valid port and sshPort. */
-export const PORT_MIN = 0;
-/** Highest valid port and sshPort. */
-export const PORT_MAX = 65535;
-/** Longest organization name accepted (the spec shows no limit; this bound is the reference server's choice). */
-export const ORGANIZATION_NAME_MAX = 255;
 /** Length of the random part of an API key. */
 export const API_KEY_SECRET_LENGTH = 32;
 
-/** The only allowed data source `type`. */
-export const DATA_SOURCE_TYPES = ["direct"] as const;
-/** The only allowed `dialect`. */
-export const DIALECTS = ["POSTGRES"] as const;
+/** The schema of one input field, with the reasons the spec's rules are worded in. */
+function inputSchema(field: InputFieldSpec): z.ZodType {
+  let schema: z.ZodType;
+  if (field.values !== undefined) {
+    schema = z.enum(field.values as [string, ...string[]]);
+  } else if (field.range !== undefined) {
+    // One reason for any invalid value, so every failure names the allowed range.
+    const [min, max] = field.range;
+    const rule = { error: `must be an integer from ${min} to ${max}` };
+    schema = z.number(rule).int(rule).min(min, rule).max(max, rule);
+  } else if (field.type === "string") {
+    const text = field.nullable ? z.string({ error: "must be a string or null" }) : z.string();
+    schema = field.minLength === undefined ? text : text.min(field.minLength);
+  } else {
+    schema = field.type === "integer" ? z.number().int() : z.boolean();
+  }
+  if (field.nullable) schema = schema.nullable();
+  if (field.default !== undefined) return schema.default(field.default as never);
+  return field.required ? schema : schema.optional();
+}
 
-/** Defaults the spec states for omitted data source fields. */
-export const DATA_SOURCE_DEFAULTS = { sslEnabled: true, sshEnabled: false } as const;
+/** The create body's schema of a kind: its body inputs, unknown fields rejected so typos surface, defaults applied. */
+export function requestSchema(spec: KindSpec): z.ZodObject<Record<string, z.ZodType>, z.core.$strict> {
+  return z.strictObject(Object.fromEntries(bodyFieldNames(spec).map((name) => [name, inputSchema(spec.inputs[name]!)])));
+}
 
-/** Reason given for any invalid port, so every failure names the allowed range. */
-const PORT_RULE = `must be an integer from ${PORT_MIN} to ${PORT_MAX}`;
-const port = z.number({ error: PORT_RULE }).int({ error: PORT_RULE }).min(PORT_MIN, { error: PORT_RULE }).max(PORT_MAX, { error: PORT_RULE });
+/** Zod schemas of a kind's answer fields, typed by the spec. */
+export type ResponseShape<O extends Record<string, OutputFieldSpec>> = { -readonly [K in keyof O]: z.ZodType<OutputValue<O[K]>> };
 
-/** Body of `POST /api/public/organizations`. Unknown fields are rejected so typos surface. */
-export const createOrganizationRequest = z.strictObject({
-  /** Organization name. */
-  name: z.string().min(1).max(ORGANIZATION_NAME_MAX),
-});
+/** The schemas of a kind's answer fields, in the spec's order. */
+export function responseShape<O extends Record<string, OutputFieldSpec>>(outputs: O): ResponseShape<O> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(outputs)) {
+    const base = field.type === "string" ? z.string() : field.type === "integer" ? z.number().int() : z.boolean();
+    shape[name] = field.nullable ? base.nullable() : base;
+  }
+  return shape as ResponseShape<O>;
+}
+
+/** The schema of a kind's object as the API returns it; extra fields are tolerated so new API fields do not break clients. */
+export function responseSchema<O extends Record<string, OutputFieldSpec>>(outputs: O) {
+  return z.looseObject(responseShape(outputs));
+}
+
+/** Body of `POST /api/public/organizations`. */
+export const createOrganizationRequest = requestSchema(organizationSpec);
 
 /** Parsed body of a create-organization request. */
-export type CreateOrganizationRequest = z.infer<typeof createOrganizationRequest>;
-
-/** Every body field of `POST /api/public/organizations/{orgId}/data-sources`, as the spec's table states it. */
-export const dataSourceRequestShape = {
-  type: z.enum(DATA_SOURCE_TYPES),
-  dialect: z.enum(DIALECTS),
-  displayName: z.string().min(1),
-  snowflakeAccountId: z.string().optional(),
-  snowflakeWarehouse: z.string().optional(),
-  snowflakeRole: z.string().optional(),
-  snowflakePrivateKey: z.string().optional(),
-  snowflakePrivateKeyPassphrase: z.string().optional(),
-  databaseName: z.string({ error: "must be a string or null" }).nullable().optional(),
-  username: z.string().optional(),
-  host: z.string().optional(),
-  port: port.optional(),
-  password: z.string().optional(),
-  bigQueryJsonKey: z.string().optional(),
-  bigQueryProjectId: z.string().optional(),
-  spannerInstanceId: z.string().optional(),
-  sslEnabled: z.boolean().default(DATA_SOURCE_DEFAULTS.sslEnabled),
-  sshEnabled: z.boolean().default(DATA_SOURCE_DEFAULTS.sshEnabled),
-  sshHost: z.string().optional(),
-  sshPort: port.optional(),
-  sshUsername: z.string().optional(),
-  sshPassword: z.string().optional(),
-  sshPrivateKey: z.string().optional(),
-  sshPrivateKeyPassphrase: z.string().optional(),
-};
+export type CreateOrganizationRequest = OrganizationInputs;
 
 /** Body of a create-data-source request; unknown fields are rejected, defaults applied. */
-export const createDataSourceRequest = z.strictObject(dataSourceRequestShape);
+export const createDataSourceRequest = requestSchema(dataSourceSpec);
+
+/** A create-data-source body as sent (defaults optional). */
+export type CreateDataSourceInput = Omit<DataSourceInputs, "orgId">;
 
 /** Parsed (defaults applied) body of a create-data-source request. */
-export type CreateDataSourceRequest = z.output<typeof createDataSourceRequest>;
-/** A create-data-source body as sent (defaults optional). */
-export type CreateDataSourceInput = z.input<typeof createDataSourceRequest>;
+export type CreateDataSourceRequest = WithDefaults<CreateDataSourceInput>;
 
-/** Names of every data source request field. */
-export const DATA_SOURCE_REQUEST_FIELDS = Object.keys(dataSourceRequestShape) as Array<keyof typeof dataSourceRequestShape>;
+/** `T` with the data source defaults present, as a parsed body has them. */
+type WithDefaults<T> = T extends { sslEnabled?: boolean } ? Omit<T, "sslEnabled" | "sshEnabled"> & { sslEnabled: boolean; sshEnabled: boolean } : T;
 
-const isoDateTime = z.string();
-const nullableString = z.string().nullable();
+/** Names of every data source request field, in the spec's order. */
+export const DATA_SOURCE_REQUEST_FIELDS = bodyFieldNames(dataSourceSpec) as Array<keyof CreateDataSourceInput>;
 
 /** An organization, as `data` of the create-organization response. Extra fields are tolerated. */
-export const organization = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  slug: z.string(),
-  customAiContext: nullableString,
-  /** Observed value: STARTED; others not shown in the spec. */
-  onboardingStatus: z.string(),
-});
+export const organization = responseSchema(organizationSpec.outputs);
 
 /** An organization returned by the API. */
-export type Organization = z.infer<typeof organization>;
+export type Organization = OrganizationOutputs;
 
 /**
  * A data source, as `data` of the create-data-source response. Fields the request left unset
  * come back as null (the spec types them as strings but shows no value for the unset case).
  * Secrets are never part of it. Extra fields are tolerated so new API fields do not break clients.
  */
-export const dataSource = z.looseObject({
-  id: z.string(),
-  displayName: z.string(),
-  description: nullableString,
-  dialect: z.string(),
-  databaseName: nullableString,
-  username: nullableString,
-  host: nullableString,
-  port: z.number().int().nullable(),
-  sslEnabled: z.boolean(),
-  sslCustomCertificatesEnabled: z.boolean(),
-  sshEnabled: z.boolean(),
-  sshHost: nullableString,
-  sshPort: z.number().int().nullable(),
-  sshUsername: nullableString,
-  bigQueryProjectId: nullableString,
-  spannerInstanceId: nullableString,
-  snowflakeAccountId: nullableString,
-  snowflakeWarehouse: nullableString,
-  snowflakeRole: nullableString,
-  lastSuccessfulSyncAt: isoDateTime.nullable(),
-  lastSyncStatus: z.string(),
-  lastSyncAttemptAt: isoDateTime.nullable(),
-  hasCompletedFirstSync: z.boolean(),
-  syncErrorMessage: nullableString,
-  lastHealthyAt: isoDateTime.nullable(),
-  lastHealthStatus: z.string(),
-  lastHealthCheckAttemptAt: isoDateTime.nullable(),
-  isDemo: z.boolean(),
-  isServiceWarehouse: z.boolean(),
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-});
+export const dataSource = responseSchema(dataSourceSpec.outputs);
 
 /** A data source returned by the API. */
-export type DataSource = z.infer<typeof dataSource>;
-
-/** True when the zod-free field list in fields.ts names exactly the schema's fields (checked at compile time). */
-export const RESPONSE_FIELDS_MATCH_SCHEMA: [(typeof DATA_SOURCE_RESPONSE_FIELDS)[number]] extends [keyof typeof dataSource.shape]
-  ? [keyof typeof dataSource.shape] extends [(typeof DATA_SOURCE_RESPONSE_FIELDS)[number]]
-    ? true
-    : false
-  : false = true;
-
+export type DataSource = DataSourceOutputs;
 
 /** Error titles the reference server uses; the spec names ValidationError and Unauthorized. */
 export const ERROR_TITLES = [

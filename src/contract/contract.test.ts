@@ -79,7 +79,8 @@ describe("createOrganizationRequest", () => {
     [{ name: "Acme" }, true],
     [{ name: "" }, false],
     [{ name: "x".repeat(255) }, true],
-    [{ name: "x".repeat(256) }, false],
+    // The specification states no length limit; the reference server's own one is not the contract's.
+    [{ name: "x".repeat(300) }, true],
     [{}, false],
   ])("%j valid=%s", (body, ok) => {
     expect(validate(createOrganizationRequest, body).ok).toBe(ok);
@@ -109,7 +110,6 @@ describe("every reason says what was given", () => {
 
   it.each([
     [{ name: "" }, "must be at least 1 character long, got an empty string"],
-    [{ name: "x".repeat(256) }, "must be at most 255 characters long, got 256 characters"],
     [{ name: false }, "must be a string, got false"],
     [{}, "is required"],
   ])("organization %j: %s", (body, reason) => {

@@ -1,53 +1,13 @@
 /**
  * Field names of the API, free of zod so that a Pulumi program can load the resource classes
- * without the validation library (the provider process loads it for check).
+ * without the validation library (the provider process loads it for check). Read from the specs.
  */
+import { dataSourceSpec, outputNames, secretFieldNames, type DataSourceOutputs, type SecretDataSourceField } from "../kinds";
 
-/** Data source fields that carry credentials: accepted on create, never returned, always Pulumi secrets. */
-export const SECRET_DATA_SOURCE_FIELDS = [
-  "password",
-  "snowflakePrivateKey",
-  "snowflakePrivateKeyPassphrase",
-  "bigQueryJsonKey",
-  "sshPassword",
-  "sshPrivateKey",
-  "sshPrivateKeyPassphrase",
-] as const;
+export type { SecretDataSourceField } from "../kinds";
 
-/** One of {@link SECRET_DATA_SOURCE_FIELDS}. */
-export type SecretDataSourceField = (typeof SECRET_DATA_SOURCE_FIELDS)[number];
+/** Data source fields that carry credentials: accepted on create, never returned. */
+export const SECRET_DATA_SOURCE_FIELDS = secretFieldNames(dataSourceSpec) as unknown as readonly [SecretDataSourceField, ...SecretDataSourceField[]];
 
-/** Names of every data source response field, in the spec's order (api.ts checks it against the schema). */
-export const DATA_SOURCE_RESPONSE_FIELDS = [
-  "id",
-  "displayName",
-  "description",
-  "dialect",
-  "databaseName",
-  "username",
-  "host",
-  "port",
-  "sslEnabled",
-  "sslCustomCertificatesEnabled",
-  "sshEnabled",
-  "sshHost",
-  "sshPort",
-  "sshUsername",
-  "bigQueryProjectId",
-  "spannerInstanceId",
-  "snowflakeAccountId",
-  "snowflakeWarehouse",
-  "snowflakeRole",
-  "lastSuccessfulSyncAt",
-  "lastSyncStatus",
-  "lastSyncAttemptAt",
-  "hasCompletedFirstSync",
-  "syncErrorMessage",
-  "lastHealthyAt",
-  "lastHealthStatus",
-  "lastHealthCheckAttemptAt",
-  "isDemo",
-  "isServiceWarehouse",
-  "createdAt",
-  "updatedAt",
-] as const;
+/** Names of every data source response field, in the spec's order. */
+export const DATA_SOURCE_RESPONSE_FIELDS = outputNames(dataSourceSpec) as unknown as ReadonlyArray<keyof DataSourceOutputs>;

@@ -7,7 +7,6 @@ import { assertPolicySdk } from "./policy-sdk";
 assertPolicySdk();
 
 // Loaded only after the check above, so a missing SDK surfaces as that message.
-/* eslint-disable @typescript-eslint/no-require-imports */
 const sdk = require("@pulumi/policy") as typeof import("@pulumi/policy");
 const policies = require("./policies") as typeof import("./policies");
 

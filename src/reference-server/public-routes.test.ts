@@ -13,6 +13,7 @@ import {
   successEnvelope,
 } from "../contract";
 import { digestApiKey } from "./auth";
+import { ORGANIZATION_NAME_MAX } from "./public-routes";
 import { dataSourceFieldsSchema } from "./store";
 import {
   MARK,
@@ -219,6 +220,14 @@ describe("validation", () => {
       expect(reply.json.error.detail).toMatch(new RegExp(`(^|; )${field}: `));
     }
     expect(reply.text).not.toContain(MARK);
+  });
+
+  it("answers a 300-character organization name, which the contract lets through, with its own ValidationError", async () => {
+    const { server } = await start();
+    const reply = await call(server, "POST", ORGANIZATIONS_PATH, { key: server.apiKeys.alice!, body: { name: "n".repeat(300) } });
+    expectError(reply, 400, "ValidationError");
+    expect(reply.json.error.detail).toBe(`name: must be at most ${ORGANIZATION_NAME_MAX} characters long, got 300 characters`);
+    expect(server.inspect.organizations()).toHaveLength(0);
   });
 
   it("validates organizations strictly: name required, a non-empty string up to 255 characters, nothing else", async () => {

@@ -6,6 +6,9 @@ import {
   createOrganizationRequest,
   formatFieldErrors,
   validate,
+  type CreateDataSourceRequest,
+  type CreateOrganizationRequest,
+  type FieldError,
 } from "../contract";
 import { authenticate } from "./auth";
 import { sendData, unmatchedRoute, wireError } from "./envelope";
@@ -25,6 +28,23 @@ export const publicRouter = new Router<PublicRoute>([
   { id: "createDataSource", pattern: `${ORGANIZATIONS_PATH}/{orgId}/data-sources`, methods: ["POST"] },
   { id: "ssoJwt", pattern: SSO_JWT_PATH, methods: ["*"] },
 ]);
+
+/**
+ * Longest organization name this server accepts. The API specification states no limit; this
+ * bound is the reference server's own choice (documented in docs/reference-server.md), so the
+ * contract, and with it the provider's preview, does not enforce it.
+ */
+export const ORGANIZATION_NAME_MAX = 255;
+
+/** The contract's field errors of an organization body, plus this server's own name limit. */
+function organizationErrors(body: unknown, contractErrors: readonly FieldError[]): FieldError[] {
+  const name = typeof body === "object" && body !== null ? (body as { name?: unknown }).name : undefined;
+  if (typeof name !== "string" || name.length <= ORGANIZATION_NAME_MAX || contractErrors.some((e) => e.field === "name")) {
+    return [...contractErrors];
+  }
+  const tooLong = { field: "name", reason: `must be at most ${ORGANIZATION_NAME_MAX} characters long, got ${name.length} characters` };
+  return [tooLong, ...contractErrors];
+}
 
 /** What the public routes act on. */
 export interface PublicContext {
@@ -93,9 +113,10 @@ async function admit(ctx: PublicContext, route: FaultRoute, req: IncomingMessage
 async function createOrganization(ctx: PublicContext, req: IncomingMessage, res: ServerResponse, who: Admitted): Promise<void> {
   const { faults, state } = ctx;
   const input = validate(createOrganizationRequest, who.body);
-  if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
+  const errors = organizationErrors(who.body, input.ok ? [] : input.errors);
+  if (!input.ok || errors.length > 0) throw wireError(400, "ValidationError", formatFieldErrors(errors));
   if (faults.takeResetBeforeCommit("createOrganization")) return dropConnection(req);
-  const org = state.store.createOrganization(who.userName, input.value.name, ctx.now());
+  const org = state.store.createOrganization(who.userName, (input.value as CreateOrganizationRequest).name, ctx.now());
   await state.persist();
   if (faults.takeResetAfterCommit("createOrganization")) return dropConnection(req);
   return sendData(res, 201, organizationResponse(org));
@@ -115,7 +136,7 @@ async function createDataSource(
   const org = state.store.organizationOwnedBy(orgId, who.userName);
   if (!org) throw wireError(404, "NotFound", "Organization not found.");
   if (faults.takeResetBeforeCommit("createDataSource")) return dropConnection(req);
-  const record = state.store.createDataSource(org, input.value, ctx.now(), ctx.trialDays);
+  const record = state.store.createDataSource(org, input.value as CreateDataSourceRequest, ctx.now(), ctx.trialDays);
   const startSync = ctx.jobs.enqueue(record.fields.id);
   try {
     await state.persist();

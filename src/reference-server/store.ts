@@ -2,23 +2,44 @@ import { z } from "zod";
 import { AnalyticsError } from "../errors";
 import {
   SECRET_DATA_SOURCE_FIELDS,
-  dataSource,
+  responseShape,
   type CreateDataSourceRequest,
+  type Organization,
   type SecretDataSourceField,
 } from "../contract";
+import { dataSourceSpec, organizationSpec, outputNames } from "../kinds";
 import type { ApiKeyRecord } from "./auth";
 import { newId } from "./random";
 import type { SyncedTable } from "./schema-sync";
 import { uniqueSlug } from "./slug";
 
 /** Every public field of a data source, exactly (no extras): the shape of the API's `data`. */
-export const dataSourceFieldsSchema = z.strictObject(dataSource.shape);
+export const dataSourceFieldsSchema = z.strictObject(responseShape(dataSourceSpec.outputs));
 
 /** Public fields of a data source as the API returns them. */
 export type DataSourceFields = z.infer<typeof dataSourceFieldsSchema>;
 
 /** Credentials sent with a data source; held in memory only, never persisted or returned. */
 export type DataSourceSecrets = Partial<Record<SecretDataSourceField, string>>;
+
+/** Outputs of a data source that no input sets (the id and times aside), as this server creates them. */
+type InitialState = Omit<DataSourceFields, keyof CreateDataSourceRequest | "id" | "createdAt" | "updatedAt">;
+
+/** A new data source's state: the spec shows PENDING and HEALTHY; nothing is synced or checked yet. */
+const INITIAL_DATA_SOURCE_STATE: InitialState = {
+  description: null,
+  sslCustomCertificatesEnabled: false,
+  lastSuccessfulSyncAt: null,
+  lastSyncStatus: "PENDING",
+  lastSyncAttemptAt: null,
+  hasCompletedFirstSync: false,
+  syncErrorMessage: null,
+  lastHealthyAt: null,
+  lastHealthStatus: "HEALTHY",
+  lastHealthCheckAttemptAt: null,
+  isDemo: false,
+  isServiceWarehouse: false,
+};
 
 /** Default trial length: the spec shows none. */
 export const DEFAULT_TRIAL_DAYS = 14;
@@ -34,18 +55,12 @@ export interface Trial {
   endsAt: string;
 }
 
-/** An organization as stored: the public fields plus owner and trial. */
-export interface OrganizationRecord {
-  /** `org_` + random id. */
-  id: string;
-  /** Name as sent. */
-  name: string;
-  /** Unique URL-style name derived from `name`. */
-  slug: string;
-  /** Always null: the API offers no way to set it. */
-  customAiContext: string | null;
-  /** `STARTED` at creation; no transitions are specified. */
-  onboardingStatus: string;
+/**
+ * An organization as stored: the public fields (the id is `org_` + random; the slug is unique;
+ * customAiContext is always null, as the API offers no way to set it; onboardingStatus is
+ * `STARTED`, no transitions being specified) plus owner and trial.
+ */
+export interface OrganizationRecord extends Organization {
   /** User whose key created it; only they may add data sources to it. */
   ownerUserName: string;
   /** Creation time (ISO 8601). */
@@ -87,11 +102,7 @@ export const stateSnapshotSchema = z.strictObject({
   ),
   organizations: z.array(
     z.strictObject({
-      id: z.string(),
-      name: z.string(),
-      slug: z.string(),
-      customAiContext: z.string().nullable(),
-      onboardingStatus: z.string(),
+      ...responseShape(organizationSpec.outputs),
       ownerUserName: z.string(),
       createdAt: z.string(),
       trial: z.strictObject({ startedAt: z.string(), endsAt: z.string() }).nullable(),
@@ -184,39 +195,12 @@ export class ReferenceStore {
    */
   createDataSource(org: OrganizationRecord, input: CreateDataSourceRequest, now: Date, trialDays: number): DataSourceRecord {
     const at = now.toISOString();
-    const fields: DataSourceFields = {
-      id: this.freshId("ds", this.dataSources),
-      displayName: input.displayName,
-      description: null,
-      dialect: input.dialect,
-      databaseName: input.databaseName ?? null,
-      username: input.username ?? null,
-      host: input.host ?? null,
-      port: input.port ?? null,
-      sslEnabled: input.sslEnabled,
-      sslCustomCertificatesEnabled: false,
-      sshEnabled: input.sshEnabled,
-      sshHost: input.sshHost ?? null,
-      sshPort: input.sshPort ?? null,
-      sshUsername: input.sshUsername ?? null,
-      bigQueryProjectId: input.bigQueryProjectId ?? null,
-      spannerInstanceId: input.spannerInstanceId ?? null,
-      snowflakeAccountId: input.snowflakeAccountId ?? null,
-      snowflakeWarehouse: input.snowflakeWarehouse ?? null,
-      snowflakeRole: input.snowflakeRole ?? null,
-      lastSuccessfulSyncAt: null,
-      lastSyncStatus: "PENDING",
-      lastSyncAttemptAt: null,
-      hasCompletedFirstSync: false,
-      syncErrorMessage: null,
-      lastHealthyAt: null,
-      lastHealthStatus: "HEALTHY",
-      lastHealthCheckAttemptAt: null,
-      isDemo: false,
-      isServiceWarehouse: false,
-      createdAt: at,
-      updatedAt: at,
-    };
+    const fields: Record<string, unknown> = {};
+    const given = input as Readonly<Record<string, unknown>>;
+    for (const name of outputNames(dataSourceSpec)) {
+      fields[name] = name in INITIAL_DATA_SOURCE_STATE ? INITIAL_DATA_SOURCE_STATE[name as keyof InitialState] : (given[name] ?? null);
+    }
+    Object.assign(fields, { id: this.freshId("ds", this.dataSources), createdAt: at, updatedAt: at });
     const secrets: DataSourceSecrets = {};
     for (const field of SECRET_DATA_SOURCE_FIELDS) {
       const value = input[field];
@@ -224,12 +208,12 @@ export class ReferenceStore {
     }
     const record: DataSourceRecord = {
       organizationId: org.id,
-      fields,
+      fields: fields as DataSourceFields,
       tables: null,
       providedSecretFields: SECRET_DATA_SOURCE_FIELDS.filter((f) => secrets[f] !== undefined),
     };
-    this.dataSources.set(fields.id, record);
-    this.secrets.set(fields.id, secrets);
+    this.dataSources.set(record.fields.id, record);
+    this.secrets.set(record.fields.id, secrets);
     if (org.trial === null) {
       org.trial = { startedAt: at, endsAt: new Date(now.getTime() + trialDays * 86_400_000).toISOString() };
     }

@@ -1,4 +1,5 @@
-import { DATA_SOURCE_RESPONSE_FIELDS, type Organization, type SecretDataSourceField } from "../contract";
+import type { Organization, SecretDataSourceField } from "../contract";
+import { dataSourceSpec, organizationSpec, outputNames, type KindSpec } from "../kinds";
 import type { SyncedTable } from "./schema-sync";
 import type { DataSourceFields, DataSourceRecord, OrganizationRecord, ReferenceStore } from "./store";
 
@@ -29,16 +30,21 @@ export interface DataSourceInspection extends DataSourceFields {
   credentialsAvailable: boolean;
 }
 
+/** The fields of `kind`'s answer from a stored object, in the spec's order, and nothing else. */
+function answerOf(spec: KindSpec, stored: object): Record<string, unknown> {
+  const answer: Record<string, unknown> = {};
+  for (const field of outputNames(spec)) answer[field] = (stored as Record<string, unknown>)[field];
+  return answer;
+}
+
 /** `data` of a create-organization response: exactly the spec's fields. */
 export function organizationResponse(org: OrganizationRecord): Organization {
-  return { id: org.id, name: org.name, slug: org.slug, customAiContext: org.customAiContext, onboardingStatus: org.onboardingStatus };
+  return answerOf(organizationSpec, org) as Organization;
 }
 
 /** `data` of a create-data-source response: the contract's fields, in its order, and nothing else. */
 export function dataSourceResponse(record: DataSourceRecord): DataSourceFields {
-  const answer: Record<string, unknown> = {};
-  for (const field of DATA_SOURCE_RESPONSE_FIELDS) answer[field] = record.fields[field];
-  return answer as DataSourceFields;
+  return answerOf(dataSourceSpec, record.fields) as DataSourceFields;
 }
 
 /** The inspection view of a data source. */

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { SECRET_DATA_SOURCE_FIELDS } from "../contract";
-import { UNKNOWN, checkDataSource, checkOrganization, dataSourceBody, diffInputs, secretInputs } from "./inputs";
+import { UNKNOWN, checkInputs, diffInputs, requestBody, secretInputs } from "./inputs";
 
 const valid = { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "Warehouse", host: "db", port: 5432 };
 
@@ -11,16 +11,16 @@ describe("UNKNOWN", () => {
   });
 });
 
-describe("checkDataSource", () => {
+describe("checkInputs of a data source", () => {
   it("applies the spec's defaults and nulls an absent databaseName", () => {
-    const { inputs, failures } = checkDataSource({ ...valid, __provider: "serialized" });
+    const { inputs, failures } = checkInputs("dataSource", { ...valid, __provider: "serialized" });
     expect(failures).toEqual([]);
     expect(inputs).toEqual({ ...valid, sslEnabled: true, sshEnabled: false, databaseName: null });
     expect(inputs).not.toHaveProperty("__provider");
   });
 
   it("keeps explicit values over defaults", () => {
-    const { inputs } = checkDataSource({ ...valid, sslEnabled: false, sshEnabled: true, databaseName: "analytics" });
+    const { inputs } = checkInputs("dataSource", { ...valid, sslEnabled: false, sshEnabled: true, databaseName: "analytics" });
     expect(inputs).toMatchObject({ sslEnabled: false, sshEnabled: true, databaseName: "analytics" });
   });
 
@@ -38,7 +38,7 @@ describe("checkDataSource", () => {
     [{ hostname: "typo" }, "hostname", /not a field/],
     [{ orgId: "" }, "orgId", /non-empty string \(an organization id\), got an empty string/],
   ])("fails %j on %s with a readable reason", (patch, property, reason) => {
-    const { failures, inputs } = checkDataSource({ ...valid, ...patch });
+    const { failures, inputs } = checkInputs("dataSource", { ...valid, ...patch });
     expect(failures).toHaveLength(1);
     expect(failures[0]?.property).toBe(property);
     expect(failures[0]?.reason).toMatch(reason);
@@ -46,28 +46,28 @@ describe("checkDataSource", () => {
   });
 
   it("reports every offending field at once", () => {
-    const { failures } = checkDataSource({ orgId: "org_1", type: "direct", dialect: "MYSQL", displayName: "", port: 70000 });
+    const { failures } = checkInputs("dataSource", { orgId: "org_1", type: "direct", dialect: "MYSQL", displayName: "", port: 70000 });
     expect(failures.map((f) => f.property)).toEqual(["dialect", "displayName", "port"]);
   });
 
   it("names a missing orgId and how to pass it", () => {
     const { orgId: _orgId, ...rest } = valid;
-    expect(checkDataSource(rest).failures).toEqual([{ property: "orgId", reason: expect.stringMatching(/orgId: org\.id/) }]);
+    expect(checkInputs("dataSource", rest).failures).toEqual([{ property: "orgId", reason: expect.stringMatching(/orgId: org\.id/) }]);
   });
 
   it("does not fail values that are still unknown during preview", () => {
-    const { inputs, failures } = checkDataSource({ ...valid, orgId: UNKNOWN, displayName: UNKNOWN, port: UNKNOWN, sslEnabled: UNKNOWN });
+    const { inputs, failures } = checkInputs("dataSource", { ...valid, orgId: UNKNOWN, displayName: UNKNOWN, port: UNKNOWN, sslEnabled: UNKNOWN });
     expect(failures).toEqual([]);
     expect(inputs).toMatchObject({ orgId: UNKNOWN, displayName: UNKNOWN, port: UNKNOWN, sslEnabled: UNKNOWN, sshEnabled: false });
   });
 
   it("still fails known bad values next to unknown ones", () => {
-    const { failures } = checkDataSource({ ...valid, orgId: UNKNOWN, port: 99999 });
+    const { failures } = checkInputs("dataSource", { ...valid, orgId: UNKNOWN, port: 99999 });
     expect(failures.map((f) => f.property)).toEqual(["port"]);
   });
 });
 
-describe("checkOrganization", () => {
+describe("checkInputs of an organization", () => {
   it.each([
     [{ name: "Acme" }, []],
     [{ name: "" }, ["name"]],
@@ -76,7 +76,13 @@ describe("checkOrganization", () => {
     [{ name: "Acme", slug: "x" }, ["slug"]],
     [{ name: UNKNOWN }, []],
   ])("%j fails on %j", (news, properties) => {
-    expect(checkOrganization(news).failures.map((f) => f.property)).toEqual(properties);
+    expect(checkInputs("organization", news).failures.map((f) => f.property)).toEqual(properties);
+  });
+});
+
+describe("preview checks the spec's constraints only", () => {
+  it("passes a 300-character organization name, which the spec does not limit", () => {
+    expect(checkInputs("organization", { name: "n".repeat(300) })).toEqual({ inputs: { name: "n".repeat(300) }, failures: [] });
   });
 });
 
@@ -113,9 +119,9 @@ describe("diffInputs", () => {
   });
 });
 
-describe("dataSourceBody", () => {
+describe("requestBody", () => {
   it("is the checked inputs without orgId or undefined fields", () => {
-    expect(dataSourceBody({ ...valid, password: "pw", username: undefined })).toEqual({
+    expect(requestBody("dataSource", { ...valid, password: "pw", username: undefined })).toEqual({
       type: "direct",
       dialect: "POSTGRES",
       displayName: "Warehouse",

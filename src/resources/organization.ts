@@ -1,13 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
-import { rejectImport } from "./import-guard";
+import { organizationSpec, outputNames, type OrganizationInputs, type OrganizationOutputs } from "../kinds";
 import { organizationProvider } from "./provider";
-import { STATUS_OBSERVED_AT } from "./status";
+import { rejectImport } from "./import-guard";
+import { STATUS_OBSERVED_AT, type StatusObservedAtOutput } from "./status";
 
 /** Arguments of an {@link Organization}. */
-export interface OrganizationArgs {
-  /** Organization name (at least 1 character). Changing it creates a new organization. */
-  name: pulumi.Input<string>;
-}
+export type OrganizationArgs = { [K in keyof OrganizationInputs]: pulumi.Input<OrganizationInputs[K]> };
+
+/** Every output of an {@link Organization}: the API's answer (its id is the resource id). */
+export type OrganizationOutputProperties = { readonly [K in keyof Omit<OrganizationOutputs, "id">]: pulumi.Output<OrganizationOutputs[K]> };
+
+/** The outputs of an {@link Organization}, each documented by the kind's spec. */
+export interface Organization extends OrganizationOutputProperties, StatusObservedAtOutput {}
 
 /**
  * An organization in the analytics service. The API can only create: a change replaces it, and
@@ -22,26 +26,13 @@ export class Organization extends pulumi.dynamic.Resource {
     return (obj as { __pulumiType?: unknown } | null | undefined)?.__pulumiType === Organization.__pulumiType;
   }
 
-  /** Organization name, as declared. */
-  declare readonly name: pulumi.Output<string>;
-  /** URL-style short name the service derived from the name. */
-  declare readonly slug: pulumi.Output<string>;
-  /** Custom AI context; null when unset. */
-  declare readonly customAiContext: pulumi.Output<string | null>;
-  /** As reported when created (never updated; see {@link statusObservedAt}): onboarding state, observed `STARTED`. */
-  declare readonly onboardingStatus: pulumi.Output<string>;
-  /** When this provider received the create response (ISO 8601, provider machine's clock); undefined for organizations created by an earlier version. */
-  declare readonly statusObservedAt: pulumi.Output<string | undefined>;
-
   constructor(name: string, args: OrganizationArgs, opts?: pulumi.CustomResourceOptions) {
     rejectImport("Organization", name, opts);
-    super(
-      organizationProvider,
-      name,
-      { name: args.name, slug: undefined, customAiContext: undefined, onboardingStatus: undefined, [STATUS_OBSERVED_AT]: undefined },
-      opts,
-      "analytics",
-      "Organization",
-    );
+    const props: Record<string, unknown> = {};
+    // Every output is declared up front (the id is the resource's own), so the engine tracks it.
+    for (const field of outputNames(organizationSpec)) if (field !== "id") props[field] = undefined;
+    props[STATUS_OBSERVED_AT] = undefined;
+    props.name = args.name;
+    super(organizationProvider, name, props, opts, "analytics", "Organization");
   }
 }

@@ -7,10 +7,10 @@
 import { AnalyticsClient } from "../client/client";
 import { ConfigurationError } from "../client/errors";
 import { undiciTransport } from "../client/transport";
-import type { CreateDataSourceInput } from "../contract";
 import { STATUS_OBSERVED_AT } from "./status";
 import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT, inPulumiTerms } from "./pulumi-words";
-import { checkInputs, dataSourceBody, diffInputs, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
+import { kindSpec } from "../kinds";
+import { PROVIDER_KEY, checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
 /** Provider settings from stack config, captured by `configure` in the provider process only. */
 export interface ProviderSettings {
@@ -111,14 +111,10 @@ export async function create(kind: ResourceKind, inputs: Record<string, unknown>
 
 async function createObject(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
   const client = clientFor(settings);
-  const { [`__provider`]: _provider, ...declared } = inputs;
+  const { [PROVIDER_KEY]: _provider, ...declared } = inputs;
+  const created = await client.createObject(kindSpec(kind), requestBody(kind, declared), ownerIds(kind, declared));
   // Receipt time on this machine: the only clock both kinds of response can be dated by.
-  if (kind === "organization") {
-    const org = await client.createOrganization({ name: String(declared.name) });
-    return { id: org.id, outs: { ...org, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
-  }
-  const created = await client.createDataSource(String(declared.orgId), dataSourceBody(declared) as CreateDataSourceInput);
-  return { id: created.id, outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
+  return { id: String(created.id), outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
 }
 
 /** Said once per provider process (one per update), on its first delete: a provider cannot tell which delete is the last. */
@@ -138,8 +134,8 @@ export function remove(kind: ResourceKind, id: string, props: Record<string, unk
 
 /** `DataSource "Warehouse" (id ds_1)`: type, name and id, never a secret. */
 function describe(kind: ResourceKind, id: string, props: Record<string, unknown>): string {
-  const name = kind === "organization" ? props.name : props.displayName;
-  return `${kind === "organization" ? "Organization" : "DataSource"} ${JSON.stringify(name)} (id ${id})`;
+  const spec = kindSpec(kind);
+  return `${spec.typeName} ${JSON.stringify(props[spec.labelField])} (id ${id})`;
 }
 
 /** Settings holder shared by one provider object's methods in the provider process. */

@@ -1,0 +1,120 @@
+/**
+ * The shape of a resource kind's spec: what the API takes and returns for it, written once per
+ * kind (organization.ts, data-source.ts) and read by the contract, the client, the dynamic
+ * providers and the reference server. Free of zod and of the Pulumi SDK, so every layer can load it.
+ */
+
+/** A JSON value type a field can have. */
+export type FieldType = "string" | "integer" | "boolean";
+
+/** One input: a body field of the create request, or (with `inPath`) the parent id in its path. */
+export interface InputFieldSpec {
+  /** JSON type of the value. */
+  readonly type: FieldType;
+  /** Must be given. */
+  readonly required?: true;
+  /** `null` is accepted too. */
+  readonly nullable?: true;
+  /** A credential: accepted on create, never returned by the API, never shown. */
+  readonly secret?: true;
+  /** Value the spec states for an omitted field. */
+  readonly default?: boolean;
+  /** The only values allowed. */
+  readonly values?: readonly string[];
+  /** Shortest string allowed. */
+  readonly minLength?: number;
+  /** Smallest and largest integer allowed. */
+  readonly range?: readonly [number, number];
+  /** The id of the owning object, of this kind (noun); sent in the endpoint's path, not in the body. */
+  readonly owner?: string;
+}
+
+/** One output: a field of the API's answer. */
+export interface OutputFieldSpec {
+  /** JSON type of the value. */
+  readonly type: FieldType;
+  /** May be `null` (an optional field left unset). */
+  readonly nullable?: true;
+}
+
+/** Everything the project knows about one kind of object of the API. */
+export interface KindSpec {
+  /** The kind's name in the serialized providers of existing stacks (never renamed). */
+  readonly kind: string;
+  /** Type name shown to users, e.g. in `pulumi-nodejs:dynamic/analytics:DataSource`. */
+  readonly typeName: string;
+  /** Words for it in messages, e.g. `data source`. */
+  readonly noun: string;
+  /** Input that names an object in messages (never a secret). */
+  readonly labelField: string;
+  /** The create endpoint: `POST` on this path pattern (`{orgId}` and the like are `inPath` inputs). */
+  readonly endpoint: { readonly method: "POST"; readonly pattern: string };
+  /** Inputs, in the spec's order. The API cannot update, so a change to any of them is a replace. */
+  readonly inputs: Readonly<Record<string, InputFieldSpec>>;
+  /** Fields of the API's answer, in the spec's order; the first is `id`. */
+  readonly outputs: Readonly<Record<string, OutputFieldSpec>>;
+}
+
+/** Names of the inputs a kind takes, in order. */
+export function inputNames(spec: KindSpec): string[] {
+  return Object.keys(spec.inputs);
+}
+
+/** Names of the inputs sent in the create body (not in the path), in order. */
+export function bodyFieldNames(spec: KindSpec): string[] {
+  return Object.keys(spec.inputs).filter((name) => spec.inputs[name]!.owner === undefined);
+}
+
+/** Names of the inputs that are owners' ids, sent in the endpoint's path, in order. */
+export function ownerFieldNames(spec: KindSpec): string[] {
+  return Object.keys(spec.inputs).filter((name) => spec.inputs[name]!.owner !== undefined);
+}
+
+/** How messages name one object, e.g. `data source "Warehouse" in organization org_1`; never a secret. */
+export function describeObject(spec: KindSpec, values: Readonly<Record<string, unknown>>): string {
+  const owners = ownerFieldNames(spec).map((name) => ` in ${spec.inputs[name]!.owner} ${String(values[name])}`);
+  return `${spec.noun} ${JSON.stringify(values[spec.labelField])}${owners.join("")}`;
+}
+
+/** Names of the secret inputs, in order. */
+export function secretFieldNames(spec: KindSpec): string[] {
+  return Object.keys(spec.inputs).filter((name) => spec.inputs[name]!.secret === true);
+}
+
+/** Names of the API answer's fields, in order. */
+export function outputNames(spec: KindSpec): string[] {
+  return Object.keys(spec.outputs);
+}
+
+/** The defaults the spec states for omitted inputs. */
+export function defaultsOf(spec: KindSpec): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(spec.inputs)) if (field.default !== undefined) defaults[name] = field.default;
+  return defaults;
+}
+
+/** The create path for an object whose path inputs are `params` (each URL-encoded). */
+export function endpointPath(spec: KindSpec, params: Readonly<Record<string, string>> = {}): string {
+  return spec.endpoint.pattern.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+}
+
+/** JSON value type of a field. */
+type ValueOfType<T extends FieldType> = T extends "string" ? string : T extends "integer" ? number : boolean;
+
+/** The value an input field takes (enum values narrowed, `null` where allowed). */
+export type InputValue<F extends InputFieldSpec> =
+  | (F extends { values: readonly (infer V)[] } ? V : ValueOfType<F["type"]>)
+  | (F extends { nullable: true } ? null : never);
+
+/** The value an output field has. */
+export type OutputValue<F extends OutputFieldSpec> = ValueOfType<F["type"]> | (F extends { nullable: true } ? null : never);
+
+/** Names of the required inputs of `I`. */
+export type RequiredInputs<I extends Record<string, InputFieldSpec>> = { [K in keyof I]: I[K] extends { required: true } ? K : never }[keyof I];
+
+/** Inputs of `I` as plain values, each with the doc comment of its spec entry; optional unless required. */
+export type InputValues<I extends Record<string, InputFieldSpec>> = Pick<{ -readonly [K in keyof I]: InputValue<I[K]> }, RequiredInputs<I>> &
+  Partial<Pick<{ -readonly [K in keyof I]: InputValue<I[K]> }, Exclude<keyof I, RequiredInputs<I>>>>;
+
+/** Outputs of `O` as plain values, each with the doc comment of its spec entry. */
+export type OutputValues<O extends Record<string, OutputFieldSpec>> = { -readonly [K in keyof O]: OutputValue<O[K]> };
