@@ -10,17 +10,7 @@ import { ORGANIZATIONS_PATH, dataSourcesPath } from "../contract";
 import { INTERNAL_ERROR_DETAIL } from "./envelope";
 import { displayPath } from "./http-adapter";
 import { startReferenceServer } from "./server";
-import {
-  MARK,
-  call,
-  closeServersAfterEach,
-  createDataSource,
-  createOrg,
-  expectError,
-  running,
-  start,
-  tempDir,
-} from "../../test/support/reference-server-harness";
+import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

@@ -15,17 +15,7 @@ import {
 import { digestApiKey } from "./auth";
 import { ORGANIZATION_NAME_MAX } from "./public-routes";
 import { dataSourceFieldsSchema } from "./store";
-import {
-  MARK,
-  call,
-  closeServersAfterEach,
-  createDataSource,
-  createOrg,
-  expectError,
-  start,
-  validDataSource,
-  type Reply,
-} from "../../test/support/reference-server-harness";
+import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, start, validDataSource, type Reply } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

@@ -6,19 +6,7 @@ import { SECRET_DATA_SOURCE_FIELDS } from "../contract";
 import { digestApiKey } from "./auth";
 import type { SyncOutcome } from "./schema-sync";
 import { startReferenceServer } from "./server";
-import {
-  MARK,
-  auditLogs,
-  closeServersAfterEach,
-  createDataSource,
-  createOrg,
-  expectError,
-  secretValues,
-  start,
-  syncedTables,
-  tempDir,
-  validDataSource,
-} from "../../test/support/reference-server-harness";
+import { MARK, auditLogs, closeServersAfterEach, createDataSource, createOrg, expectError, secretValues, start, syncedTables, tempDir, validDataSource } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

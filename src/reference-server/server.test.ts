@@ -3,13 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
 import type { SyncOutcome } from "./schema-sync";
 import { startReferenceServer } from "./server";
-import {
-  call,
-  closeServersAfterEach,
-  createDataSource,
-  createOrg,
-  start,
-} from "../../test/support/reference-server-harness";
+import { call, closeServersAfterEach, createDataSource, createOrg, start } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
