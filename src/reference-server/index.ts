@@ -7,6 +7,7 @@ export type { Trial } from "./store";
 export { FAULT_ROUTES, INJECTABLE_ERROR_STATUSES } from "./faults";
 export type { FaultRoute, FaultSettings, InjectableErrorStatus, InjectedFaultCounts, RouteFaults } from "./faults";
 export { INSPECTION_PREFIX } from "./inspection";
+export type { SnapshotController, SnapshotInfo } from "./snapshots";
 export type { FaultsView, ReferenceInspector } from "./inspection";
 export type { DataSourceInspection, OrganizationDetail, OrganizationInspection } from "./views";
 export type { RequestLogEntry, RequestSummary } from "./request-log";

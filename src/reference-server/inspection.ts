@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { describeValue, formatFieldErrors, validate } from "../contract";
 import { sendData, unmatchedRoute, wireError, type WireError } from "./envelope";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import type { RequestLog, RequestSummary } from "./request-log";
 import { Router, type RouteMatch } from "./router";
+import { SNAPSHOT_NAME_PATTERN, SNAPSHOT_NAME_RULE, saveSnapshotRequest, type SnapshotController } from "./snapshots";
 import type { ReferenceStore } from "./store";
 import {
   dataSourceInspection,
@@ -70,6 +72,8 @@ export interface InspectionContext {
   faults: FaultInjector;
   /** Clears organizations, data sources, request log, faults and fault counts. */
   reset: () => Promise<void>;
+  /** Named snapshots to save, list, restore and delete. */
+  snapshots: SnapshotController;
   /** Body limit for `POST /_reference/faults`. */
   maxBodyBytes: number;
 }
@@ -82,7 +86,10 @@ type InspectionRoute =
   | "users"
   | "requests"
   | "faults"
-  | "reset";
+  | "reset"
+  | "snapshots"
+  | "snapshot"
+  | "restoreSnapshot";
 
 /** Routes of the inspection surface. */
 export const inspectionRouter = new Router<InspectionRoute>([
@@ -94,6 +101,9 @@ export const inspectionRouter = new Router<InspectionRoute>([
   { id: "requests", pattern: `${INSPECTION_PREFIX}/requests`, methods: ["GET"] },
   { id: "faults", pattern: `${INSPECTION_PREFIX}/faults`, methods: ["GET", "POST"] },
   { id: "reset", pattern: `${INSPECTION_PREFIX}/reset`, methods: ["POST"] },
+  { id: "snapshots", pattern: `${INSPECTION_PREFIX}/snapshots`, methods: ["GET", "POST"] },
+  { id: "snapshot", pattern: `${INSPECTION_PREFIX}/snapshots/{name}`, methods: ["DELETE"] },
+  { id: "restoreSnapshot", pattern: `${INSPECTION_PREFIX}/snapshots/{name}/restore`, methods: ["POST"] },
 ]);
 
 function notFound(what: string): WireError {
@@ -104,6 +114,39 @@ async function readJson(req: IncomingMessage, maxBodyBytes: number): Promise<unk
   const unsupported = checkJsonContentType(req.headers["content-type"]);
   if (unsupported) throw unsupported;
   return parseJsonBody(await readBody(req, maxBodyBytes));
+}
+
+/** The snapshot named by the path, checked: 400 for an invalid name, 404 for an unknown one. */
+function knownSnapshot(snapshots: SnapshotController, name: string): string {
+  if (!SNAPSHOT_NAME_PATTERN.test(name)) {
+    throw wireError(400, "ValidationError", `name (in the path): ${SNAPSHOT_NAME_RULE}, got ${describeValue(name)}`);
+  }
+  if (!snapshots.list().some((s) => s.name === name)) {
+    throw wireError(404, "NotFound", `Snapshot "${name}" not found: save it first with POST ${INSPECTION_PREFIX}/snapshots.`);
+  }
+  return name;
+}
+
+/** Answers the snapshot routes: list, save, restore, delete. */
+async function handleSnapshots(
+  ctx: InspectionContext,
+  match: Extract<RouteMatch<InspectionRoute>, { kind: "found" }>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { snapshots } = ctx;
+  const name = match.params.get("name") ?? "";
+  if (match.route.id === "restoreSnapshot") return sendData(res, 200, await snapshots.restore(knownSnapshot(snapshots, name)));
+  if (match.route.id === "snapshot") {
+    const known = knownSnapshot(snapshots, name);
+    const info = snapshots.list().find((s) => s.name === known);
+    snapshots.delete(known);
+    return sendData(res, 200, info);
+  }
+  if (req.method === "GET") return sendData(res, 200, snapshots.list());
+  const input = validate(saveSnapshotRequest, await readJson(req, ctx.maxBodyBytes));
+  if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
+  return sendData(res, 201, await snapshots.save(input.value.name));
 }
 
 /** Answers one matched inspection request; errors are thrown as {@link WireError}. */
@@ -146,6 +189,10 @@ export async function handleInspection(
     case "reset":
       await ctx.reset();
       return sendData(res, 200, { reset: true });
+    case "snapshots":
+    case "snapshot":
+    case "restoreSnapshot":
+      return handleSnapshots(ctx, match, req, res);
   }
 }
 

@@ -14,6 +14,7 @@ import { RequestLog } from "./request-log";
 import { syncSchema as realSyncSchema, type SyncOptions } from "./schema-sync";
 import { ServerState, assertUserName } from "./server-state";
 import { DEFAULT_TRIAL_DAYS } from "./store";
+import { createSnapshots, type SnapshotController } from "./snapshots";
 import { DEFAULT_SYNC_CONCURRENCY, SyncJobs } from "./sync-jobs";
 import type { DataSourceInspection } from "./views";
 
@@ -85,9 +86,11 @@ export interface ReferenceServer {
   inspect: ReferenceInspector;
   /** Fault injection at runtime. */
   faults: FaultController;
+  /** Named snapshots of organizations and data sources, restored in one step. */
+  snapshots: SnapshotController;
   /** Resolves with the data source once its sync has left PENDING/SYNCING. */
   waitForSync(dataSourceId: string): Promise<DataSourceInspection>;
-  /** Drops organizations, data sources, request log and faults; users and keys stay. */
+  /** Drops organizations, data sources, request log and faults; users, keys and snapshots stay. */
   reset(): Promise<void>;
   /** Stops listening, drops open connections, stops background syncs and saves state. */
   close(): Promise<void>;
@@ -115,6 +118,7 @@ interface Parts {
   delays: FaultDelays;
   jobs: SyncJobs;
   inspector: ReferenceInspector;
+  snapshots: SnapshotController;
 }
 
 async function assemble(options: ReferenceServerOptions, now: () => Date, log: (line: string) => void): Promise<Parts> {
@@ -130,10 +134,11 @@ async function assemble(options: ReferenceServerOptions, now: () => Date, log: (
   });
   const faults = new FaultInjector(options.faults ?? {});
   const inspector = createInspector(state.store, requestLog);
-  return { state, requestLog, faults, delays: new FaultDelays(), jobs, inspector };
+  const snapshots = createSnapshots({ state, jobs, now });
+  return { state, requestLog, faults, delays: new FaultDelays(), jobs, inspector, snapshots };
 }
 
-/** Drops organizations, data sources, request log and faults; users and keys stay. */
+/** Drops organizations, data sources, request log and faults; users, keys and snapshots stay. */
 async function resetParts(parts: Parts): Promise<void> {
   parts.state.store.clearResources();
   parts.requestLog.clear();
@@ -171,9 +176,10 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: ()
 /** Resolves with the data source once its sync has left PENDING/SYNCING. */
 async function waitForSync(parts: Parts, dataSourceId: string): Promise<DataSourceInspection> {
   if (!parts.state.store.dataSources.has(dataSourceId)) throw new Error(`no data source ${dataSourceId}`);
-  await parts.jobs.whenDone(dataSourceId);
+  // A snapshot restore may queue the sync again while this waits: wait for the latest one.
+  for (let done = parts.jobs.whenDone(dataSourceId); done !== undefined; done = parts.jobs.whenDone(dataSourceId)) await done;
   const view = parts.inspector.dataSource(dataSourceId);
-  if (view === undefined) throw new Error(`data source ${dataSourceId} was removed by a reset`);
+  if (view === undefined) throw new Error(`data source ${dataSourceId} was removed by a reset or a snapshot restore`);
   return view;
 }
 
@@ -235,6 +241,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     mintApiKey,
     inspect: parts.inspector,
     faults: faultController(parts.faults),
+    snapshots: parts.snapshots,
     waitForSync: (dataSourceId) => waitForSync(parts, dataSourceId),
     reset: () => resetParts(parts),
     close,

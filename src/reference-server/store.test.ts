@@ -78,4 +78,27 @@ describe("ReferenceStore", () => {
     expect(store.userNames()).toEqual(["alice"]);
     expect(store.createOrganization("alice", "Acme", now).slug).toBe("acme");
   });
+  it("captures resources as a deep copy and replaces them in place, slugs and credentials included", () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", now);
+    const ds = store.createDataSource(org, { ...minimal, password: "S3CRET-pw" }, now, 14);
+    const saved = store.captureResources();
+    ds.fields.lastSyncStatus = "SUCCEEDED";
+    org.trial = null;
+    store.createOrganization("alice", "Acme", now);
+    expect(saved.organizations.map((o) => o.slug)).toEqual(["acme"]);
+    expect(saved.dataSources[0]!.fields.lastSyncStatus).toBe("PENDING");
+
+    store.replaceResources(saved);
+    expect([...store.organizations.values()].map((o) => o.slug)).toEqual(["acme"]);
+    expect(store.dataSources.get(ds.fields.id)).not.toBe(ds);
+    expect(store.dataSources.get(ds.fields.id)!.fields.lastSyncStatus).toBe("PENDING");
+    expect(store.organizations.get(org.id)!.trial).not.toBeNull();
+    expect(store.secretsOf(ds.fields.id)).toEqual({ password: "S3CRET-pw" });
+    // The slug set was rebuilt: the next "Acme" is acme-2 again, never a second acme.
+    expect(store.createOrganization("alice", "Acme", now).slug).toBe("acme-2");
+    // Restoring does not hand out the saved objects: changing the store later leaves them alone.
+    store.dataSources.get(ds.fields.id)!.fields.lastSyncStatus = "FAILED";
+    expect(saved.dataSources[0]!.fields.lastSyncStatus).toBe("PENDING");
+  });
 });

@@ -138,6 +138,16 @@ export class StateError extends AnalyticsError {
   override readonly code = "ANALYTICS_STATE" as const;
 }
 
+/** Organizations, data sources and their credentials, detached from the store: what a snapshot holds. */
+export interface StoredResources {
+  /** Organizations, in creation order. */
+  organizations: OrganizationRecord[];
+  /** Data sources (with synced tables and sync status), in creation order. */
+  dataSources: DataSourceRecord[];
+  /** Credentials by data source id; in memory only, never written anywhere. */
+  secrets: Array<[string, DataSourceSecrets]>;
+}
+
 /** Sync error recorded for a sync a restart cut short; credentials were not kept, so it is not retried. */
 export const INTERRUPTED_SYNC_MESSAGE =
   "The schema sync was interrupted by a restart of the reference server; credentials are not persisted, so it was not retried.";
@@ -236,6 +246,32 @@ export class ReferenceStore {
     this.dataSources.clear();
     this.secrets.clear();
     this.slugs.clear();
+  }
+
+  /** A deep copy of organizations, data sources and credentials (keys excluded); later changes never alter it. */
+  captureResources(): StoredResources {
+    return structuredClone({
+      organizations: [...this.organizations.values()],
+      dataSources: [...this.dataSources.values()],
+      secrets: [...this.secrets],
+    });
+  }
+
+  /**
+   * Replaces organizations, data sources and credentials with a deep copy of `resources`, in one
+   * synchronous step (no request sees a mix), in place (everyone holding the store sees it), and
+   * rebuilds the slug set. Keys stay. Every record is a new object, so work bound to a replaced
+   * record (a running sync) can tell.
+   */
+  replaceResources(resources: StoredResources): void {
+    const copy = structuredClone(resources);
+    this.clearResources();
+    for (const org of copy.organizations) {
+      this.organizations.set(org.id, org);
+      this.slugs.add(org.slug);
+    }
+    for (const ds of copy.dataSources) this.dataSources.set(ds.fields.id, ds);
+    for (const [id, secrets] of copy.secrets) this.secrets.set(id, secrets);
   }
 
   /** A detached copy of everything persistable: no key, no credential. */

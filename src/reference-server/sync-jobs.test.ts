@@ -3,7 +3,7 @@ import type { CreateDataSourceRequest } from "../contract";
 import type { SyncOptions, SyncOutcome, SyncTarget } from "./schema-sync";
 import { ReferenceStore } from "./store";
 import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE } from "./sync-jobs";
-import { closeServersAfterEach, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../test/support/reference-server-harness";
+import { closeServersAfterEach, controlledSync, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -19,21 +19,6 @@ const base: CreateDataSourceRequest = {
   sslEnabled: false,
   sshEnabled: false,
 };
-
-/** A sync whose outcome the test decides, call by call. */
-function controlledSync() {
-  const calls: Array<{ target: SyncTarget; options: SyncOptions | undefined; finish: (outcome: SyncOutcome) => void }> = [];
-  const waiters: Array<() => void> = [];
-  const syncSchema = (target: SyncTarget, options?: SyncOptions): Promise<SyncOutcome> =>
-    new Promise((resolve) => {
-      calls.push({ target, options, finish: resolve });
-      waiters.splice(0).forEach((w) => w());
-    });
-  const nextCall = async (count: number): Promise<void> => {
-    while (calls.length < count) await new Promise<void>((r) => waiters.push(r));
-  };
-  return { calls, syncSchema, nextCall };
-}
 
 function setup(syncSchema: (target: SyncTarget, options?: SyncOptions) => Promise<SyncOutcome>, concurrency = 4) {
   let tick = 0;
@@ -175,6 +160,43 @@ describe("SyncJobs", () => {
     expect(records.map((r) => r.fields.lastSyncStatus)).toEqual(Array(5).fill("SUCCEEDED"));
     expect(jobs.whenDone(records[0]!.fields.id)).toBeUndefined();
     expect(jobs.active()).toBe(0);
+  });
+
+  it("binds a job to its record: once replaced, a queued job never syncs and a running one's result is dropped", async () => {
+    const sync = controlledSync();
+    const { store, jobs, create } = setup(sync.syncSchema, 1);
+    const running = create();
+    const queued = create();
+    await sync.nextCall(1);
+    const waiting = jobs.whenDone(running.fields.id);
+    store.replaceResources(store.captureResources());
+    sync.calls[0]!.finish({ ok: false, message: "stale result" });
+    await waiting;
+    await jobs.whenDone(queued.fields.id);
+    expect(sync.calls).toHaveLength(1);
+    expect(store.dataSources.get(running.fields.id)!.fields).toMatchObject({ lastSyncStatus: "SYNCING", syncErrorMessage: null });
+    expect(store.dataSources.get(queued.fields.id)!.fields.lastSyncStatus).toBe("PENDING");
+    expect(jobs.active()).toBe(0);
+  });
+
+  it("a job queued again for the same id becomes the one waiters see; the superseded one still settles", async () => {
+    const sync = controlledSync();
+    const { store, jobs, create } = setup(sync.syncSchema, 1);
+    const record = create();
+    await sync.nextCall(1);
+    const first = jobs.whenDone(record.fields.id)!;
+    store.replaceResources(store.captureResources());
+    jobs.enqueue(record.fields.id)();
+    const second = jobs.whenDone(record.fields.id)!;
+    expect(second).not.toBe(first);
+    sync.calls[0]!.finish({ ok: false, message: "stale result" });
+    await first;
+    expect(jobs.whenDone(record.fields.id)).toBe(second);
+    await sync.nextCall(2);
+    sync.calls[1]!.finish({ ok: true, tables: [] });
+    await second;
+    expect(store.dataSources.get(record.fields.id)!.fields).toMatchObject({ lastSyncStatus: "SUCCEEDED", syncErrorMessage: null });
+    expect(jobs.whenDone(record.fields.id)).toBeUndefined();
   });
 
   it("drops the result of a data source removed meanwhile", async () => {

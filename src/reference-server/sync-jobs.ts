@@ -1,6 +1,6 @@
 import { redact } from "../redact";
 import { syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget } from "./schema-sync";
-import type { ReferenceStore } from "./store";
+import type { DataSourceRecord, ReferenceStore } from "./store";
 
 /** Default number of schema syncs run at once, so a burst of creates does not exhaust a database's connections. */
 export const DEFAULT_SYNC_CONCURRENCY = 4;
@@ -45,44 +45,61 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
+/** One queued or running sync, bound to the record it was queued for. */
+interface Job {
+  /** Data source id. */
+  id: string;
+  /** The record to sync; once the store holds another record under `id` (reset, restore), the job is void. */
+  record: DataSourceRecord;
+  /** Settles when the job ends; its waiters share it. */
+  done: Deferred;
+}
+
 /**
  * The background schema-sync job of each new data source: PENDING → SYNCING → SUCCEEDED or
  * FAILED, with health recorded alongside. Jobs are queued when the data source is committed and
- * start after the current event-loop turn, so the create response always shows PENDING.
+ * start after the current event-loop turn, so the create response always shows PENDING. A job
+ * belongs to the record it was queued for: if a reset or a snapshot restore replaced or removed
+ * that record, the job never starts, or its result is discarded.
  */
 export class SyncJobs {
-  private readonly queue: string[] = [];
-  /** Queued or running syncs, each with the promise its waiters share. */
-  private readonly pending = new Map<string, Deferred>();
+  private readonly queue: Job[] = [];
+  /** Every queued or running job, superseded ones included, so closing can reject their waiters. */
+  private readonly live = new Set<Job>();
+  /** The latest job of each data source id, which waiters wait for. */
+  private readonly latest = new Map<string, Job>();
   private running = 0;
   private stopped = false;
 
   constructor(private readonly options: SyncJobsOptions) {}
 
   /**
-   * Registers the sync of a just-committed data source, so waiters can find it at once, and
-   * returns the function that lets it start (called once the create response is on its way).
+   * Registers the sync of a just-committed (or just-restored) data source, so waiters can find it
+   * at once, and returns the function that lets it start (called once the response is on its way).
    */
   enqueue(dataSourceId: string): () => void {
-    if (this.stopped) return () => undefined;
-    this.pending.set(dataSourceId, deferred());
+    const record = this.options.store.dataSources.get(dataSourceId);
+    if (this.stopped || record === undefined) return () => undefined;
+    const job: Job = { id: dataSourceId, record, done: deferred() };
+    this.live.add(job);
+    this.latest.set(dataSourceId, job);
     let started = false;
     return () => {
       if (started || this.stopped) return;
       started = true;
-      this.queue.push(dataSourceId);
+      this.queue.push(job);
       setImmediate(() => this.pump());
     };
   }
 
-  /** Settles when the queued or running sync of `dataSourceId` ends; undefined if none is. */
+  /** Settles when the latest queued or running sync of `dataSourceId` ends; undefined if none is. */
   whenDone(dataSourceId: string): Promise<void> | undefined {
-    return this.pending.get(dataSourceId)?.promise;
+    return this.latest.get(dataSourceId)?.done.promise;
   }
 
   /** Number of syncs queued or running. */
   active(): number {
-    return this.pending.size;
+    return this.live.size;
   }
 
   /**
@@ -92,34 +109,42 @@ export class SyncJobs {
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;
-    for (const job of this.pending.values()) job.reject(new Error("the reference server closed before the schema sync finished"));
-    this.pending.clear();
+    for (const job of this.live) job.done.reject(new Error("the reference server closed before the schema sync finished"));
+    this.live.clear();
+    this.latest.clear();
   }
 
   private pump(): void {
     while (!this.stopped && this.running < this.options.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift()!;
+      const job = this.queue.shift()!;
       this.running++;
-      void this.run(id).finally(() => {
+      void this.run(job).finally(() => {
         this.running--;
-        const job = this.pending.get(id);
-        this.pending.delete(id);
-        job?.resolve();
+        this.live.delete(job);
+        if (this.latest.get(job.id) === job) this.latest.delete(job.id);
+        job.done.resolve();
         this.pump();
       });
     }
   }
 
-  private async run(id: string): Promise<void> {
+  /** True while the store still holds the record `job` was queued for. */
+  private current(job: Job): boolean {
+    return !this.stopped && this.options.store.dataSources.get(job.id) === job.record;
+  }
+
+  private async run(job: Job): Promise<void> {
     const { store, now } = this.options;
-    const record = store.dataSources.get(id);
-    if (record === undefined) return;
+    // Reset or restored meanwhile: the record this job was for is gone.
+    if (!this.current(job)) return;
+    const { id, record } = job;
     const fields = record.fields;
     const startedAt = now().toISOString();
     fields.lastSyncStatus = "SYNCING";
     fields.lastSyncAttemptAt = startedAt;
     fields.updatedAt = startedAt;
     if (this.options.persist) await this.options.persist().catch(() => undefined);
+    if (!this.current(job)) return;
 
     const secrets = store.secretsOf(id) ?? {};
     let outcome: SyncOutcome;
@@ -140,8 +165,8 @@ export class SyncJobs {
         outcome = { ok: false, message: UNEXPECTED_SYNC_FAILURE_MESSAGE };
       }
     }
-    // Closed, reset or replaced meanwhile: the result belongs to nobody.
-    if (this.stopped || store.dataSources.get(id) !== record) return;
+    // Closed, reset or restored meanwhile: the result belongs to nobody.
+    if (!this.current(job)) return;
 
     const finishedAt = now().toISOString();
     fields.lastHealthCheckAttemptAt = finishedAt;

@@ -7,7 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, expect } from "vitest";
 import { ORGANIZATIONS_PATH, SECRET_DATA_SOURCE_FIELDS, dataSourcesPath } from "../../src/contract";
-import type { SyncOutcome, SyncTarget } from "../../src/reference-server/schema-sync";
+import type { SyncOptions, SyncOutcome, SyncTarget } from "../../src/reference-server/schema-sync";
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/reference-server/server";
 import { expectConformsToOpenApi, isDocumented } from "./openapi-conformance";
 
@@ -30,6 +30,21 @@ export const validDataSource = {
 };
 
 export const syncedTables = [{ schema: "public", name: "orders", columns: [{ name: "id", type: "integer", nullable: false }] }];
+
+/** A sync whose outcome the test decides, call by call. */
+export function controlledSync() {
+  const calls: Array<{ target: SyncTarget; options: SyncOptions | undefined; finish: (outcome: SyncOutcome) => void }> = [];
+  const waiters: Array<() => void> = [];
+  const syncSchema = (target: SyncTarget, options?: SyncOptions): Promise<SyncOutcome> =>
+    new Promise((resolve) => {
+      calls.push({ target, options, finish: resolve });
+      waiters.splice(0).forEach((w) => w());
+    });
+  const nextCall = async (count: number): Promise<void> => {
+    while (calls.length < count) await new Promise<void>((r) => waiters.push(r));
+  };
+  return { calls, syncSchema, nextCall };
+}
 
 export interface Started {
   server: ReferenceServer;
