@@ -15,7 +15,7 @@ export const SNAPSHOT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const SNAPSHOT_NAME_RULE = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 /** A snapshot name, checked with the words of {@link SNAPSHOT_NAME_RULE}. */
-export const snapshotNameSchema = z.string().regex(SNAPSHOT_NAME_PATTERN, { message: SNAPSHOT_NAME_RULE });
+const snapshotNameSchema = z.string().regex(SNAPSHOT_NAME_PATTERN, { message: SNAPSHOT_NAME_RULE });
 
 /** Body of `POST /_reference/snapshots`. */
 export const saveSnapshotRequest = z.strictObject({ name: snapshotNameSchema });
@@ -63,7 +63,7 @@ interface Snapshot {
 }
 
 /** Throws a RangeError naming the snapshot name's rule unless `name` follows it. */
-export function assertSnapshotName(name: string): void {
+function assertSnapshotName(name: string): void {
   if (typeof name !== "string" || !SNAPSHOT_NAME_PATTERN.test(name)) throw new RangeError(`snapshot name ${SNAPSHOT_NAME_RULE}`);
 }
 
