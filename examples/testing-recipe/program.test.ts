@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { type ConfigMap, type Deployment, LocalWorkspace, type OutputMap, type Stack } from "@pulumi/pulumi/automation";
 import { startReferenceServer, type ReferenceServer } from "pulumi-analytics/reference-server";
-import { resolvePulumiToolchain } from "pulumi-analytics/toolchain";
+import { pulumiEnvironment, resolvePulumiToolchain } from "pulumi-analytics/toolchain";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { analyticsProgram } from "./program";
 
@@ -29,8 +29,9 @@ function requests(): string[] {
 
 beforeAll(async () => {
   server = await startReferenceServer({ port: 0, bootstrapUsers: ["ci"], inspection: true });
-  // The Automation API runs the `pulumi` on PATH: the one found there, or the engine pulumi-analytics builds and caches.
-  process.env.PATH = `${(await resolvePulumiToolchain()).binDir}${path.delimiter}${process.env.PATH}`;
+  // The Automation API runs the `pulumi` on PATH: put the one found there, or the engine
+  // pulumi-analytics builds and caches, first, with update checks and plugin downloads off.
+  Object.assign(process.env, pulumiEnvironment(await resolvePulumiToolchain()));
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-test-"));
   stack = await LocalWorkspace.createOrSelectStack(
     { stackName: "test", projectName: "analytics-testing-recipe", program: analyticsProgram },
@@ -40,7 +41,6 @@ beforeAll(async () => {
         PULUMI_BACKEND_URL: `file://${workDir}`,
         PULUMI_HOME: path.join(workDir, ".pulumi-home"),
         PULUMI_CONFIG_PASSPHRASE: "test passphrase",
-        PULUMI_SKIP_UPDATE_CHECK: "true",
         ANALYTICS_API_KEY: server.apiKeys.ci!,
       },
     },
