@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
 import { INTERNAL_ERROR_DETAIL } from "./envelope";
-import { FaultInjector, parseFaultSettings } from "./faults";
-import { startReferenceServer } from "./server";
+import { FAULT_HEADER, FaultInjector, parseFaultSettings } from "./faults";
+import type { RequestLogEntry } from "./request-log";
+import { startReferenceServer, type ReferenceServer } from "./server";
 import { call, closeServersAfterEach, createDataSource, createOrg, expectError, start } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
@@ -10,17 +11,20 @@ closeServersAfterEach();
 describe("FaultInjector", () => {
   it("injects nothing by default", () => {
     const faults = new FaultInjector();
-    expect(faults.latencyFor("createOrganization")).toBe(0);
+    expect(faults.latencyFor("createOrganization")).toBeUndefined();
     expect(faults.errorFor("createOrganization")).toBeUndefined();
-    expect(faults.takeResetBeforeCommit("createDataSource")).toBe(false);
-    expect(faults.takeResetAfterCommit("createDataSource")).toBe(false);
+    expect(faults.takeResetBeforeCommit("createDataSource")).toBeUndefined();
+    expect(faults.takeResetAfterCommit("createDataSource")).toBeUndefined();
     expect(faults.injected()).toEqual({ latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 });
   });
 
   it("answers the next n requests with 429 and Retry-After, then stops", () => {
     const faults = new FaultInjector({ rateLimitNext: 2, retryAfterSeconds: 7 });
     for (let i = 0; i < 2; i++) {
-      expect(faults.errorFor("createOrganization")).toMatchObject({ status: 429, title: "RateLimited", headers: { "retry-after": "7" } });
+      expect(faults.errorFor("createOrganization")).toMatchObject({
+        error: { status: 429, title: "RateLimited", headers: { "retry-after": "7" } },
+        rule: "rateLimitNext",
+      });
     }
     expect(faults.errorFor("createOrganization")).toBeUndefined();
     expect(faults.injected().rateLimited).toBe(2);
@@ -34,18 +38,19 @@ describe("FaultInjector", () => {
     [504, "ServiceUnavailable", undefined],
   ] as const)("failNext with errorStatus %i gives %s", (status, title, retryAfter) => {
     const faults = new FaultInjector({ failNext: 1, errorStatus: status });
-    const error = faults.errorFor("createDataSource");
-    expect(error).toMatchObject({ status, title });
-    expect(error?.headers["retry-after"]).toBe(retryAfter);
-    if (status === 500) expect(error?.detail).toBe(INTERNAL_ERROR_DETAIL);
+    const injected = faults.errorFor("createDataSource");
+    expect(injected).toMatchObject({ error: { status, title }, rule: "failNext" });
+    expect(injected?.error.headers["retry-after"]).toBe(retryAfter);
+    if (status === 500) expect(injected?.error.detail).toBe(INTERNAL_ERROR_DETAIL);
     expect(faults.errorFor("createDataSource")).toBeUndefined();
   });
 
   it("uses the error rate with the given randomness", () => {
     const draws = [0.1, 0.9, 0.4, 0.6];
     const faults = new FaultInjector({ errorRate: 0.5 }, () => draws.shift()!);
-    const outcomes = [1, 2, 3, 4].map(() => faults.errorFor("createOrganization")?.status);
-    expect(outcomes).toEqual([503, undefined, 503, undefined]);
+    const outcomes = [1, 2, 3, 4].map(() => faults.errorFor("createOrganization"));
+    expect(outcomes.map((o) => o?.error.status)).toEqual([503, undefined, 503, undefined]);
+    expect(outcomes.map((o) => o?.rule)).toEqual(["errorRate", undefined, "errorRate", undefined]);
     expect(faults.injected().error).toBe(2);
   });
 
@@ -55,24 +60,33 @@ describe("FaultInjector", () => {
       failNext: 1,
       routes: { createDataSource: { latencyMs: 50, failNext: 1, errorStatus: 504 } },
     });
-    expect(faults.latencyFor("createOrganization")).toBe(5);
-    expect(faults.latencyFor("createDataSource")).toBe(50);
-    expect(faults.errorFor("createDataSource")?.status).toBe(504);
+    expect(faults.latencyFor("createOrganization")).toEqual({ ms: 5, rule: "latencyMs" });
+    expect(faults.latencyFor("createDataSource")).toEqual({ ms: 50, rule: "routes.createDataSource.latencyMs" });
+    expect(faults.errorFor("createDataSource")).toMatchObject({ error: { status: 504 }, rule: "routes.createDataSource.failNext" });
     // The route counter is spent; the shared one still applies, with the route's status.
-    expect(faults.errorFor("createDataSource")?.status).toBe(504);
+    expect(faults.errorFor("createDataSource")).toMatchObject({ error: { status: 504 }, rule: "failNext" });
     expect(faults.errorFor("createOrganization")).toBeUndefined();
     expect(faults.injected()).toMatchObject({ latency: 2, error: 2 });
   });
 
   it("counts connection resets before and after commit separately", () => {
     const faults = new FaultInjector({ resetBeforeCommitNext: 1, routes: { createOrganization: { resetAfterCommitNext: 2 } } });
-    expect(faults.takeResetBeforeCommit("createDataSource")).toBe(true);
-    expect(faults.takeResetBeforeCommit("createOrganization")).toBe(false);
-    expect(faults.takeResetAfterCommit("createDataSource")).toBe(false);
-    expect(faults.takeResetAfterCommit("createOrganization")).toBe(true);
-    expect(faults.takeResetAfterCommit("createOrganization")).toBe(true);
-    expect(faults.takeResetAfterCommit("createOrganization")).toBe(false);
+    expect(faults.takeResetBeforeCommit("createDataSource")).toBe("resetBeforeCommitNext");
+    expect(faults.takeResetBeforeCommit("createOrganization")).toBeUndefined();
+    expect(faults.takeResetAfterCommit("createDataSource")).toBeUndefined();
+    expect(faults.takeResetAfterCommit("createOrganization")).toBe("routes.createOrganization.resetAfterCommitNext");
+    expect(faults.takeResetAfterCommit("createOrganization")).toBe("routes.createOrganization.resetAfterCommitNext");
+    expect(faults.takeResetAfterCommit("createOrganization")).toBeUndefined();
     expect(faults.injected()).toMatchObject({ resetBeforeCommit: 1, resetAfterCommit: 2 });
+  });
+
+  it("names the scope that supplied a value: a route's 0 or rate wins over the top level's", () => {
+    const faults = new FaultInjector({ latencyMs: 100, errorRate: 0.5, routes: { createOrganization: { latencyMs: 0, errorRate: 0.2 } } }, () => 0.1);
+    expect(faults.latencyFor("createOrganization")).toBeUndefined();
+    expect(faults.latencyFor("createDataSource")).toEqual({ ms: 100, rule: "latencyMs" });
+    expect(faults.errorFor("createOrganization")?.rule).toBe("routes.createOrganization.errorRate");
+    expect(faults.errorFor("createDataSource")?.rule).toBe("errorRate");
+    expect(faults.injected()).toMatchObject({ latency: 1, error: 2 });
   });
 
   it("set replaces everything and clear turns all off; counts survive until reset", () => {
@@ -186,5 +200,100 @@ describe("fault injection over HTTP", () => {
     const { server } = await start();
     expect(() => server.faults.set({ errorRate: 5 })).toThrow(/errorRate/);
     await expect(startReferenceServer({ faults: { failNext: -1 } })).rejects.toThrow(/failNext/);
+  });
+});
+
+describe("visible faults: X-Reference-Fault and the request journal", () => {
+  const journal = (server: ReferenceServer) => server.inspect.requests().recent.map((e) => ({ status: e.status, faults: e.faults }));
+
+  it("names the top-level or per-route failNext that fired, and nothing on clean answers", async () => {
+    const { server } = await start({ inspection: true });
+    const key = server.apiKeys.alice!;
+    const org = await createOrg(server, key);
+    server.faults.set({ failNext: 1, routes: { createDataSource: { failNext: 1, errorStatus: 500 } } });
+    const routeFault = await createDataSource(server, key, org.id);
+    const topFault = await createDataSource(server, key, org.id);
+    const clean = await createDataSource(server, key, org.id);
+    expect([routeFault, topFault, clean].map((r) => [r.status, r.headers.get(FAULT_HEADER)])).toEqual([
+      [500, "routes.createDataSource.failNext"],
+      [500, "failNext"],
+      [201, null],
+    ]);
+    expect(journal(server)).toEqual([
+      { status: 201, faults: [] },
+      { status: 500, faults: ["routes.createDataSource.failNext"] },
+      { status: 500, faults: ["failNext"] },
+      { status: 201, faults: [] },
+    ]);
+    const overHttp = await call(server, "GET", "/_reference/requests");
+    expect(overHttp.json.data.recent.map((e: RequestLogEntry) => e.faults)).toEqual([[], ["routes.createDataSource.failNext"], ["failNext"], []]);
+    expect(overHttp.json.data.byFault).toEqual({ failNext: 1, "routes.createDataSource.failNext": 1 });
+  });
+
+  it("names errorRate and rateLimitNext, with the scope they came from", async () => {
+    const { server } = await start({ faults: { rateLimitNext: 1, routes: { createOrganization: { errorRate: 1, errorStatus: 502 } } } });
+    const key = server.apiKeys.alice!;
+    const limited = await call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "x" } });
+    expectError(limited, 429, "RateLimited");
+    expect(limited.headers.get(FAULT_HEADER)).toBe("rateLimitNext");
+    const failed = await call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "x" } });
+    expectError(failed, 502, "ServiceUnavailable");
+    expect(failed.headers.get(FAULT_HEADER)).toBe("routes.createOrganization.errorRate");
+    expect(journal(server)).toEqual([
+      { status: 429, faults: ["rateLimitNext"] },
+      { status: 502, faults: ["routes.createOrganization.errorRate"] },
+    ]);
+    expect(server.faults.injected()).toMatchObject({ rateLimited: 1, error: 1 });
+  });
+
+  it("counts latency as shaping the answer: a delayed 201 or 401 carries latencyMs, listed before a later fault", async () => {
+    const { server } = await start({ faults: { latencyMs: 1, routes: { createDataSource: { latencyMs: 2, failNext: 1 } } } });
+    const key = server.apiKeys.alice!;
+    const created = await call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "Slow" } });
+    expect([created.status, created.headers.get(FAULT_HEADER)]).toEqual([201, "latencyMs"]);
+    const unauthorized = await call(server, "POST", ORGANIZATIONS_PATH, { body: { name: "Slow" } });
+    expect([unauthorized.status, unauthorized.headers.get(FAULT_HEADER)]).toEqual([401, "latencyMs"]);
+    const failed = await createDataSource(server, key, created.json.data.id);
+    expect([failed.status, failed.headers.get(FAULT_HEADER)]).toEqual([503, "routes.createDataSource.latencyMs, routes.createDataSource.failNext"]);
+    expect(journal(server).map((e) => e.faults)).toEqual([["latencyMs"], ["latencyMs"], ["routes.createDataSource.latencyMs", "routes.createDataSource.failNext"]]);
+  });
+
+  it("records connection resets, which have no answer, with status null and the rule", async () => {
+    const { server } = await start({ faults: { resetBeforeCommitNext: 1, routes: { createOrganization: { resetAfterCommitNext: 1, latencyMs: 1 } } } });
+    const key = server.apiKeys.alice!;
+    await expect(call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "Lost" } })).rejects.toThrow();
+    await expect(call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "Kept" } })).rejects.toThrow();
+    expect(journal(server)).toEqual([
+      { status: null, faults: ["routes.createOrganization.latencyMs", "resetBeforeCommitNext"] },
+      { status: null, faults: ["routes.createOrganization.latencyMs", "routes.createOrganization.resetAfterCommitNext"] },
+    ]);
+    expect(server.inspect.requests().byFault).toEqual({
+      resetBeforeCommitNext: 1,
+      "routes.createOrganization.latencyMs": 2,
+      "routes.createOrganization.resetAfterCommitNext": 1,
+    });
+    expect(server.inspect.organizations().map((o) => o.name)).toEqual(["Kept"]);
+  });
+
+  it("sends no header and records no fault when none fired, whatever the answer", async () => {
+    const { server } = await start({ faults: { routes: { createDataSource: { failNext: 1 } } } });
+    const key = server.apiKeys.alice!;
+    const replies = [
+      await call(server, "POST", ORGANIZATIONS_PATH, { key, body: { name: "Fine" } }),
+      await call(server, "POST", ORGANIZATIONS_PATH, { key, body: { nope: 1 } }),
+      await call(server, "POST", ORGANIZATIONS_PATH, { body: { name: "x" } }),
+      await call(server, "GET", ORGANIZATIONS_PATH, { key }),
+      await call(server, "POST", "/api/public/unknown", { key, body: {} }),
+    ];
+    expect(replies.map((r) => [r.status, r.headers.get(FAULT_HEADER)])).toEqual([
+      [201, null],
+      [400, null],
+      [401, null],
+      [405, null],
+      [404, null],
+    ]);
+    expect(journal(server).every((e) => e.faults.length === 0)).toBe(true);
+    expect(server.inspect.requests().byFault).toEqual({});
+    expect(server.faults.settings()).toEqual({ routes: { createDataSource: { failNext: 1 } } });
   });
 });

@@ -14,6 +14,34 @@ export const INJECTABLE_ERROR_STATUSES = [500, 502, 503, 504] as const;
 /** One of {@link INJECTABLE_ERROR_STATUSES}. */
 export type InjectableErrorStatus = (typeof INJECTABLE_ERROR_STATUSES)[number];
 
+/** Response header naming the fault rules that shaped an answer, e.g. `routes.createDataSource.failNext`. */
+export const FAULT_HEADER = "X-Reference-Fault";
+
+/** Settings that inject a fault when they fire (the others only shape it: status, Retry-After). */
+export type FaultRuleKey = "latencyMs" | "errorRate" | "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext";
+
+/** A setting as its path in {@link FaultSettings}: `key` at the top level, `routes.<route>.key` per route. */
+export type ScopedSetting<K extends string> = K | `routes.${FaultRoute}.${K}`;
+
+/** A rule as its path in {@link FaultSettings}: `failNext` at the top level, `routes.createOrganization.failNext` per route. */
+export type FaultRule = ScopedSetting<FaultRuleKey>;
+
+/** An injected delay and the rule that asked for it. */
+export interface InjectedDelay {
+  /** Milliseconds to wait. */
+  ms: number;
+  /** Where the value came from. */
+  rule: FaultRule;
+}
+
+/** An injected 429 or 5xx answer and the rule that fired. */
+export interface InjectedError {
+  /** The answer to throw. */
+  error: WireError;
+  /** The rule that fired: a counter or the error rate, at route or top level. */
+  rule: FaultRule;
+}
+
 /** Retry-After sent with injected 429 and 503 answers when none is configured. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
@@ -78,6 +106,12 @@ export const faultSettingsSchema = z.strictObject({
 
 type Settings = z.output<typeof faultSettingsSchema>;
 type Counter = "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext";
+type ValueKey = "latencyMs" | "errorRate" | "errorStatus" | "retryAfterSeconds";
+
+/** The path of `key` in the settings: under `routes.<route>.` when the route's scope supplied it. */
+function rulePath<K extends string>(route: FaultRoute, key: K, routeScope: boolean): ScopedSetting<K> {
+  return routeScope ? `routes.${route}.${key}` : key;
+}
 
 function zeroCounts(): InjectedFaultCounts {
   return { latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 };
@@ -95,7 +129,8 @@ function stripUndefined(value: Settings): FaultSettings {
 }
 
 /**
- * Decides, request by request, which configured faults to inject, and counts them. Counters
+ * Decides, request by request, which configured faults to inject, says which rule fired (its
+ * path in the settings), and counts them. Values are looked up route-first; counters
  * (`failNext`, …) are consumed route-first, then from the top level.
  */
 export class FaultInjector {
@@ -137,67 +172,79 @@ export class FaultInjector {
     this.counts = zeroCounts();
   }
 
-  /** Milliseconds to delay a request on `route` (counted when non-zero). */
-  latencyFor(route: FaultRoute): number {
-    const ms = this.value(route, "latencyMs") ?? 0;
-    if (ms > 0) this.counts.latency++;
-    return ms;
+  /** The delay to inject into a request on `route`, if any (counted). */
+  latencyFor(route: FaultRoute): InjectedDelay | undefined {
+    const latency = this.value(route, "latencyMs");
+    if (latency === undefined || latency.value <= 0) return undefined;
+    this.counts.latency++;
+    return { ms: latency.value, rule: latency.rule };
   }
 
-  /** An injected 429 or 5xx for this request on `route`, if one is due. */
-  errorFor(route: FaultRoute): WireError | undefined {
-    const retryAfter = String(this.value(route, "retryAfterSeconds") ?? DEFAULT_RETRY_AFTER_SECONDS);
-    if (this.take(route, "rateLimitNext")) {
+  /** An injected 429 or 5xx for this request on `route`, if one is due (counted). */
+  errorFor(route: FaultRoute): InjectedError | undefined {
+    const retryAfter = String(this.value(route, "retryAfterSeconds")?.value ?? DEFAULT_RETRY_AFTER_SECONDS);
+    const rateLimit = this.take(route, "rateLimitNext");
+    if (rateLimit) {
       this.counts.rateLimited++;
-      return wireError(429, "RateLimited", `Too many requests; retry after ${retryAfter} seconds.`, { "retry-after": retryAfter });
+      const error = wireError(429, "RateLimited", `Too many requests; retry after ${retryAfter} seconds.`, { "retry-after": retryAfter });
+      return { error, rule: rateLimit };
     }
-    const rate = this.value(route, "errorRate") ?? 0;
-    if (this.take(route, "failNext") || (rate > 0 && this.random() < rate)) {
-      this.counts.error++;
-      const status = this.value(route, "errorStatus") ?? 503;
-      if (status === 500) return wireError(500, "InternalError", INTERNAL_ERROR_DETAIL);
-      if (status === 503) {
-        return wireError(503, "ServiceUnavailable", `The service is temporarily unavailable; retry after ${retryAfter} seconds.`, {
-          "retry-after": retryAfter,
-        });
-      }
-      const what = status === 502 ? "an upstream failure (bad gateway)" : "an upstream timeout (gateway timeout)";
-      return wireError(status, "ServiceUnavailable", `The service is temporarily unavailable because of ${what}; retry later.`);
-    }
-    return undefined;
+    const rate = this.value(route, "errorRate");
+    const rule = this.take(route, "failNext") ?? (rate && rate.value > 0 && this.random() < rate.value ? rate.rule : undefined);
+    if (rule === undefined) return undefined;
+    this.counts.error++;
+    return { error: injectedError(this.value(route, "errorStatus")?.value ?? 503, retryAfter), rule };
   }
 
-  /** True (and counted) when this valid create's connection is to be destroyed before storing. */
-  takeResetBeforeCommit(route: FaultRoute): boolean {
-    const due = this.take(route, "resetBeforeCommitNext");
-    if (due) this.counts.resetBeforeCommit++;
-    return due;
+  /** The rule, when this valid create's connection is to be destroyed before storing (counted). */
+  takeResetBeforeCommit(route: FaultRoute): FaultRule | undefined {
+    const rule = this.take(route, "resetBeforeCommitNext");
+    if (rule) this.counts.resetBeforeCommit++;
+    return rule;
   }
 
-  /** True (and counted) when this create is to be stored, then its connection destroyed unanswered. */
-  takeResetAfterCommit(route: FaultRoute): boolean {
-    const due = this.take(route, "resetAfterCommitNext");
-    if (due) this.counts.resetAfterCommit++;
-    return due;
+  /** The rule, when this create is to be stored, then its connection destroyed unanswered (counted). */
+  takeResetAfterCommit(route: FaultRoute): FaultRule | undefined {
+    const rule = this.take(route, "resetAfterCommitNext");
+    if (rule) this.counts.resetAfterCommit++;
+    return rule;
   }
 
-  private value<K extends "latencyMs" | "errorRate" | "errorStatus" | "retryAfterSeconds">(
-    route: FaultRoute,
-    key: K,
-  ): Settings[K] | undefined {
-    return this.current.routes?.[route]?.[key] ?? this.current[key];
+  /** The value of `key` for `route`, from the route's scope if set there, else from the top level. */
+  private value<K extends ValueKey>(route: FaultRoute, key: K): { value: NonNullable<Settings[K]>; rule: ScopedSetting<K> } | undefined {
+    const own = this.current.routes?.[route]?.[key];
+    if (own !== undefined) return { value: own as NonNullable<Settings[K]>, rule: rulePath(route, key, true) };
+    const shared = this.current[key];
+    return shared === undefined ? undefined : { value: shared as NonNullable<Settings[K]>, rule: rulePath(route, key, false) };
   }
 
-  private take(route: FaultRoute, counter: Counter): boolean {
-    for (const scope of [this.current.routes?.[route], this.current]) {
+  /** Consumes one unit of `counter`, route scope first; the rule it came from, or undefined when none is left. */
+  private take<K extends Counter>(route: FaultRoute, counter: K): ScopedSetting<K> | undefined {
+    const scopes = [
+      { scope: this.current.routes?.[route], routeScope: true },
+      { scope: this.current, routeScope: false },
+    ];
+    for (const { scope, routeScope } of scopes) {
       const remaining = scope?.[counter];
       if (scope && remaining !== undefined && remaining > 0) {
         scope[counter] = remaining - 1;
-        return true;
+        return rulePath(route, counter, routeScope);
       }
     }
-    return false;
+    return undefined;
   }
+}
+
+/** The injected 5xx answer of `status`. */
+function injectedError(status: InjectableErrorStatus, retryAfter: string): WireError {
+  if (status === 500) return wireError(500, "InternalError", INTERNAL_ERROR_DETAIL);
+  if (status === 503) {
+    return wireError(503, "ServiceUnavailable", `The service is temporarily unavailable; retry after ${retryAfter} seconds.`, {
+      "retry-after": retryAfter,
+    });
+  }
+  const what = status === 502 ? "an upstream failure (bad gateway)" : "an upstream timeout (gateway timeout)";
+  return wireError(status, "ServiceUnavailable", `The service is temporarily unavailable because of ${what}; retry later.`);
 }
 
 /** Injected delays, which closing the server cuts short: a cancelled delay never ends. */

@@ -24,8 +24,11 @@ export interface RequestHandlers<Route extends string> {
   isInspection(path: string): boolean;
   /** Routes a public API request (matched once: the handler and the request log share it). */
   matchPublic(method: string, path: string): RouteMatch<Route>;
-  /** Answers a public API request; throws {@link WireError} to answer with the error envelope. */
-  handlePublic(req: http.IncomingMessage, res: http.ServerResponse, match: RouteMatch<Route>): Promise<void>;
+  /**
+   * Answers a public API request; throws {@link WireError} to answer with the error envelope.
+   * Pushes the injected faults that shaped it onto `faults`, which its journal entry records.
+   */
+  handlePublic(req: http.IncomingMessage, res: http.ServerResponse, match: RouteMatch<Route>, faults: string[]): Promise<void>;
   /** Answers an inspection request; throws {@link WireError} likewise. */
   handleInspection(req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string): Promise<void>;
 }
@@ -74,8 +77,9 @@ export function createRequestListener<Route extends string>(
     const path = (req.url ?? "/").split("?", 1)[0]!;
     const publicMatch = handlers.isInspection(path) ? undefined : handlers.matchPublic(method, path);
     if (publicMatch !== undefined) requestLog.received();
+    const faults: string[] = [];
     const handling =
-      publicMatch === undefined ? handlers.handleInspection(req, res, method, path) : handlers.handlePublic(req, res, publicMatch);
+      publicMatch === undefined ? handlers.handleInspection(req, res, method, path) : handlers.handlePublic(req, res, publicMatch, faults);
     // Recorded in the microtask right after the answer is written, before any client can read
     // it, so in-process counts are exact by the time a caller sees the response.
     void handling
@@ -84,7 +88,8 @@ export function createRequestListener<Route extends string>(
         const status = res.writableEnded ? res.statusCode : null;
         if (logger) logger(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
         if (publicMatch === undefined) return;
-        requestLog.record({ method, route: publicMatch.kind === "not-found" ? null : publicMatch.route.pattern, status, receivedAt: receivedAt.toISOString() });
+        const route = publicMatch.kind === "not-found" ? null : publicMatch.route.pattern;
+        requestLog.record({ method, route, status, receivedAt: receivedAt.toISOString(), faults: [...faults] });
       })
       .catch(() => req.socket.destroy());
   };

@@ -121,11 +121,13 @@ describe("inspection surface", () => {
     const server = await start();
     await seed(server);
     server.faults.set({ latencyMs: 1 });
+    await call(server, "POST", ORGANIZATIONS_PATH, { name: "Slow" }, server.apiKeys.alice!);
+    expect(server.inspect.requests().byFault).toEqual({ latencyMs: 1 });
     const reset = await call(server, "POST", "/_reference/reset");
     expect(reset.status).toBe(200);
     expect(server.inspect.organizations()).toEqual([]);
     expect(server.inspect.dataSources()).toEqual([]);
-    expect(server.inspect.requestCount()).toBe(0);
+    expect(server.inspect.requests()).toEqual({ total: 0, byRoute: {}, byFault: {}, recent: [] });
     expect(server.faults.settings()).toEqual({});
     const again = await call(server, "POST", ORGANIZATIONS_PATH, { name: "Acme" }, server.apiKeys.alice!);
     expect(again.json.data.slug).toBe("acme");

@@ -9,6 +9,7 @@ import { ORGANIZATIONS_PATH, SSO_JWT_PATH, dataSourcesPath } from "../contract";
 import { call, closeServersAfterEach, createOrg, start } from "../../test/support/reference-server-harness";
 import { expectConformsToOpenApi } from "../../test/support/openapi-conformance";
 import { runCli } from "./cli";
+import { FAULT_HEADER } from "./faults";
 import { ERROR_ANSWERS, OPENAPI_PATH, buildOpenApiDocument } from "./openapi";
 
 closeServersAfterEach();
@@ -49,6 +50,20 @@ describe("OpenAPI document", () => {
     }
   });
 
+  it("documents the optional fault header on every answer a fault can shape, and only there", () => {
+    const document = buildOpenApiDocument() as Json;
+    const post = document.paths[`${ORGANIZATIONS_PATH}/{orgId}/data-sources`].post;
+    const carrying = Object.entries(post.responses as Json)
+      .filter(([, entry]) => {
+        const response = entry.$ref ? document.components.responses[(entry.$ref as string).split("/").pop()!] : entry;
+        return response.headers?.[FAULT_HEADER] !== undefined && response.headers[FAULT_HEADER].required !== true;
+      })
+      .map(([status]) => status);
+    expect(carrying).toEqual(["201", "400", "401", "404", "413", "415", "429", "500", "502", "503", "504"]);
+    expect(document.components.responses.MethodNotAllowed.headers[FAULT_HEADER]).toBeUndefined();
+    expect(document.components.responses.NotImplemented.headers[FAULT_HEADER]).toBeUndefined();
+  });
+
   it("is served at GET /openapi.json without a key, outside the request log, and printed by the CLI", async () => {
     const { server } = await start();
     const res = await fetch(`${server.url}${OPENAPI_PATH}`);
@@ -75,6 +90,9 @@ describe("OpenAPI document", () => {
     expect(() => expectConformsToOpenApi("POST", ORGANIZATIONS_PATH, 201, headers, missingField)).toThrow(/body matches/);
     const noRetryAfter = { error: { title: "RateLimited", detail: "x" } };
     expect(() => expectConformsToOpenApi("POST", ORGANIZATIONS_PATH, 429, headers, noRetryAfter)).toThrow(/Retry-After/);
+    const notImplemented = { error: { title: "NotImplemented", detail: "x" } };
+    const faulted = new Headers({ [FAULT_HEADER]: "latencyMs" });
+    expect(() => expectConformsToOpenApi("POST", SSO_JWT_PATH, 501, faulted, notImplemented)).toThrow(/documents X-Reference-Fault/);
   });
 });
 

@@ -17,12 +17,10 @@ import {
   type ErrorTitle,
 } from "../contract";
 import { JSON_CONTENT_TYPE, unmatchedRoute } from "./envelope";
+import { FAULT_HEADER } from "./faults";
 
 /** Where the server serves the document: public, no key needed. */
 export const OPENAPI_PATH = "/openapi.json";
-
-/** Header naming the injected fault that shaped an answer (see faults). */
-export const FAULT_HEADER = "x-reference-fault";
 
 /** An error answer the server gives: status, `error.title`, when, and the headers it carries. */
 export interface ErrorAnswer {
@@ -42,13 +40,13 @@ type HeaderName = "Retry-After" | "WWW-Authenticate" | "Allow" | "Connection" | 
 
 /** Every error answer of the public API, by the name its component has in the document. */
 export const ERROR_ANSWERS = {
-  ValidationError: { status: 400, title: "ValidationError", when: "The body breaks the contract (every offending field is named), is not JSON, not an object, or too deep.", headers: [] },
-  Unauthorized: { status: 401, title: "Unauthorized", when: "Missing, malformed or unknown API key.", headers: ["WWW-Authenticate"] },
-  NotFound: { status: 404, title: "NotFound", when: "The organization does not exist or belongs to another user (identical answers).", headers: [] },
+  ValidationError: { status: 400, title: "ValidationError", when: "The body breaks the contract (every offending field is named), is not JSON, not an object, or too deep.", headers: [], optional: [FAULT_HEADER] },
+  Unauthorized: { status: 401, title: "Unauthorized", when: "Missing, malformed or unknown API key.", headers: ["WWW-Authenticate"], optional: [FAULT_HEADER] },
+  NotFound: { status: 404, title: "NotFound", when: "The organization does not exist or belongs to another user (identical answers).", headers: [], optional: [FAULT_HEADER] },
   MethodNotAllowed: { status: 405, title: "MethodNotAllowed", when: "The path exists but not with this method.", headers: ["Allow"] },
-  PayloadTooLarge: { status: 413, title: "PayloadTooLarge", when: "The body is over the size limit (1 MiB by default).", headers: [], optional: ["Connection"] },
+  PayloadTooLarge: { status: 413, title: "PayloadTooLarge", when: "The body is over the size limit (1 MiB by default).", headers: [], optional: ["Connection", FAULT_HEADER] },
   HeadersTooLarge: { status: 431, title: "PayloadTooLarge", when: "The request headers are too large.", headers: [], optional: ["Connection"] },
-  UnsupportedMediaType: { status: 415, title: "UnsupportedMediaType", when: "The body is not declared as application/json (UTF-8).", headers: [] },
+  UnsupportedMediaType: { status: 415, title: "UnsupportedMediaType", when: "The body is not declared as application/json (UTF-8).", headers: [], optional: [FAULT_HEADER] },
   RateLimited: { status: 429, title: "RateLimited", when: "Injected fault only.", headers: ["Retry-After"], optional: [FAULT_HEADER] },
   InternalError: { status: 500, title: "InternalError", when: "Unexpected failure, or an injected fault. The detail discloses nothing.", headers: [], optional: [FAULT_HEADER] },
   NotImplemented: { status: 501, title: "NotImplemented", when: "The single sign-on endpoint, whose method and payload the specification does not show.", headers: [] },
@@ -79,7 +77,9 @@ const HEADERS: Record<HeaderName, { description: string; schema: object }> = {
   Allow: { description: "The methods the path accepts.", schema: { type: "string" } },
   Connection: { description: "`close`: the server closes the connection after answering.", schema: { type: "string" } },
   [FAULT_HEADER]: {
-    description: "Present when an injected fault shaped the answer: `<route> <kind> rule=<setting>` (status=, ms= when they apply), several joined by `, `.",
+    description:
+      "Present only when an injected fault shaped the answer (the reference server's fault injection): the rules that fired, " +
+      "in order, each as its path in the fault settings (`latencyMs`, `failNext`, `routes.createDataSource.failNext`, …), joined by `, `.",
     schema: { type: "string" },
   },
 };
@@ -147,7 +147,7 @@ function create(operationId: string, summary: string, body: string, created: str
     security: [{ apiKey: [] }],
     requestBody: { required: true, content: json(ref("schemas", body)) },
     responses: {
-      "201": { description: "Created.", content: json(ref("schemas", created)) },
+      "201": { description: "Created.", headers: { [FAULT_HEADER]: HEADERS[FAULT_HEADER] }, content: json(ref("schemas", created)) },
       ...errorRefs([...CREATE_ERRORS, ...extraErrors].sort((a, b) => ERROR_ANSWERS[a].status - ERROR_ANSWERS[b].status)),
     },
   };

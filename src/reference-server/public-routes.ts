@@ -12,7 +12,7 @@ import {
 } from "../contract";
 import { authenticate } from "./auth";
 import { sendData, unmatchedRoute, wireError } from "./envelope";
-import type { FaultDelays, FaultInjector, FaultRoute } from "./faults";
+import { FAULT_HEADER, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./faults";
 import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import { Router, type RouteMatch } from "./router";
 import type { ServerState } from "./server-state";
@@ -72,6 +72,22 @@ interface Admitted {
   body: unknown;
 }
 
+/** One request being answered, and the rules of the faults injected into it so far. */
+interface Exchange {
+  /** The request. */
+  req: IncomingMessage;
+  /** Its answer. */
+  res: ServerResponse;
+  /** Rules that fired, in order; the request journal records them. */
+  faults: string[];
+}
+
+/** Records that `rule` shaped this exchange and names every such rule on the answer. */
+function noteFault(ex: Exchange, rule: FaultRule): void {
+  ex.faults.push(rule);
+  ex.res.setHeader(FAULT_HEADER, ex.faults.join(", "));
+}
+
 /** Ends the exchange without an answer, as a dropped connection would. */
 function dropConnection(req: IncomingMessage): void {
   req.socket.destroy();
@@ -94,14 +110,21 @@ function routeOf(match: RouteMatch<PublicRoute>): { route: FaultRoute; params: R
  * Checks in the documented order: injected faults, auth, content type, size, JSON. Undefined
  * when the server closed meanwhile (the connection is then dropped).
  */
-async function admit(ctx: PublicContext, route: FaultRoute, req: IncomingMessage): Promise<Admitted | undefined> {
+async function admit(ctx: PublicContext, route: FaultRoute, ex: Exchange): Promise<Admitted | undefined> {
   const { faults, state } = ctx;
   const latency = faults.latencyFor(route);
-  if (latency > 0) await ctx.delays.sleep(latency);
+  if (latency) {
+    noteFault(ex, latency.rule);
+    await ctx.delays.sleep(latency.ms);
+  }
   if (state.isClosed) return undefined;
   const injected = faults.errorFor(route);
-  if (injected) throw injected;
+  if (injected) {
+    noteFault(ex, injected.rule);
+    throw injected.error;
+  }
 
+  const { req } = ex;
   const auth = authenticate(req.headers.authorization, ctx.keyPrefix, state.store.apiKeys);
   if (!auth.ok) throw wireError(401, "Unauthorized", auth.detail, { "www-authenticate": 'Bearer realm="api"' });
   const unsupported = checkJsonContentType(req.headers["content-type"]);
@@ -110,54 +133,60 @@ async function admit(ctx: PublicContext, route: FaultRoute, req: IncomingMessage
   return state.isClosed ? undefined : { userName: auth.userName, body };
 }
 
-async function createOrganization(ctx: PublicContext, req: IncomingMessage, res: ServerResponse, who: Admitted): Promise<void> {
-  const { faults, state } = ctx;
+/** The injected connection reset due before (or after) this create's commit, noted; undefined when none is. */
+function resetDue(ctx: PublicContext, ex: Exchange, route: FaultRoute, when: "before" | "after"): FaultRule | undefined {
+  const rule = when === "before" ? ctx.faults.takeResetBeforeCommit(route) : ctx.faults.takeResetAfterCommit(route);
+  if (rule) noteFault(ex, rule);
+  return rule;
+}
+
+async function createOrganization(ctx: PublicContext, ex: Exchange, who: Admitted): Promise<void> {
+  const { state } = ctx;
   const input = validate(createOrganizationRequest, who.body);
   const errors = organizationErrors(who.body, input.ok ? [] : input.errors);
   if (!input.ok || errors.length > 0) throw wireError(400, "ValidationError", formatFieldErrors(errors));
-  if (faults.takeResetBeforeCommit("createOrganization")) return dropConnection(req);
+  if (resetDue(ctx, ex, "createOrganization", "before")) return dropConnection(ex.req);
   const org = state.store.createOrganization(who.userName, (input.value as CreateOrganizationRequest).name, ctx.now());
   await state.persist();
-  if (faults.takeResetAfterCommit("createOrganization")) return dropConnection(req);
-  return sendData(res, 201, organizationResponse(org));
+  if (resetDue(ctx, ex, "createOrganization", "after")) return dropConnection(ex.req);
+  return sendData(ex.res, 201, organizationResponse(org));
 }
 
-async function createDataSource(
-  ctx: PublicContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  who: Admitted,
-  orgId: string,
-): Promise<void> {
-  const { faults, state } = ctx;
+async function createDataSource(ctx: PublicContext, ex: Exchange, who: Admitted, orgId: string): Promise<void> {
+  const { state } = ctx;
   const input = validate(createDataSourceRequest, who.body);
   if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
   // Someone else's organization gets the very same answer as a missing one: existence does not leak.
   const org = state.store.organizationOwnedBy(orgId, who.userName);
   if (!org) throw wireError(404, "NotFound", "Organization not found.");
-  if (faults.takeResetBeforeCommit("createDataSource")) return dropConnection(req);
+  if (resetDue(ctx, ex, "createDataSource", "before")) return dropConnection(ex.req);
   const record = state.store.createDataSource(org, input.value as CreateDataSourceRequest, ctx.now(), ctx.trialDays);
   const startSync = ctx.jobs.enqueue(record.fields.id);
   try {
     await state.persist();
-    if (faults.takeResetAfterCommit("createDataSource")) return dropConnection(req);
+    if (resetDue(ctx, ex, "createDataSource", "after")) return dropConnection(ex.req);
     // The answer is serialized now, so it shows PENDING whatever the job does next.
-    sendData(res, 201, dataSourceResponse(record));
+    sendData(ex.res, 201, dataSourceResponse(record));
   } finally {
     startSync();
   }
 }
 
-/** Answers one public API request; failures are thrown as {@link WireError}. */
+/**
+ * Answers one public API request; failures are thrown as {@link WireError}. The rules of the
+ * faults injected into it are pushed onto `faults` (and named in the answer's {@link FAULT_HEADER}).
+ */
 export async function handlePublic(
   ctx: PublicContext,
   req: IncomingMessage,
   res: ServerResponse,
   match: RouteMatch<PublicRoute>,
+  faults: string[],
 ): Promise<void> {
+  const ex: Exchange = { req, res, faults };
   const { route, params } = routeOf(match);
-  const who = await admit(ctx, route, req);
+  const who = await admit(ctx, route, ex);
   if (who === undefined) return dropConnection(req);
-  if (route === "createOrganization") return createOrganization(ctx, req, res, who);
-  return createDataSource(ctx, req, res, who, params.get("orgId") ?? "");
+  if (route === "createOrganization") return createOrganization(ctx, ex, who);
+  return createDataSource(ctx, ex, who, params.get("orgId") ?? "");
 }

@@ -11,6 +11,12 @@ export interface RequestLogEntry {
   status: number | null;
   /** When the request arrived (ISO 8601). */
   receivedAt: string;
+  /**
+   * Injected fault rules that shaped this request, as paths in the fault settings
+   * (`latencyMs`, `routes.createDataSource.failNext`, …), in the order they fired; `[]` when none.
+   * The answer, if any, names the same rules in `X-Reference-Fault`.
+   */
+  faults: string[];
 }
 
 /** Counts of API requests, for assertions such as "the preview sent no requests". */
@@ -19,6 +25,8 @@ export interface RequestSummary {
   total: number;
   /** Answered (or abandoned) requests, by `"<METHOD> <route>"` (route `(unmatched)` for unknown paths), then by status (`none` for no answer). */
   byRoute: Record<string, Record<string, number>>;
+  /** Requests each fault rule shaped, by rule path (every request counted, not only the recent ones). */
+  byFault: Record<string, number>;
   /** The most recent entries, oldest first. */
   recent: RequestLogEntry[];
 }
@@ -32,6 +40,7 @@ export function routeKey(entry: Pick<RequestLogEntry, "method" | "route">): stri
 export class RequestLog {
   private total = 0;
   private readonly counts = new Map<string, Map<string, number>>();
+  private readonly faultCounts = new Map<string, number>();
   private readonly entries: RequestLogEntry[] = [];
 
   /** Counts a request the moment it arrives. */
@@ -46,6 +55,7 @@ export class RequestLog {
     const status = entry.status === null ? "none" : String(entry.status);
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     this.counts.set(key, byStatus);
+    for (const rule of entry.faults) this.faultCounts.set(rule, (this.faultCounts.get(rule) ?? 0) + 1);
     this.entries.push(entry);
     if (this.entries.length > REQUEST_LOG_CAPACITY) this.entries.shift();
   }
@@ -64,7 +74,8 @@ export class RequestLog {
     return {
       total: this.total,
       byRoute,
-      recent: this.entries.map((e) => ({ ...e })),
+      byFault: Object.fromEntries([...this.faultCounts].sort(([a], [b]) => a.localeCompare(b))),
+      recent: this.entries.map((e) => ({ ...e, faults: [...e.faults] })),
     };
   }
 
@@ -72,6 +83,7 @@ export class RequestLog {
   clear(): void {
     this.total = 0;
     this.counts.clear();
+    this.faultCounts.clear();
     this.entries.length = 0;
   }
 }

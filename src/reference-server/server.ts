@@ -162,7 +162,7 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: ()
     {
       isInspection: (path) => path === OPENAPI_PATH || (options.inspection === true && isInspectionPath(path)),
       matchPublic: (method, path) => publicRouter.match(method, path),
-      handlePublic: (req, res, match) => handlePublic(publicContext, req, res, match),
+      handlePublic: (req, res, match, faults) => handlePublic(publicContext, req, res, match, faults),
       handleInspection: (req, res, method, path) =>
         path === OPENAPI_PATH ? answerOpenApi(res, method) : answerInspection(inspectionContext, method, path, req, res),
     },

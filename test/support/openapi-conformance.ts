@@ -1,11 +1,12 @@
 /**
  * Checks a reference-server answer against the server's own OpenAPI document: the status is one
- * the operation documents, the body matches that response's schema, and the headers it always
- * carries are there. Ajv (the JSON Schema validator the OpenAPI validator itself builds on)
+ * the operation documents, the body matches that response's schema, the headers it always
+ * carries are there, and an injected-fault header is one it documents. Ajv (the JSON Schema validator the OpenAPI validator itself builds on)
  * checks the bodies, since OpenAPI 3.1 schemas are JSON Schema 2020-12.
  */
 import Ajv2020 from "ajv/dist/2020";
 import { expect } from "vitest";
+import { FAULT_HEADER } from "../../src/reference-server/faults";
 import { buildOpenApiDocument } from "../../src/reference-server/openapi";
 
 type Json = Record<string, any>;
@@ -62,5 +63,8 @@ export function expectConformsToOpenApi(method: string, pathname: string, status
   expect(validate(body) ? [] : validate.errors, `${method} ${pathname} ${status} body matches the document`).toEqual([]);
   for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
     if (header.required === true) expect(headers.get(name), `${status} carries ${name}`).not.toBeNull();
+  }
+  if (headers.get(FAULT_HEADER) !== null) {
+    expect(Object.keys((response.headers ?? {}) as Json), `${method} ${pathname} ${status} documents ${FAULT_HEADER}`).toContain(FAULT_HEADER);
   }
 }
