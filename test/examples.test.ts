@@ -48,6 +48,15 @@ const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, 
     // Previewed as its workflow does: with the package's policy pack and the example's config.
     policyConfig: "policy-config.json",
   },
+  // Its own test suite (program.test.ts) runs in `npm test` too, from the root vitest config.
+  "testing-recipe": {
+    config: [
+      ["db:host", "db.example.com", "plain"],
+      ["db:user", "reader", "plain"],
+      ["db:password", "recipe-pw", "secret"],
+    ],
+    creates: ["Organization acme", "DataSource warehouse"],
+  },
 };
 
 let server: ReferenceServer;
