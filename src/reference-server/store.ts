@@ -41,6 +41,14 @@ const INITIAL_DATA_SOURCE_STATE: InitialState = {
   isServiceWarehouse: false,
 };
 
+/** Every output of a new data source in order: the initial state, and null where an input goes. */
+const DATA_SOURCE_TEMPLATE: Readonly<Record<string, unknown>> = Object.fromEntries(
+  outputNames(dataSourceSpec).map((name) => [name, name in INITIAL_DATA_SOURCE_STATE ? INITIAL_DATA_SOURCE_STATE[name as keyof InitialState] : null]),
+);
+
+/** Outputs a new data source takes from its create request (the rest come from the template). */
+const GIVEN_DATA_SOURCE_FIELDS = outputNames(dataSourceSpec).filter((name) => !(name in INITIAL_DATA_SOURCE_STATE));
+
 /** Default trial length: the spec shows none. */
 export const DEFAULT_TRIAL_DAYS = 14;
 
@@ -205,11 +213,11 @@ export class ReferenceStore {
    */
   createDataSource(org: OrganizationRecord, input: CreateDataSourceRequest, now: Date, trialDays: number): DataSourceRecord {
     const at = now.toISOString();
-    const fields: Record<string, unknown> = {};
+    // A copy of one template, then stores to existing fields only: V8 keeps such objects compact,
+    // while a record built field by field turns into a dictionary at about twice the memory.
+    const fields: Record<string, unknown> = { ...DATA_SOURCE_TEMPLATE };
     const given = input as Readonly<Record<string, unknown>>;
-    for (const name of outputNames(dataSourceSpec)) {
-      fields[name] = name in INITIAL_DATA_SOURCE_STATE ? INITIAL_DATA_SOURCE_STATE[name as keyof InitialState] : (given[name] ?? null);
-    }
+    for (const name of GIVEN_DATA_SOURCE_FIELDS) fields[name] = given[name] ?? null;
     Object.assign(fields, { id: this.freshId("ds", this.dataSources), createdAt: at, updatedAt: at });
     const secrets: DataSourceSecrets = {};
     for (const field of SECRET_DATA_SOURCE_FIELDS) {
