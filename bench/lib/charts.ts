@@ -101,9 +101,9 @@ function startupChart(raw: BenchReport["raw"]): object | undefined {
       { subject: names[who], measure: "first successful create", ms: s.firstCreateMs },
     ]),
   );
-  const y = { field: "subject", type: "nominal", sort: Object.values(names), title: null };
+  const y = { field: "subject", type: "nominal", sort: Object.values(names), title: null, axis: { labelLimit: 300 } };
   const yOffset = { field: "measure" };
-  const color = { field: "measure", type: "nominal", title: null };
+  const color = { field: "measure", type: "nominal", title: null, scale: { range: [OURS, "#9ecae9"] } };
   return spec(
     "start-up: process start to first answer",
     "bars: medians; dots: starts; dashed: the 250 ms target of the bin",

@@ -42,6 +42,7 @@ export interface BenchReport {
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
+const wholeMs = (v: number): string => `${round(v, 0)} ms`;
 const s = (v: number): string => `${round(v / 1000, 2)} s`;
 const ratio = (v: number): string => `${round(v, 3)}×`;
 const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
@@ -182,20 +183,20 @@ function startupFigures(startup: StartupResult): Figure[] {
   return [
     {
       scenario: "S",
-      name: `start to first answer, \`node dist/reference-server/bin.js\` (${n}; bare node:http server ${ms(med("bare", "firstAnswerMs"))})`,
-      value: ms(ours),
+      name: `start to first answer, \`node dist/reference-server/bin.js\` (${n}; bare node:http server ${wholeMs(med("bare", "firstAnswerMs"))})`,
+      value: wholeMs(ours),
       target: "< 250 ms",
       status: check(ours < 250),
     },
-    { scenario: "S", name: `start to first successful create (organization, then data source), same bin (${n})`, value: ms(med("ours", "firstCreateMs")), target: "–", status: "info" },
+    { scenario: "S", name: `start to first successful create (organization, then data source), same bin (${n})`, value: wholeMs(med("ours", "firstCreateMs")), target: "–", status: "info" },
     {
       scenario: "S",
-      name: `start to first answer through \`npx analytics-reference-server\` (npx adds ${ms(med("npx", "firstAnswerMs") - ours)}; first create ${ms(med("npx", "firstCreateMs"))})`,
-      value: ms(med("npx", "firstAnswerMs")),
+      name: `start to first answer through \`npx analytics-reference-server\` (npx adds ${wholeMs(med("npx", "firstAnswerMs") - ours)}; first create ${wholeMs(med("npx", "firstCreateMs"))})`,
+      value: wholeMs(med("npx", "firstAnswerMs")),
       target: "–",
       status: "info",
     },
-    { scenario: "S", name: `Prism start to first answer (first create ${ms(med("prism", "firstCreateMs"))}; ${n})`, value: ms(med("prism", "firstAnswerMs")), target: "–", status: "info" },
+    { scenario: "S", name: `Prism start to first answer (first create ${wholeMs(med("prism", "firstCreateMs"))}; ${n})`, value: wholeMs(med("prism", "firstAnswerMs")), target: "–", status: "info" },
   ];
 }
 

@@ -86,16 +86,21 @@ export function spawnGroup(command: string, args: string[], options: { cwd?: str
   return { pid, stdoutMatch, stderr: () => err, stop };
 }
 
-/** A port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+/**
+ * A port on 127.0.0.1 that was free a moment ago, drawn from 20000-29999: below Linux's ephemeral
+ * range, so no process listening on port 0 (the engine's gRPC servers, say) takes it between this
+ * check and the spawned server's listen.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /** One HTTP request. */

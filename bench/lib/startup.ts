@@ -70,6 +70,8 @@ function npxProject(): string {
   };
   link(repoRoot, path.join(dir, "node_modules", "pulumi-analytics"));
   link("../pulumi-analytics/dist/reference-server/bin.js", path.join(dir, "node_modules", ".bin", "analytics-reference-server"));
+  // npm marks a package's bins executable when it installs them; a fresh build does not.
+  fs.chmodSync(path.join(repoRoot, "dist", "reference-server", "bin.js"), 0o755);
   return dir;
 }
 
