@@ -32,7 +32,7 @@ export function ensurePeers(log: (line: string) => void): void {
   const missing = Object.entries(pinned()).filter(([name, version]) => peerVersion(name) !== version);
   if (missing.length === 0) return;
   log(`installing the bench's own tools into bench/peers (${missing.map(([n, v]) => `${n}@${v}`).join(", ")})`);
-  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: peersDir, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: peersDir, stdio: ["ignore", "ignore", "inherit"] });
 }
 
 /** Path of Prism's CLI script (run with this node, so its pid is the server's). */
