@@ -55,7 +55,7 @@ export function methodNotes(report: BenchReport): string {
   the bare server a busy-wait per request (\`BENCH_BARE_SPIN_US\`) and compare it with the plain
   bare server in the same repetitions, at 8 connections: what that much work costs here.
 - **D: Prism, the peer.** Prism ${report.system.prism ?? ""} (\`@stoplight/prism-cli\`, installed into
-  \`bench/peers\` only) mocks the reference server's own OpenAPI document
+  \`bench/peers\` only; its packages ask for Node 24, and it runs as it is on this Node) mocks the reference server's own OpenAPI document
   (\`analytics-reference-server openapi\`) with \`${report.raw.http.prismCommand ?? "prism mock"}\`:
   it validates each request against the document (path, \`Content-Type\`, the body's schema, a
   Bearer key present; a request that breaks it gets 400 or 401, counted as a failure here) and
