@@ -58,7 +58,7 @@ export function methodNotes(report: BenchReport): string {
   \`bench/peers\` only; its packages ask for Node 24, and it runs as it is on this Node) mocks the reference server's own OpenAPI document
   (\`analytics-reference-server openapi\`) with \`${report.raw.http.prismCommand ?? "prism mock"}\`:
   it validates each request against the document (path, \`Content-Type\`, the body's schema, a
-  Bearer key present; a request that breaks it gets 400 or 401, counted as a failure here) and
+  Bearer key present; a request that breaks it gets 400, 401 or 415, counted as a failure here) and
   answers 201 with a static example built from the response schema
   (${report.raw.http.prismResponseBytes ?? "?"} B). Request logging is off (\`--verboseLevel error\`), as the reference
   server's is in D. It takes the same create (path, key, body) as the other two, at 1 and 8

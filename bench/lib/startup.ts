@@ -39,7 +39,9 @@ const BODY = JSON.stringify(DATA_SOURCE_BODY);
 /** A well-formed key for Prism, which checks that a Bearer key is present but knows no keys. */
 const PRISM_KEY = "analytics_key_0123456789abcdefghijklmnopqrstuv";
 
+/** How to start one subject and make its first create. */
 interface Subject {
+  /** Its command line listening on `port`, with the folder and environment it runs in. */
   command(port: string): { argv: [string, ...string[]]; cwd?: string; env?: NodeJS.ProcessEnv };
   /** Performs the first successful create against a started subject; throws unless it gets 201. */
   create(base: string, child: Spawned): Promise<void>;
