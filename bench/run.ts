@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E and memory in one run, written to
- * bench/results/latest.json and latest.md (with bench/analysis.md appended). `--quick` is a smoke
- * run (small N, one repetition) written to bench/tmp/results/ instead; `--render` recomputes the
- * figures from latest.json's raw data and rewrites both files without measuring anything.
+ * `npm run bench`: scenarios A-E, S (start-up) and memory in one run, written to
+ * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
+ * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
+ * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
+ * without measuring anything. The bench's own tools (Prism, Vega) are installed into bench/peers
+ * on first use.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -12,7 +14,10 @@ import { runClientScenario } from "./lib/client";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { methodNotes } from "./lib/notes";
+import { ensurePeers } from "./lib/peers";
+import { writeOpenApiDocument } from "./lib/prism";
 import { figuresOf, writeReport, type BenchReport } from "./lib/report";
+import { runStartupScenario } from "./lib/startup";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 
@@ -40,8 +45,9 @@ async function main(): Promise<void> {
     const dir = path.join(repoRoot, "bench", "results");
     const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
     // Figures are derived from the raw data again, so a change to how they are computed shows.
-    report.figures = figuresOf(report.raw.engine, report.raw.http, report.raw.client, report.raw.memory);
-    writeReport(dir, report, methodNotes(report) + analysis());
+    report.figures = figuresOf(report.raw);
+    ensurePeers((line) => process.stdout.write(`${line}\n`));
+    await writeReport(dir, report, methodNotes(report) + analysis());
     return;
   }
   const started = Date.now();
@@ -52,9 +58,15 @@ async function main(): Promise<void> {
   };
   const toolchain = await resolvePulumiToolchain({ log });
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+  ensurePeers(log);
+  const document = writeOpenApiDocument();
 
   const memory = await runMemoryScenario(quick ? 10_000 : 100_000, log);
-  const http = await runHttpScenario({ connections: [1, 8, 64], reps: quick ? 1 : 3, durationS: quick ? 1 : 3, calibrationSpins: [10, 20] }, log);
+  const startup = await runStartupScenario(document, quick ? 2 : 11, log);
+  const http = await runHttpScenario(
+    { connections: [1, 8, 64], peerConnections: [1, 8], reps: quick ? 1 : 5, durationS: quick ? 1 : 3, calibrationSpins: [10, 20], document },
+    log,
+  );
   const client = await runClientScenario(
     { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 },
     log,
@@ -66,19 +78,21 @@ async function main(): Promise<void> {
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf(engine, http, client, memory),
+    figures: figuresOf({ engine, http, client, memory, startup }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
       "B: no-change preview of the same stack": engine.commands.preview,
       "C: state footprint": engine.commands.export,
-      "D: load (reference server, then the bare server, same flags)": http.command,
+      "D: load (reference server, Prism and the bare server, same flags)": http.command,
+      "D: Prism": http.prismCommand ?? "",
+      ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory },
+    raw: { engine, http, client, memory, startup },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-  writeReport(dir, report, methodNotes(report) + analysis());
-  log(`wrote ${path.relative(repoRoot, dir)}/latest.md and latest.json`);
+  await writeReport(dir, report, methodNotes(report) + analysis());
+  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
 }
 

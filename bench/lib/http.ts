@@ -1,10 +1,12 @@
 /**
- * Scenario D (create-data-source throughput and latency of the reference server vs a bare
- * node:http server, with autocannon) and the reference server's memory holding 100k data sources.
+ * Scenario D (create-data-source throughput and latency of the reference server against Prism,
+ * its peer, and a bare node:http server, the limit, with autocannon) and the reference server's
+ * memory holding 100k data sources.
  */
 import autocannon from "autocannon";
 import { request } from "undici";
 import { startServerChild, type ServerChild } from "./children";
+import { PRISM_FLAGS, startPrism, type PrismServer } from "./prism";
 import { procCpuMicros } from "./proc";
 
 /** One autocannon run. */
@@ -29,6 +31,8 @@ export interface LoadComparison {
   reference: LoadRun[];
   /** Bare node:http runs, one per repetition. */
   bare: LoadRun[];
+  /** Prism runs, one per repetition, at the connection counts Prism runs at. */
+  prism?: LoadRun[];
 }
 
 /** The bare server made to busy-wait per request: what a given amount of work costs in throughput here. */
@@ -49,10 +53,14 @@ export interface HttpResult {
   durationS: number;
   /** One entry per connection count. */
   comparisons: LoadComparison[];
-  /** Bytes of the request body and of the 201 body. */
+  /** Bytes of the request body. */
   requestBytes: number;
-  /** Bytes of the 201 response body both servers send. */
+  /** Bytes of the 201 response body the reference and bare servers send. */
   responseBytes: number;
+  /** Bytes of Prism's 201 response body (its static example of the response schema). */
+  prismResponseBytes?: number;
+  /** How Prism was started. */
+  prismCommand?: string;
   /** The exact load, as an autocannon command line. */
   command: string;
 }
@@ -109,7 +117,7 @@ export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">):
   return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, orgId, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
 }
 
-async function load(target: CreateTarget, server: ServerChild, connections: number, duration: number): Promise<LoadRun> {
+async function load(target: CreateTarget, server: { pid: number }, connections: number, duration: number): Promise<LoadRun> {
   const cpuBefore = procCpuMicros(server.pid) ?? 0;
   const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections, duration, timeout: 10 });
   const cpu = (procCpuMicros(server.pid) ?? cpuBefore) - cpuBefore;
@@ -122,43 +130,66 @@ async function load(target: CreateTarget, server: ServerChild, connections: numb
   };
 }
 
-/** Runs scenario D: for each repetition and connection count, both servers back to back, alternating which goes first. */
-export async function runHttpScenario(
-  options: { connections: number[]; reps: number; durationS: number; calibrationSpins: number[] },
-  log: (line: string) => void,
-): Promise<HttpResult> {
-  const reference = await startServerChild("reference");
-  let bare: ServerChild | undefined;
-  const spinning: ServerChild[] = [];
-  try {
-    const refTarget = await createTarget(reference);
-    const sample = await request(refTarget.url, { method: "POST", headers: refTarget.headers, body: refTarget.body });
-    const responseText = await sample.body.text();
-    bare = await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText });
-    const bareTarget: CreateTarget = { ...refTarget, url: refTarget.url.replace(reference.url, bare.url) };
-    // Warm-up: JIT, connection setup paths.
-    await load(refTarget, reference, 8, 2);
-    await load(bareTarget, bare, 8, 2);
-    const comparisons: LoadComparison[] = options.connections.map((connections) => ({ connections, reference: [], bare: [] }));
-    for (let rep = 0; rep < options.reps; rep++) {
-      for (const comparison of comparisons) {
-        const order = (rep + comparison.connections) % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
-        for (const which of order) {
-          const run = await load(which === "reference" ? refTarget : bareTarget, which === "reference" ? reference : bare, comparison.connections, options.durationS);
-          comparison[which].push(run);
-          log(`D c=${comparison.connections} rep ${rep + 1}/${options.reps} ${which}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuMicrosPerRequest.toFixed(0)} µs CPU/request${run.failures ? `, ${run.failures} FAILURES` : ""}`);
-        }
+/** The servers scenario D loads, each with its create target (same path, headers and body). */
+type Side = "reference" | "bare" | "prism";
+type Loaded = Record<Side, { target: CreateTarget; server: { pid: number } }>;
+
+/** Options of {@link runHttpScenario}. */
+export interface HttpOptions {
+  /** Connection counts for the reference and bare servers. */
+  connections: number[];
+  /** Connection counts at which Prism runs too. */
+  peerConnections: number[];
+  /** Repetitions. */
+  reps: number;
+  /** Seconds per autocannon run. */
+  durationS: number;
+  /** Busy-waits per request for the calibration runs, µs. */
+  calibrationSpins: number[];
+  /** The OpenAPI document Prism serves. */
+  document: string;
+}
+
+/** Throws unless `target` answers a create with 201 and a body; returns the body. */
+async function createdBody(target: CreateTarget, who: string): Promise<string> {
+  const res = await request(target.url, { method: "POST", headers: target.headers, body: target.body });
+  const text = await res.body.text();
+  if (res.statusCode !== 201 || text.length === 0) throw new Error(`${who} answered the bench's create with HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** Each repetition runs the sides back to back in ABC, then CBA order (alternating with the connection count too). */
+async function measure(loaded: Loaded, options: HttpOptions, log: (line: string) => void): Promise<LoadComparison[]> {
+  const comparisons: LoadComparison[] = options.connections.map((connections) => ({
+    connections,
+    reference: [],
+    bare: [],
+    ...(options.peerConnections.includes(connections) ? { prism: [] } : {}),
+  }));
+  for (let rep = 0; rep < options.reps; rep++) {
+    for (const comparison of comparisons) {
+      const sides: Side[] = comparison.prism ? ["reference", "prism", "bare"] : ["reference", "bare"];
+      if ((rep + comparison.connections) % 2 === 1) sides.reverse();
+      for (const side of sides) {
+        const run = await load(loaded[side].target, loaded[side].server, comparison.connections, options.durationS);
+        comparison[side]!.push(run);
+        log(`D c=${comparison.connections} rep ${rep + 1}/${options.reps} ${side}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuMicrosPerRequest.toFixed(0)} µs CPU/request${run.failures ? `, ${run.failures} FAILURES` : ""}`);
       }
     }
-    // Calibration: how much throughput a fixed amount of per-request work costs on this machine.
-    const calibration: SpinCalibration[] = options.calibrationSpins.map((spinMicros) => ({ spinMicros, rps: [], bareRps: [] }));
-    for (const c of calibration) {
-      spinning.push(await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText, BENCH_BARE_SPIN_US: String(c.spinMicros) }));
-    }
-    const targetOf = (server: ServerChild): CreateTarget => ({ ...refTarget, url: refTarget.url.replace(reference.url, server.url) });
+  }
+  return comparisons;
+}
+
+/** Calibration: how much throughput a fixed amount of per-request work costs the bare server here. */
+async function calibrate(bare: Loaded["bare"], responseText: string, options: HttpOptions, log: (line: string) => void): Promise<SpinCalibration[]> {
+  const calibration: SpinCalibration[] = options.calibrationSpins.map((spinMicros) => ({ spinMicros, rps: [], bareRps: [] }));
+  const spinning: ServerChild[] = [];
+  try {
+    for (const c of calibration) spinning.push(await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText, BENCH_BARE_SPIN_US: String(c.spinMicros) }));
+    const targetOf = (server: ServerChild): CreateTarget => ({ ...bare.target, url: bare.target.url.replace(/^http:\/\/[^/]+/, server.url) });
     for (const server of spinning) await load(targetOf(server), server, 8, 1);
     for (let rep = 0; rep < options.reps && calibration.length > 0; rep++) {
-      const plain = await load(bareTarget, bare, 8, options.durationS);
+      const plain = await load(bare.target, bare.server, 8, options.durationS);
       for (const [i, c] of calibration.entries()) {
         const run = await load(targetOf(spinning[i]!), spinning[i]!, 8, options.durationS);
         c.rps.push(run.rps);
@@ -166,16 +197,48 @@ export async function runHttpScenario(
         log(`D calibration rep ${rep + 1}/${options.reps}: bare + ${c.spinMicros} µs busy-wait ${run.rps.toFixed(0)} req/s, plain bare ${plain.rps.toFixed(0)} req/s`);
       }
     }
+    return calibration;
+  } finally {
+    for (const server of spinning) await server.stop();
+  }
+}
+
+/**
+ * Runs scenario D: the reference server, the bare server and (at `peerConnections`) Prism serving
+ * the reference server's OpenAPI document, all taking the same create, interleaved per repetition.
+ */
+export async function runHttpScenario(options: HttpOptions, log: (line: string) => void): Promise<HttpResult> {
+  const reference = await startServerChild("reference");
+  let bare: ServerChild | undefined;
+  let prism: PrismServer | undefined;
+  try {
+    const refTarget = await createTarget(reference);
+    const responseText = await createdBody(refTarget, "the reference server");
+    bare = await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText });
+    prism = await startPrism(options.document);
+    const on = (url: string): CreateTarget => ({ ...refTarget, url: refTarget.url.replace(reference.url, url) });
+    const loaded: Loaded = {
+      reference: { target: refTarget, server: reference },
+      bare: { target: on(bare.url), server: bare },
+      prism: { target: on(prism.url), server: prism },
+    };
+    const prismText = await createdBody(loaded.prism.target, "Prism");
+    // Warm-up: JIT, connection setup paths.
+    for (const side of ["reference", "bare", "prism"] as const) await load(loaded[side].target, loaded[side].server, 8, 2);
+    const comparisons = await measure(loaded, options, log);
+    const calibration = await calibrate(loaded.bare, responseText, options, log);
     return {
       calibration,
       durationS: options.durationS,
       comparisons,
       requestBytes: Buffer.byteLength(refTarget.body),
       responseBytes: Buffer.byteLength(responseText),
-      command: `autocannon -m POST -c <1|8|64> -d ${options.durationS} -H "authorization: Bearer <key>" -H "content-type: application/json" -b '${refTarget.body}' http://127.0.0.1:<port>/api/public/organizations/<orgId>/data-sources`,
+      prismResponseBytes: Buffer.byteLength(prismText),
+      prismCommand: `prism mock openapi.json --host 127.0.0.1 --port <port> ${PRISM_FLAGS.join(" ")}`,
+      command: `autocannon -m POST -c <${options.connections.join("|")}> -d ${options.durationS} -H "authorization: Bearer <key>" -H "content-type: application/json" -b '${refTarget.body}' http://127.0.0.1:<port>/api/public/organizations/<orgId>/data-sources`,
     };
   } finally {
-    for (const server of spinning) await server.stop();
+    await prism?.stop();
     await bare?.stop();
     await reference.stop();
   }

@@ -54,6 +54,31 @@ export function methodNotes(report: BenchReport): string {
   \`/proc/<pid>/stat\` over the run, divided by the requests answered. The calibration runs give
   the bare server a busy-wait per request (\`BENCH_BARE_SPIN_US\`) and compare it with the plain
   bare server in the same repetitions, at 8 connections: what that much work costs here.
+- **D: Prism, the peer.** Prism ${report.system.prism ?? ""} (\`@stoplight/prism-cli\`, installed into
+  \`bench/peers\` only; its packages ask for Node 24, and it runs as it is on this Node) mocks the reference server's own OpenAPI document
+  (\`analytics-reference-server openapi\`) with \`${report.raw.http.prismCommand ?? "prism mock"}\`:
+  it validates each request against the document (path, \`Content-Type\`, the body's schema, a
+  Bearer key present; a request that breaks it gets 400, 401 or 415, counted as a failure here) and
+  answers 201 with a static example built from the response schema
+  (${report.raw.http.prismResponseBytes ?? "?"} B). Request logging is off (\`--verboseLevel error\`), as the reference
+  server's is in D. It takes the same create (path, key, body) as the other two, at 1 and 8
+  connections, between them in each repetition (ABC, then CBA); what it does not do is what
+  the reference server adds: know the key, check the organization exists and belongs to the
+  key's user, store the data source and answer with it, and queue its sync.
+- **S: start-up.** Each subject is spawned fresh (${report.raw.startup?.reps ?? 0} starts each, the order rotating
+  every round, after one untimed start of each). The bench polls the port, sending its first
+  request the moment a connection is accepted (retried every millisecond while refused):
+  *first answer* is the time from just before the spawn to the complete answer of that request,
+  a create without a key (401 from the reference server and Prism, 201 from the bare server);
+  *first create* is the time to the first 201 with a key: for the reference server, after
+  reading the key it prints at start, an organization and then a data source in it; for
+  Prism, one data-source create. The bare node:http server (\`bench/servers/bare.ts\`) is the
+  floor: what starting node and listening cost on this machine. \`npx\` runs the same bin from a
+  project that depends on this package (\`bench/tmp/npx-project\`, the package linked into its
+  node_modules); its extra time is npm's own start-up.
+- **Charts.** Vega-Lite specifications over the raw data, rendered to SVG by Vega's headless
+  \`View.toSVG()\` (Vega ${report.system.vega ?? ""}, Vega-Lite ${report.system.vegaLite ?? ""}, in \`bench/peers\` only);
+  \`npm run bench -- --render\` redraws them from latest.json.
 - **E: client.** \`AnalyticsClient.createDataSource\` against \`undici.request\` on an Agent with
   the same settings, reading the JSON body, on a fresh reference server child. One client and one
   Agent live for the whole scenario, as the provider keeps one client for its process. After

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { peerVersion } from "./peers";
 
 /** Where the machine, its load and the tool versions stood during a run. */
 export interface SystemInfo {
@@ -22,6 +23,12 @@ export interface SystemInfo {
   undici: string;
   /** Installed autocannon (the load generator). */
   autocannon: string;
+  /** Prism in bench/peers (the peer of D and S). */
+  prism?: string;
+  /** Vega in bench/peers (renders the charts). */
+  vega?: string;
+  /** Vega-Lite in bench/peers (the charts' specifications). */
+  vegaLite?: string;
 }
 
 /** Version of an installed package, read from its package.json. */
@@ -43,6 +50,9 @@ export function systemInfo(repoRoot: string, pulumiCli: string): SystemInfo {
     pulumiSdk: installedVersion(repoRoot, "@pulumi/pulumi"),
     undici: installedVersion(repoRoot, "undici"),
     autocannon: installedVersion(repoRoot, "autocannon"),
+    prism: peerVersion("@stoplight/prism-cli") ?? "not installed",
+    vega: peerVersion("vega") ?? "not installed",
+    vegaLite: peerVersion("vega-lite") ?? "not installed",
   };
 }
 

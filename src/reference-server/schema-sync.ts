@@ -3,7 +3,7 @@
  * created, connect to the Postgres it declares and read its tables and columns. It never throws;
  * every failure comes back as a readable message without credentials.
  */
-import { Client, type ClientConfig } from "pg";
+import type { Client, ClientConfig } from "pg";
 import { redact } from "../redact";
 
 /** The connection fields of a data source the sync needs; nulls are fields the request left unset. */
@@ -156,7 +156,8 @@ export async function syncSchema(target: SyncTarget, options: SyncOptions = {}):
   let phase: Phase = "connect";
   try {
     const config = clientConfig(target, target.host!, target.username!, connectTimeoutMs, queryTimeoutMs);
-    client = withoutPgEnvironment(() => new Client(config));
+    const pg = loadPg();
+    client = withoutPgEnvironment(() => new pg.Client(config));
     // A socket error while no call is pending is emitted as an event; without a listener it
     // would crash the process. Pending calls reject with the same error, so it is handled there.
     client.on("error", () => undefined);
@@ -195,6 +196,14 @@ export function unusableTarget(target: SyncTarget): string | undefined {
     return `could not connect to ${hostPort(target)}: port 0 cannot be connected to (TCP reserves it); set the database's real port`;
   }
   return undefined;
+}
+
+/**
+ * pg, loaded by the first sync rather than at start: it is a large share of the server's start-up
+ * and a server whose data sources are never synced (or whose sync is replaced) never needs it.
+ */
+function loadPg(): typeof import("pg") {
+  return require("pg") as typeof import("pg");
 }
 
 /**

@@ -59,7 +59,7 @@ export interface PackedTarball {
 }
 
 /** Folders of the checkout that a pack never reads: installed, built or scratch output. */
-const NOT_COPIED = new Set(["node_modules", ".git", "dist", "demo/dist", "bench/dist", "bench/tmp"]);
+const NOT_COPIED = new Set(["node_modules", ".git", "dist", "demo/dist", "bench/dist", "bench/tmp", "bench/peers/node_modules"]);
 
 /**
  * `npm pack` of a copy of the checkout, with its lifecycle scripts (prepack builds dist/ afresh),

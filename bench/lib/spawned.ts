@@ -1,0 +1,156 @@
+/**
+ * Servers the bench starts as plain processes (the reference server's bin, npx, Prism): spawning
+ * them in their own process group, asking them one HTTP request, and stopping them with their
+ * children.
+ */
+import { spawn } from "node:child_process";
+import * as http from "node:http";
+import * as net from "node:net";
+
+/** A process spawned in its own process group. */
+export interface Spawned {
+  /** Pid of the spawned process (the group leader). */
+  pid: number;
+  /** Resolves with the first match of `pattern` in its stdout (rejects if it exits first). */
+  stdoutMatch(pattern: RegExp): Promise<RegExpExecArray>;
+  /** Its stderr so far, for error messages. */
+  stderr(): string;
+  /** Sends SIGTERM to the group and waits for the exit (SIGKILL after 5 s). */
+  stop(): Promise<void>;
+}
+
+const live = new Set<number>();
+
+/** Kills every group still running: they are detached, so they would outlive the bench. */
+function killAll(): void {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+process.on("exit", killAll);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** Spawns `command` in a new process group, stdout and stderr piped (and drained). */
+export function spawnGroup(command: string, args: string[], options: { cwd?: string | undefined; env?: NodeJS.ProcessEnv | undefined } = {}): Spawned {
+  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const pid = child.pid ?? 0;
+  live.add(pid);
+  let out = "";
+  let err = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.stdout.on("data", (chunk: Buffer) => {
+    if (out.length < 1 << 16) out += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    if (err.length < 1 << 16) err += chunk.toString("utf8");
+  });
+  const stdoutMatch = (pattern: RegExp): Promise<RegExpExecArray> =>
+    new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const match = pattern.exec(out);
+        if (match) resolve(match);
+        return match !== null;
+      };
+      if (check()) return;
+      const onData = (): void => {
+        if (check()) child.stdout.off("data", onData);
+      };
+      child.stdout.on("data", onData);
+      void exited.then(() => reject(new Error(`${command} exited before printing ${pattern}: ${err.slice(0, 500)}`)));
+    });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const kill = (signal: NodeJS.Signals): void => {
+        try {
+          process.kill(-pid, signal);
+        } catch {
+          // Already gone.
+        }
+      };
+      kill("SIGTERM");
+      const timer = setTimeout(() => kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    live.delete(pid);
+  };
+  return { pid, stdoutMatch, stderr: () => err, stop };
+}
+
+/**
+ * A port on 127.0.0.1 that was free a moment ago, drawn from 20000-29999: below Linux's ephemeral
+ * range, so no process listening on port 0 (the engine's gRPC servers, say) takes it between this
+ * check and the spawned server's listen.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+/** One HTTP request. */
+export interface Ask {
+  /** Full URL. */
+  url: string;
+  /** Method; POST unless said otherwise. */
+  method?: string;
+  /** Request headers. */
+  headers?: Record<string, string>;
+  /** Request body. */
+  body?: string;
+}
+
+/** An HTTP answer, body read in full. */
+export interface Answer {
+  /** Status code. */
+  status: number;
+  /** Body text. */
+  body: string;
+}
+
+/** Sends one request on a fresh connection and reads the whole answer (fails after 30 s). */
+export function ask(request: Ask): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(request.url, { method: request.method ?? "POST", headers: request.headers, agent: false, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.on("timeout", () => req.destroy(new Error(`no answer from ${request.url} within 30 s`)));
+    req.end(request.body);
+  });
+}
+
+/**
+ * Sends `request` as soon as the port accepts: retried every millisecond while the connection is
+ * refused, until `deadlineMs` passes. Resolves with the first answer.
+ */
+export async function askOnceListening(request: Ask, deadlineMs = 60_000): Promise<Answer> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await ask(request);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if ((code !== "ECONNREFUSED" && code !== "ECONNRESET") || Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Scenario S: start-up. Each subject is started as a fresh process; the bench sends its first
+ * request as soon as the port accepts a connection (polled every millisecond) and times, from
+ * just before the spawn, the first answer of a cheap request and the first successful create.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import { DATA_SOURCE_BODY } from "./http";
+import { prismCommand } from "./prism";
+import { ask, askOnceListening, freePort, spawnGroup, type Spawned } from "./spawned";
+import { repoRoot } from "./workspace";
+
+/** What is started: the bin with node, the bin through npx, Prism, and a bare node:http server (the floor). */
+export type StartupSubject = "ours" | "npx" | "prism" | "bare";
+
+/** One start. */
+export interface StartupSample {
+  /** Spawn to the first answer of the cheap request (a create without a key), ms. */
+  firstAnswerMs: number;
+  /** Status of that answer (401 from a server that checks keys, 201 from the bare one). */
+  firstAnswerStatus: number;
+  /** Spawn to the first 201 of a create with a valid key, ms. */
+  firstCreateMs: number;
+}
+
+/** Everything scenario S measured. */
+export interface StartupResult {
+  /** Starts per subject. */
+  reps: number;
+  /** Samples per subject, one per repetition. */
+  samples: Record<StartupSubject, StartupSample[]>;
+  /** Each subject's command line, `<port>` and `<document>` standing for the values used. */
+  commands: Record<StartupSubject, string>;
+}
+
+const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
+const BODY = JSON.stringify(DATA_SOURCE_BODY);
+/** A well-formed key for Prism, which checks that a Bearer key is present but knows no keys. */
+const PRISM_KEY = "analytics_key_0123456789abcdefghijklmnopqrstuv";
+
+/** How to start one subject and make its first create. */
+interface Subject {
+  /** Its command line listening on `port`, with the folder and environment it runs in. */
+  command(port: string): { argv: [string, ...string[]]; cwd?: string; env?: NodeJS.ProcessEnv };
+  /** Performs the first successful create against a started subject; throws unless it gets 201. */
+  create(base: string, child: Spawned): Promise<void>;
+}
+
+async function expectCreated(request: Parameters<typeof ask>[0], what: string): Promise<string> {
+  const answer = await ask(request);
+  if (answer.status !== 201) throw new Error(`${what} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  return answer.body;
+}
+
+/** Ours: the key printed at start, then an organization and a data source in it. */
+async function createOnOurs(base: string, child: Spawned): Promise<void> {
+  const key = (await child.stdoutMatch(/API key for bench \(shown once\): (\S+)/))[1]!;
+  const headers = { ...JSON_HEADERS, authorization: `Bearer ${key}` };
+  const org = JSON.parse(await expectCreated({ url: `${base}/api/public/organizations`, headers, body: JSON.stringify({ name: "Start" }) }, "create organization")) as { data: { id: string } };
+  await expectCreated({ url: `${base}/api/public/organizations/${org.data.id}/data-sources`, headers, body: BODY }, "create data source");
+}
+
+/** A project that depends on this package (linked, as an install would place it), for `npx`. */
+function npxProject(): string {
+  const dir = path.join(repoRoot, "bench", "tmp", "npx-project");
+  fs.mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ name: "npx-project", private: true, dependencies: { "pulumi-analytics": "*" } })}\n`);
+  const link = (target: string, at: string): void => {
+    fs.rmSync(at, { force: true });
+    fs.symlinkSync(target, at);
+  };
+  link(repoRoot, path.join(dir, "node_modules", "pulumi-analytics"));
+  link("../pulumi-analytics/dist/reference-server/bin.js", path.join(dir, "node_modules", ".bin", "analytics-reference-server"));
+  // npm marks a package's bins executable when it installs them; a fresh build does not.
+  fs.chmodSync(path.join(repoRoot, "dist", "reference-server", "bin.js"), 0o755);
+  return dir;
+}
+
+function subjects(document: string): Record<StartupSubject, Subject> {
+  const bin = path.join(repoRoot, "dist", "reference-server", "bin.js");
+  const serverArgs = (port: string): string[] => ["--port", port, "--bootstrap-user", "bench"];
+  const project = npxProject();
+  const createPlain = async (base: string, key?: string): Promise<void> => {
+    const headers = key === undefined ? JSON_HEADERS : { ...JSON_HEADERS, authorization: `Bearer ${key}` };
+    await expectCreated({ url: `${base}/api/public/organizations/startup/data-sources`, headers, body: BODY }, "create data source");
+  };
+  return {
+    ours: { command: (port) => ({ argv: [process.execPath, bin, ...serverArgs(port)] }), create: createOnOurs },
+    npx: { command: (port) => ({ argv: ["npx", "--no-install", "analytics-reference-server", ...serverArgs(port)], cwd: project }), create: createOnOurs },
+    prism: { command: (port) => ({ argv: prismCommand(document, port) }), create: (base) => createPlain(base, PRISM_KEY) },
+    bare: {
+      command: (port) => ({ argv: [process.execPath, path.join(__dirname, "..", "servers", "bare.js")], env: { BENCH_BARE_PORT: port } }),
+      create: (base) => createPlain(base),
+    },
+  };
+}
+
+async function startOnce(subject: Subject): Promise<StartupSample> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const { argv, cwd, env } = subject.command(String(port));
+  const started = performance.now();
+  const child = spawnGroup(argv[0], argv.slice(1), { cwd, env });
+  try {
+    const first = await askOnceListening({ url: `${base}/api/public/organizations/startup/data-sources`, headers: JSON_HEADERS, body: BODY });
+    const firstAnswerMs = performance.now() - started;
+    await subject.create(base, child);
+    return { firstAnswerMs, firstAnswerStatus: first.status, firstCreateMs: performance.now() - started };
+  } catch (error) {
+    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
+  } finally {
+    await child.stop();
+  }
+}
+
+/** Runs scenario S: one untimed start of each subject, then `reps` rounds, the order rotating each round. */
+export async function runStartupScenario(document: string, reps: number, log: (line: string) => void): Promise<StartupResult> {
+  const all = subjects(document);
+  const names = Object.keys(all) as StartupSubject[];
+  for (const name of names) await startOnce(all[name]);
+  const samples = Object.fromEntries(names.map((n) => [n, [] as StartupSample[]])) as Record<StartupSubject, StartupSample[]>;
+  for (let rep = 0; rep < reps; rep++) {
+    const order = names.map((_, i) => names[(i + rep) % names.length]!);
+    for (const name of order) {
+      const sample = await startOnce(all[name]);
+      samples[name].push(sample);
+      log(`S rep ${rep + 1}/${reps} ${name}: first answer ${sample.firstAnswerMs.toFixed(0)} ms (${sample.firstAnswerStatus}), first create ${sample.firstCreateMs.toFixed(0)} ms`);
+    }
+  }
+  const line = (name: StartupSubject): string => {
+    const { argv, cwd, env } = all[name].command("<port>");
+    const words = argv.map((a) => (a === process.execPath ? "node" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a));
+    const text = [...Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`), ...words].join(" ");
+    return cwd === undefined ? text : `(cd ${path.relative(repoRoot, cwd)} && ${text})`;
+  };
+  return { reps, samples, commands: Object.fromEntries(names.map((n) => [n, line(n)])) as Record<StartupSubject, string> };
+}
