@@ -37,7 +37,7 @@ export interface StartupResult {
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
 const BODY = JSON.stringify(DATA_SOURCE_BODY);
 /** A well-formed key for Prism, which checks that a Bearer key is present but knows no keys. */
-const PRISM_KEY = "analytics_key_0123456789abcdefghijklmnopqrstuv";
+const PRISM_KEY = `analytics_key_${"0".repeat(32)}`;
 
 /** How to start one subject and make its first create. */
 interface Subject {
