@@ -13,15 +13,6 @@ import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolic
 import { TransportFailure, undiciTransport, type HttpRequest, type HttpResponse, type HttpTransport } from "./transport";
 import type { z } from "zod";
 
-/** Each kind's answer schema, built once: zod compiles a parser for each schema object on its first use. */
-const answerSchemas = new WeakMap<KindSpec, ReturnType<typeof responseSchema>>();
-
-function answerSchema(spec: KindSpec): ReturnType<typeof responseSchema> {
-  let schema = answerSchemas.get(spec);
-  if (schema === undefined) answerSchemas.set(spec, (schema = responseSchema(spec.outputs)));
-  return schema;
-}
-
 /** Settings of an {@link AnalyticsClient}. */
 export interface AnalyticsClientOptions {
   /** Base URL of the service, e.g. `https://analytics.example.com`. */
@@ -91,7 +82,7 @@ export class AnalyticsClient {
   createObject(spec: KindSpec, body: object, owners: Readonly<Record<string, string>> = {}): Promise<Record<string, unknown>> {
     const values = body as Record<string, unknown>;
     const secrets = secretFieldNames(spec).map((field) => values[field] as string | undefined);
-    return this.create(endpointPath(spec, owners), body, answerSchema(spec), describeObject(spec, { ...values, ...owners }), secrets);
+    return this.create(endpointPath(spec, owners), body, responseSchema(spec.outputs), describeObject(spec, { ...values, ...owners }), secrets);
   }
 
   /** Closes pooled connections (only those of a transport the client created itself). */

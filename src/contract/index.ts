@@ -1,3 +1,5 @@
 export * from "./api";
 export * from "./fields";
+export * from "./schemas";
 export * from "./validation";
+export * from "./wire";

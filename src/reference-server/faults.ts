@@ -1,5 +1,6 @@
-import { z } from "zod";
-import { formatFieldErrors, validate } from "../contract";
+import type { z } from "zod";
+import { formatFieldErrors, validate } from "../contract/validation";
+import { lazySchema } from "../lazy-zod";
 import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "./envelope";
 
 /** Routes faults can target (the two create endpoints). */
@@ -85,26 +86,27 @@ export interface InjectedFaultCounts {
   resetAfterCommit: number;
 }
 
-const count = z.number().int().min(0);
-const routeFaultsShape = {
-  latencyMs: z.number().int().min(0).max(600_000).optional(),
-  errorRate: z.number().min(0).max(1).optional(),
-  errorStatus: z.union(INJECTABLE_ERROR_STATUSES.map((s) => z.literal(s))).optional(),
-  failNext: count.optional(),
-  rateLimitNext: count.optional(),
-  retryAfterSeconds: count.optional(),
-  resetBeforeCommitNext: count.optional(),
-  resetAfterCommitNext: count.optional(),
-};
-const routeFaultsSchema = z.strictObject(routeFaultsShape);
-
 /** Validates {@link FaultSettings} (unknown fields rejected, so typos do not silently disable a fault). */
-export const faultSettingsSchema = z.strictObject({
-  ...routeFaultsShape,
-  routes: z.strictObject({ createOrganization: routeFaultsSchema.optional(), createDataSource: routeFaultsSchema.optional() }).optional(),
+const faultSettingsSchema = lazySchema((z) => {
+  const count = z.number().int().min(0);
+  const routeFaultsShape = {
+    latencyMs: z.number().int().min(0).max(600_000).optional(),
+    errorRate: z.number().min(0).max(1).optional(),
+    errorStatus: z.union(INJECTABLE_ERROR_STATUSES.map((s) => z.literal(s))).optional(),
+    failNext: count.optional(),
+    rateLimitNext: count.optional(),
+    retryAfterSeconds: count.optional(),
+    resetBeforeCommitNext: count.optional(),
+    resetAfterCommitNext: count.optional(),
+  };
+  const routeFaultsSchema = z.strictObject(routeFaultsShape);
+  return z.strictObject({
+    ...routeFaultsShape,
+    routes: z.strictObject({ createOrganization: routeFaultsSchema.optional(), createDataSource: routeFaultsSchema.optional() }).optional(),
+  });
 });
 
-type Settings = z.output<typeof faultSettingsSchema>;
+type Settings = z.output<ReturnType<typeof faultSettingsSchema>>;
 type Counter = "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext";
 type ValueKey = "latencyMs" | "errorRate" | "errorStatus" | "retryAfterSeconds";
 
@@ -119,7 +121,7 @@ function zeroCounts(): InjectedFaultCounts {
 
 /** Checks fault settings; the error message names every offending field. */
 export function parseFaultSettings(input: unknown): { ok: true; value: FaultSettings } | { ok: false; detail: string } {
-  const result = validate(faultSettingsSchema, input);
+  const result = validate(faultSettingsSchema(), input);
   return result.ok ? { ok: true, value: stripUndefined(result.value) } : { ok: false, detail: formatFieldErrors(result.errors) };
 }
 
@@ -142,7 +144,8 @@ export class FaultInjector {
     /** Source of randomness for `errorRate` (replaceable for deterministic tests). */
     private readonly random: () => number = Math.random,
   ) {
-    this.set(settings);
+    // No settings need no check (and so no zod at start-up).
+    if (Object.keys(settings).length > 0) this.set(settings);
   }
 
   /** Replaces all settings; throws a RangeError naming every invalid field. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { describeValue, formatFieldErrors, validate } from "../contract";
+import { describeValue, formatFieldErrors, validate } from "../contract/validation";
 import { sendData, unmatchedRoute, wireError, type WireError } from "./envelope";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
@@ -144,7 +144,7 @@ async function handleSnapshots(
     return sendData(res, 200, info);
   }
   if (req.method === "GET") return sendData(res, 200, snapshots.list());
-  const input = validate(saveSnapshotRequest, await readJson(req, ctx.maxBodyBytes));
+  const input = validate(saveSnapshotRequest(), await readJson(req, ctx.maxBodyBytes));
   if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
   return sendData(res, 201, await snapshots.save(input.value.name));
 }

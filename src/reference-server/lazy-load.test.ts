@@ -76,6 +76,15 @@ async function closedPort(): Promise<number> {
 const dataSource = (port: number): object => ({ type: "direct", dialect: "POSTGRES", displayName: "Lazy", host: "127.0.0.1", port, databaseName: "lazy_db", username: "lazy_user", password: "lazy-password", sslEnabled: false, sshEnabled: false });
 
 describe("reference server start-up loads only what answering needs", () => {
+  it("refuses a request without a key before loading zod or pg", async () => {
+    const run = await startBin("no-validation");
+    const refused = await post(`${run.url}${ORGANIZATIONS_PATH}`, { name: "Lazy" });
+    expect(refused.status).toBe(401);
+    const packages = await run.stop();
+    expect(packages).not.toContain("zod");
+    expect(packages).not.toContain("pg");
+  });
+
   it("answers requests and creates organizations without loading pg", async () => {
     const run = await startBin("no-sync");
     const refused = await post(`${run.url}${ORGANIZATIONS_PATH}`, { name: "Lazy" });
@@ -83,7 +92,7 @@ describe("reference server start-up loads only what answering needs", () => {
     const org = await post(`${run.url}${ORGANIZATIONS_PATH}`, { name: "Lazy" }, run.key);
     expect(org.status).toBe(201);
     const packages = await run.stop();
-    // The probe sees packages: zod validated the create.
+    // zod came with the first validation, and the probe sees it.
     expect(packages).toContain("zod");
     expect(packages).not.toContain("pg");
   });

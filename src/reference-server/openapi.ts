@@ -5,17 +5,12 @@
 import * as fs from "node:fs";
 import type { ServerResponse } from "node:http";
 import * as path from "node:path";
-import { z } from "zod";
-import {
-  ORGANIZATIONS_PATH,
-  SECRET_DATA_SOURCE_FIELDS,
-  SSO_JWT_PATH,
-  createDataSourceRequest,
-  createOrganizationRequest,
-  dataSource,
-  organization,
-  type ErrorTitle,
-} from "../contract";
+import type { z } from "zod";
+import { SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
+import { requestSchema, responseSchema } from "../contract/schemas";
+import { ORGANIZATIONS_PATH, SSO_JWT_PATH, type ErrorTitle } from "../contract/wire";
+import { dataSourceSpec, organizationSpec } from "../kinds";
+import { zod } from "../lazy-zod";
 import { JSON_CONTENT_TYPE, unmatchedRoute } from "./envelope";
 import { FAULT_HEADER } from "./faults";
 
@@ -89,24 +84,25 @@ const ALL_METHODS = ["post", ...OTHER_METHODS] as const;
 
 /** JSON Schema 2020-12 of a zod schema, without `$schema` (the document's dialect applies). */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "throw" }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = zod().toJSONSchema(schema, { io, unrepresentable: "throw" }) as Record<string, unknown>;
   return rest;
 }
 
 /** The create-data-source body, its credential fields marked write-only. */
 function dataSourceRequestSchema(): Record<string, unknown> {
-  const schema = jsonSchema(createDataSourceRequest, "input");
+  const schema = jsonSchema(requestSchema(dataSourceSpec), "input");
   const properties = schema.properties as Record<string, Record<string, unknown>>;
   for (const field of SECRET_DATA_SOURCE_FIELDS) properties[field] = { ...properties[field], writeOnly: true, format: "password" };
   return schema;
 }
 
 function errorSchema(title: ErrorTitle): Record<string, unknown> {
+  const z = zod();
   return jsonSchema(z.strictObject({ error: z.strictObject({ title: z.literal(title), detail: z.string() }) }), "output");
 }
 
 function successSchema(data: z.ZodType): Record<string, unknown> {
-  return jsonSchema(z.strictObject({ data }), "output");
+  return jsonSchema(zod().strictObject({ data }), "output");
 }
 
 const ref = (kind: "schemas" | "responses", name: string): { $ref: string } => ({ $ref: `#/components/${kind}/${name}` });
@@ -125,12 +121,12 @@ function components(): object {
       apiKey: { type: "http", scheme: "bearer", description: "An API key `analytics_key_<32 characters from [0-9A-Za-z]>`." },
     },
     schemas: {
-      CreateOrganizationRequest: jsonSchema(createOrganizationRequest, "input"),
+      CreateOrganizationRequest: jsonSchema(requestSchema(organizationSpec), "input"),
       CreateDataSourceRequest: dataSourceRequestSchema(),
-      Organization: jsonSchema(organization, "output"),
-      DataSource: jsonSchema(dataSource, "output"),
-      OrganizationResponse: successSchema(organization),
-      DataSourceResponse: successSchema(dataSource),
+      Organization: jsonSchema(responseSchema(organizationSpec.outputs), "output"),
+      DataSource: jsonSchema(responseSchema(dataSourceSpec.outputs), "output"),
+      OrganizationResponse: successSchema(responseSchema(organizationSpec.outputs)),
+      DataSourceResponse: successSchema(responseSchema(dataSourceSpec.outputs)),
     },
     responses,
   };

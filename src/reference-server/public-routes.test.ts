@@ -33,7 +33,7 @@ describe("routes", () => {
     const org = await createOrg(server, server.apiKeys.alice!);
     const reply = await createDataSource(server, server.apiKeys.alice!, org.id);
     expect(reply.status).toBe(201);
-    const data = successEnvelope(dataSourceFieldsSchema).parse(reply.json).data;
+    const data = successEnvelope(dataSourceFieldsSchema()).parse(reply.json).data;
     expect(Object.keys(data).sort()).toEqual([...DATA_SOURCE_RESPONSE_FIELDS].sort());
     expect(data).toMatchObject({ id: expect.stringMatching(/^ds_/), displayName: "Warehouse", dialect: "POSTGRES", host: "db.example.com", port: 5432 });
   });

@@ -1,15 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  ORGANIZATIONS_PATH,
-  SSO_JWT_PATH,
-  createDataSourceRequest,
-  createOrganizationRequest,
-  formatFieldErrors,
-  validate,
-  type CreateDataSourceRequest,
-  type CreateOrganizationRequest,
-  type FieldError,
-} from "../contract";
+import type { CreateDataSourceRequest, CreateOrganizationRequest } from "../contract";
+import { requestSchema } from "../contract/schemas";
+import { formatFieldErrors, validate, type FieldError } from "../contract/validation";
+import { ORGANIZATIONS_PATH, SSO_JWT_PATH } from "../contract/wire";
+import { dataSourceSpec, organizationSpec } from "../kinds";
 import { authenticate } from "./auth";
 import { sendData, unmatchedRoute, wireError } from "./envelope";
 import { FAULT_HEADER, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./faults";
@@ -142,7 +136,7 @@ function resetDue(ctx: PublicContext, ex: Exchange, route: FaultRoute, when: "be
 
 async function createOrganization(ctx: PublicContext, ex: Exchange, who: Admitted): Promise<void> {
   const { state } = ctx;
-  const input = validate(createOrganizationRequest, who.body);
+  const input = validate(requestSchema(organizationSpec), who.body);
   const errors = organizationErrors(who.body, input.ok ? [] : input.errors);
   if (!input.ok || errors.length > 0) throw wireError(400, "ValidationError", formatFieldErrors(errors));
   if (resetDue(ctx, ex, "createOrganization", "before")) return dropConnection(ex.req);
@@ -154,7 +148,7 @@ async function createOrganization(ctx: PublicContext, ex: Exchange, who: Admitte
 
 async function createDataSource(ctx: PublicContext, ex: Exchange, who: Admitted, orgId: string): Promise<void> {
   const { state } = ctx;
-  const input = validate(createDataSourceRequest, who.body);
+  const input = validate(requestSchema(dataSourceSpec), who.body);
   if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
   // Someone else's organization gets the very same answer as a missing one: existence does not leak.
   const org = state.store.organizationOwnedBy(orgId, who.userName);

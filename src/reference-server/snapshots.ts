@@ -3,7 +3,7 @@
  * share an expensive setup and rewind to it between tests. Snapshots live in this process's
  * memory only, since they hold credentials, which are never written anywhere.
  */
-import { z } from "zod";
+import { lazySchema } from "../lazy-zod";
 import type { ServerState } from "./server-state";
 import type { StoredResources } from "./store";
 import type { SyncJobs } from "./sync-jobs";
@@ -14,11 +14,8 @@ export const SNAPSHOT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The rule {@link SNAPSHOT_NAME_PATTERN} states, in words. */
 export const SNAPSHOT_NAME_RULE = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
-/** A snapshot name, checked with the words of {@link SNAPSHOT_NAME_RULE}. */
-const snapshotNameSchema = z.string().regex(SNAPSHOT_NAME_PATTERN, { message: SNAPSHOT_NAME_RULE });
-
-/** Body of `POST /_reference/snapshots`. */
-export const saveSnapshotRequest = z.strictObject({ name: snapshotNameSchema });
+/** Body of `POST /_reference/snapshots`; a bad name is reported in the words of {@link SNAPSHOT_NAME_RULE}. */
+export const saveSnapshotRequest = lazySchema((z) => z.strictObject({ name: z.string().regex(SNAPSHOT_NAME_PATTERN, { message: SNAPSHOT_NAME_RULE }) }));
 
 /** What a snapshot holds, in numbers. */
 export interface SnapshotInfo {

@@ -27,7 +27,7 @@ describe("ReferenceStore", () => {
     const store = new ReferenceStore();
     const org = store.createOrganization("alice", "Acme", now);
     const { fields } = store.createDataSource(org, minimal, now, 14);
-    expect(dataSourceFieldsSchema.parse(fields)).toEqual(fields);
+    expect(dataSourceFieldsSchema().parse(fields)).toEqual(fields);
     expect(fields).toMatchObject({
       description: null,
       host: null,

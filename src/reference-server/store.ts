@@ -1,23 +1,19 @@
-import { z } from "zod";
+import type { CreateDataSourceRequest, Organization, SecretDataSourceField } from "../contract";
+import { SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
+import { responseShape } from "../contract/schemas";
 import { AnalyticsError } from "../errors";
-import {
-  SECRET_DATA_SOURCE_FIELDS,
-  responseShape,
-  type CreateDataSourceRequest,
-  type Organization,
-  type SecretDataSourceField,
-} from "../contract";
-import { dataSourceSpec, organizationSpec, outputNames } from "../kinds";
+import { dataSourceSpec, organizationSpec, outputNames, type DataSourceOutputs } from "../kinds";
+import { lazySchema } from "../lazy-zod";
 import type { ApiKeyRecord } from "./auth";
 import { newId } from "./random";
 import type { SyncedTable } from "./schema-sync";
 import { uniqueSlug } from "./slug";
 
 /** Every public field of a data source, exactly (no extras): the shape of the API's `data`. */
-export const dataSourceFieldsSchema = z.strictObject(responseShape(dataSourceSpec.outputs));
+export const dataSourceFieldsSchema = lazySchema((z) => z.strictObject(responseShape(dataSourceSpec.outputs)));
 
 /** Public fields of a data source as the API returns them. */
-export type DataSourceFields = z.infer<typeof dataSourceFieldsSchema>;
+export type DataSourceFields = DataSourceOutputs;
 
 /** Credentials sent with a data source; held in memory only, never persisted or returned. */
 export type DataSourceSecrets = Partial<Record<SecretDataSourceField, string>>;
@@ -91,39 +87,40 @@ export interface DataSourceRecord {
 
 const STATE_FORMAT = "pulumi-analytics/reference-server-state";
 
-const syncedTableSchema = z.strictObject({
-  schema: z.string(),
-  name: z.string(),
-  columns: z.array(z.strictObject({ name: z.string(), type: z.string(), nullable: z.boolean() })),
-});
-
 /** The state file's shape. Secrets have no place in it: data source fields are the public ones only. */
-export const stateSnapshotSchema = z.strictObject({
-  format: z.literal(STATE_FORMAT),
-  version: z.literal(1),
-  apiKeys: z.array(
-    z.strictObject({
-      digest: z.string().regex(/^[0-9a-f]{64}$/),
-      userName: z.string().regex(USER_NAME_PATTERN),
-      createdAt: z.string(),
-    }),
-  ),
-  organizations: z.array(
-    z.strictObject({
-      ...responseShape(organizationSpec.outputs),
-      ownerUserName: z.string(),
-      createdAt: z.string(),
-      trial: z.strictObject({ startedAt: z.string(), endsAt: z.string() }).nullable(),
-    }),
-  ),
-  dataSources: z.array(
-    z.strictObject({
-      organizationId: z.string(),
-      fields: dataSourceFieldsSchema,
-      tables: z.array(syncedTableSchema).nullable(),
-      providedSecretFields: z.array(z.enum(SECRET_DATA_SOURCE_FIELDS)),
-    }),
-  ),
+const stateSnapshotSchema = lazySchema((z) => {
+  const syncedTableSchema = z.strictObject({
+    schema: z.string(),
+    name: z.string(),
+    columns: z.array(z.strictObject({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+  });
+  return z.strictObject({
+    format: z.literal(STATE_FORMAT),
+    version: z.literal(1),
+    apiKeys: z.array(
+      z.strictObject({
+        digest: z.string().regex(/^[0-9a-f]{64}$/),
+        userName: z.string().regex(USER_NAME_PATTERN),
+        createdAt: z.string(),
+      }),
+    ),
+    organizations: z.array(
+      z.strictObject({
+        ...responseShape(organizationSpec.outputs),
+        ownerUserName: z.string(),
+        createdAt: z.string(),
+        trial: z.strictObject({ startedAt: z.string(), endsAt: z.string() }).nullable(),
+      }),
+    ),
+    dataSources: z.array(
+      z.strictObject({
+        organizationId: z.string(),
+        fields: dataSourceFieldsSchema(),
+        tables: z.array(syncedTableSchema).nullable(),
+        providedSecretFields: z.array(z.enum(SECRET_DATA_SOURCE_FIELDS)),
+      }),
+    ),
+  });
 });
 
 /** Everything the state file holds. */
@@ -298,7 +295,7 @@ export class ReferenceStore {
    * restart cut short (PENDING, SYNCING) are marked FAILED: without credentials they cannot rerun.
    */
   static fromSnapshot(raw: unknown, now: Date): ReferenceStore {
-    const parsed = stateSnapshotSchema.safeParse(raw);
+    const parsed = stateSnapshotSchema().safeParse(raw);
     if (!parsed.success) {
       const where = parsed.error.issues[0]?.path.join(".") || "(root)";
       throw new StateError(`state file is not a reference-server state file (first problem at ${where})`);

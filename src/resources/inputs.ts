@@ -48,18 +48,6 @@ function unknownKeys(values: Record<string, unknown>): string[] {
   return Object.keys(values).filter((key) => values[key] === UNKNOWN);
 }
 
-/** Request schemas by kind, built once per process. */
-const schemas = new Map<KindSpec, ReturnType<typeof requestSchema>>();
-
-function schemaOf(spec: KindSpec): ReturnType<typeof requestSchema> {
-  let schema = schemas.get(spec);
-  if (schema === undefined) {
-    schema = requestSchema(spec);
-    schemas.set(spec, schema);
-  }
-  return schema;
-}
-
 /** Failures of the owner ids (such as `orgId`), which travel in the path and so are checked here. */
 function ownerFailures(spec: KindSpec, inputs: Record<string, unknown>): InputFailure[] {
   const failures: InputFailure[] = [];
@@ -87,7 +75,7 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
   const failures = ownerFailures(spec, inputs);
   const pending = unknownKeys(body);
   const known = Object.fromEntries(Object.entries(body).filter(([key]) => !pending.includes(key)));
-  const schema = schemaOf(spec);
+  const schema = requestSchema(spec);
   const mask = Object.fromEntries(pending.filter((key) => key in schema.shape).map((key) => [key, true as const]));
   const result = validate(pending.length ? schema.partial(mask as never) : schema, known);
   if (!result.ok) failures.push(...result.errors.map((e) => ({ property: e.field, reason: e.reason })));
