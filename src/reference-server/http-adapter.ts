@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { JSON_CONTENT_TYPE, internalError, isWireError, sendError, type WireError } from "./envelope";
+import { isoTime } from "./iso-time";
 import { ClientGoneError } from "./request-body";
 import type { RequestLog } from "./request-log";
 import type { RouteMatch } from "./router";
@@ -89,7 +90,7 @@ export function createRequestListener<Route extends string>(
         if (logger) logger(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
         if (publicMatch === undefined) return;
         const route = publicMatch.kind === "not-found" ? null : publicMatch.route.pattern;
-        requestLog.record({ method, route, status, receivedAt: receivedAt.toISOString(), faults: [...faults] });
+        requestLog.record({ method, route, status, receivedAt: isoTime(receivedAt), faults: [...faults] });
       })
       .catch(() => req.socket.destroy());
   };

@@ -48,6 +48,20 @@ describe("ReferenceStore", () => {
     });
   });
 
+  it("lists the secret fields given, in the spec's order, in one frozen list per set that records share", () => {
+    const store = new ReferenceStore();
+    const org = store.createOrganization("alice", "Acme", now);
+    const withKey = store.createDataSource(org, { ...minimal, sshPrivateKey: "k", password: "p" }, now, 14);
+    const again = store.createDataSource(org, { ...minimal, password: "q", sshPrivateKey: "l" }, now, 14);
+    const passwordOnly = store.createDataSource(org, { ...minimal, password: "p" }, now, 14);
+    expect(withKey.providedSecretFields).toEqual(["password", "sshPrivateKey"]);
+    expect(again.providedSecretFields).toBe(withKey.providedSecretFields);
+    expect(passwordOnly.providedSecretFields).toEqual(["password"]);
+    expect(store.createDataSource(org, minimal, now, 14).providedSecretFields).toEqual([]);
+    // Shared, so nobody may change one in place.
+    expect(Object.isFrozen(withKey.providedSecretFields)).toBe(true);
+  });
+
   it("keeps credentials in memory only, out of fields and snapshots", () => {
     const store = new ReferenceStore();
     const org = store.createOrganization("alice", "Acme", now);

@@ -5,6 +5,7 @@ import { AnalyticsError } from "../errors";
 import { dataSourceSpec, organizationSpec, outputNames, type DataSourceOutputs } from "../kinds";
 import { lazySchema } from "../lazy-zod";
 import type { ApiKeyRecord } from "./auth";
+import { isoTime } from "./iso-time";
 import { newId } from "./random";
 import type { SyncedTable } from "./schema-sync";
 import { uniqueSlug } from "./slug";
@@ -45,6 +46,20 @@ const DATA_SOURCE_TEMPLATE: Readonly<Record<string, unknown>> = Object.fromEntri
 /** Outputs a new data source takes from its create request (the rest come from the template). */
 const GIVEN_DATA_SOURCE_FIELDS = outputNames(dataSourceSpec).filter((name) => !(name in INITIAL_DATA_SOURCE_STATE));
 
+/** The frozen list of each set of secret fields, by bit mask: records share them (most data sources carry the same one or two). */
+const secretFieldLists = new Map<number, readonly SecretDataSourceField[]>();
+
+/** Names of the secret fields `secrets` holds, in the spec's order, as a shared frozen list. */
+function secretFieldList(secrets: DataSourceSecrets): readonly SecretDataSourceField[] {
+  let mask = 0;
+  SECRET_DATA_SOURCE_FIELDS.forEach((field, bit) => {
+    if (secrets[field] !== undefined) mask |= 1 << bit;
+  });
+  let list = secretFieldLists.get(mask);
+  if (list === undefined) secretFieldLists.set(mask, (list = Object.freeze(SECRET_DATA_SOURCE_FIELDS.filter((field) => secrets[field] !== undefined))));
+  return list;
+}
+
 /** Default trial length: the spec shows none. */
 export const DEFAULT_TRIAL_DAYS = 14;
 
@@ -79,10 +94,10 @@ export interface DataSourceRecord {
   organizationId: string;
   /** Public fields, exactly what the API returns. */
   fields: DataSourceFields;
-  /** Tables read by the last successful sync; null before one. */
-  tables: SyncedTable[] | null;
-  /** Names (never values) of the secret fields the create request carried. */
-  providedSecretFields: SecretDataSourceField[];
+  /** Tables read by the last successful sync; null before one. Replaced, never changed in place. */
+  tables: readonly SyncedTable[] | null;
+  /** Names (never values) of the secret fields the create request carried; shared between records, never changed in place. */
+  providedSecretFields: readonly SecretDataSourceField[];
 }
 
 const STATE_FORMAT = "pulumi-analytics/reference-server-state";
@@ -190,7 +205,7 @@ export class ReferenceStore {
       customAiContext: null,
       onboardingStatus: "STARTED",
       ownerUserName,
-      createdAt: now.toISOString(),
+      createdAt: isoTime(now),
       trial: null,
     };
     this.organizations.set(record.id, record);
@@ -209,7 +224,7 @@ export class ReferenceStore {
    * in-memory secret map. Starts the organization's trial if it never had one.
    */
   createDataSource(org: OrganizationRecord, input: CreateDataSourceRequest, now: Date, trialDays: number): DataSourceRecord {
-    const at = now.toISOString();
+    const at = isoTime(now);
     // A copy of one template, then stores to existing fields only: V8 keeps such objects compact,
     // while a record built field by field turns into a dictionary at about twice the memory.
     const fields: Record<string, unknown> = { ...DATA_SOURCE_TEMPLATE };
@@ -225,7 +240,7 @@ export class ReferenceStore {
       organizationId: org.id,
       fields: fields as DataSourceFields,
       tables: null,
-      providedSecretFields: SECRET_DATA_SOURCE_FIELDS.filter((f) => secrets[f] !== undefined),
+      providedSecretFields: secretFieldList(secrets),
     };
     this.dataSources.set(record.fields.id, record);
     this.secrets.set(record.fields.id, secrets);

@@ -1,5 +1,6 @@
 import { redact } from "../redact";
-import { syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget } from "./schema-sync";
+import { isoTime } from "./iso-time";
+import { syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget, type SyncedTable } from "./schema-sync";
 import type { DataSourceRecord, ReferenceStore } from "./store";
 
 /** Default number of schema syncs run at once, so a burst of creates does not exhaust a database's connections. */
@@ -44,6 +45,9 @@ function deferred(): Deferred {
   promise.catch(() => undefined);
   return { promise, resolve, reject };
 }
+
+/** The tables of a database that has none: one frozen list every such record shares. */
+const NO_TABLES: readonly SyncedTable[] = Object.freeze([]);
 
 /** One queued or running sync, bound to the record it was queued for. */
 interface Job {
@@ -139,7 +143,7 @@ export class SyncJobs {
     if (!this.current(job)) return;
     const { id, record } = job;
     const fields = record.fields;
-    const startedAt = now().toISOString();
+    const startedAt = isoTime(now());
     fields.lastSyncStatus = "SYNCING";
     fields.lastSyncAttemptAt = startedAt;
     fields.updatedAt = startedAt;
@@ -168,7 +172,7 @@ export class SyncJobs {
     // Closed, reset or restored meanwhile: the result belongs to nobody.
     if (!this.current(job)) return;
 
-    const finishedAt = now().toISOString();
+    const finishedAt = isoTime(now());
     fields.lastHealthCheckAttemptAt = finishedAt;
     fields.updatedAt = finishedAt;
     if (outcome.ok) {
@@ -179,7 +183,7 @@ export class SyncJobs {
       fields.lastHealthStatus = "HEALTHY";
       fields.lastHealthyAt = finishedAt;
       // Copied so the sync function keeps no handle on stored state.
-      record.tables = outcome.tables.length === 0 ? [] : structuredClone(outcome.tables);
+      record.tables = outcome.tables.length === 0 ? NO_TABLES : structuredClone(outcome.tables);
     } else {
       fields.lastSyncStatus = "FAILED";
       // Defence in depth: the sync already removed the password, but any credential may be quoted.
