@@ -75,7 +75,9 @@ export function createRequestListener<Route extends string>(
     const started = performance.now();
     const receivedAt = options.now();
     const method = req.method ?? "GET";
-    const path = (req.url ?? "/").split("?", 1)[0]!;
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const path = query === -1 ? url : url.slice(0, query);
     const publicMatch = handlers.isInspection(path) ? undefined : handlers.matchPublic(method, path);
     if (publicMatch !== undefined) requestLog.received();
     const faults: string[] = [];

@@ -55,8 +55,8 @@ interface Job {
   id: string;
   /** The record to sync; once the store holds another record under `id` (reset, restore), the job is void. */
   record: DataSourceRecord;
-  /** Settles when the job ends; its waiters share it. */
-  done: Deferred;
+  /** Settles when the job ends; made for the first waiter, shared by the others. */
+  done?: Deferred;
 }
 
 /**
@@ -74,6 +74,8 @@ export class SyncJobs {
   private readonly latest = new Map<string, Job>();
   private running = 0;
   private stopped = false;
+  /** A pump is due after this event-loop turn: creates within one turn share it. */
+  private pumpScheduled = false;
 
   constructor(private readonly options: SyncJobsOptions) {}
 
@@ -84,7 +86,7 @@ export class SyncJobs {
   enqueue(dataSourceId: string): () => void {
     const record = this.options.store.dataSources.get(dataSourceId);
     if (this.stopped || record === undefined) return () => undefined;
-    const job: Job = { id: dataSourceId, record, done: deferred() };
+    const job: Job = { id: dataSourceId, record };
     this.live.add(job);
     this.latest.set(dataSourceId, job);
     let started = false;
@@ -92,13 +94,20 @@ export class SyncJobs {
       if (started || this.stopped) return;
       started = true;
       this.queue.push(job);
-      setImmediate(() => this.pump());
+      if (this.pumpScheduled) return;
+      this.pumpScheduled = true;
+      setImmediate(() => {
+        this.pumpScheduled = false;
+        this.pump();
+      });
     };
   }
 
   /** Settles when the latest queued or running sync of `dataSourceId` ends; undefined if none is. */
   whenDone(dataSourceId: string): Promise<void> | undefined {
-    return this.latest.get(dataSourceId)?.done.promise;
+    const job = this.latest.get(dataSourceId);
+    if (job === undefined) return undefined;
+    return (job.done ??= deferred()).promise;
   }
 
   /** Number of syncs queued or running. */
@@ -113,7 +122,7 @@ export class SyncJobs {
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;
-    for (const job of this.live) job.done.reject(new Error("the reference server closed before the schema sync finished"));
+    for (const job of this.live) job.done?.reject(new Error("the reference server closed before the schema sync finished"));
     this.live.clear();
     this.latest.clear();
   }
@@ -126,7 +135,7 @@ export class SyncJobs {
         this.running--;
         this.live.delete(job);
         if (this.latest.get(job.id) === job) this.latest.delete(job.id);
-        job.done.resolve();
+        job.done?.resolve();
         this.pump();
       });
     }
