@@ -6,10 +6,10 @@
  * it first validates instead.
  */
 import { z } from "zod";
-import { bodyFieldNames, dataSourceSpec, organizationSpec, type DataSourceInputs, type DataSourceOutputs, type OrganizationInputs, type OrganizationOutputs } from "../kinds";
+import { bodyFieldNames, dataSourceSpec, organizationSpec, type BodyValues, type DataSourceOutputs, type OrganizationInputs, type OrganizationOutputs, type ParsedBodyValues } from "../kinds";
 import { requestSchema, responseSchema } from "./schemas";
 
-/** Body of `POST /api/public/organizations`. */
+/** Body of the create-organization request. */
 export const createOrganizationRequest = requestSchema(organizationSpec);
 
 /** Parsed body of a create-organization request. */
@@ -19,13 +19,10 @@ export type CreateOrganizationRequest = OrganizationInputs;
 export const createDataSourceRequest = requestSchema(dataSourceSpec);
 
 /** A create-data-source body as sent (defaults optional). */
-export type CreateDataSourceInput = Omit<DataSourceInputs, "orgId">;
+export type CreateDataSourceInput = BodyValues<typeof dataSourceSpec.inputs>;
 
 /** Parsed (defaults applied) body of a create-data-source request. */
-export type CreateDataSourceRequest = WithDefaults<CreateDataSourceInput>;
-
-/** `T` with the data source defaults present, as a parsed body has them. */
-type WithDefaults<T> = T extends { sslEnabled?: boolean } ? Omit<T, "sslEnabled" | "sshEnabled"> & { sslEnabled: boolean; sshEnabled: boolean } : T;
+export type CreateDataSourceRequest = ParsedBodyValues<typeof dataSourceSpec.inputs>;
 
 /** Names of every data source request field, in the spec's order. */
 export const DATA_SOURCE_REQUEST_FIELDS = bodyFieldNames(dataSourceSpec) as Array<keyof CreateDataSourceInput>;

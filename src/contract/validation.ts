@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { SECRET_DATA_SOURCE_FIELDS } from "./fields";
+import { allSecretFieldNames } from "../kinds";
 
 /** One offending field and a reason a person can act on. */
 export interface FieldError {
@@ -39,9 +39,6 @@ export function describeSecretValue(value: unknown): string {
   return describeValue(value);
 }
 
-/** Field names whose values are credentials: reasons describe them without quoting them. */
-const SECRET_FIELDS: ReadonlySet<PropertyKey> = new Set<PropertyKey>(SECRET_DATA_SOURCE_FIELDS);
-
 const ARTICLES: Record<string, string> = {
   string: "a string",
   number: "a number",
@@ -64,7 +61,8 @@ function lookup(input: unknown, path: readonly PropertyKey[]): { found: boolean;
 function reasonFor(issue: z.core.$ZodIssue, input: unknown): string {
   const { found, value } = lookup(input, issue.path);
   if (!found) return "is required";
-  const secret = SECRET_FIELDS.has(issue.path[issue.path.length - 1] ?? "");
+  // A credential of any kind is described, never quoted.
+  const secret = allSecretFieldNames().has(String(issue.path[issue.path.length - 1] ?? ""));
   const got = `got ${secret ? describeSecretValue(value) : describeValue(value)}`;
   // Schemas that word their own rule ("must be ...") keep it, with the offending value.
   if (issue.message.startsWith("must ")) return `${issue.message}, ${got}`;

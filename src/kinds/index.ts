@@ -1,7 +1,7 @@
 /** The resource kinds of the API, one spec file each, registered once below. */
 import { dataSourceSpec } from "./data-source";
 import { organizationSpec } from "./organization";
-import type { KindSpec } from "./spec";
+import { createOperationId, dynamicTypeToken, secretFieldNames, type KindSpec } from "./spec";
 
 export * from "./spec";
 export * from "./organization";
@@ -16,4 +16,32 @@ export type ResourceKind = keyof typeof KINDS;
 /** The spec of `kind`. */
 export function kindSpec(kind: ResourceKind): KindSpec {
   return KINDS[kind];
+}
+
+/** Every kind's spec, in registration order. */
+export function allKindSpecs(): KindSpec[] {
+  return Object.values(KINDS);
+}
+
+/** The spec whose dynamic resources the engine records under `token`, or undefined for another type. */
+export function kindOfTypeToken(token: string): KindSpec | undefined {
+  return allKindSpecs().find((spec) => dynamicTypeToken(spec) === token);
+}
+
+/** Every input name that is a credential in some kind: a message never quotes a value of one. */
+export function allSecretFieldNames(): ReadonlySet<string> {
+  return new Set(allKindSpecs().flatMap(secretFieldNames));
+}
+
+/** The create operation of a kind, e.g. `createDataSource`: the route and fault-setting names of the reference server. */
+export type CreateOperationId = ReturnType<typeof createOperationId<(typeof KINDS)[ResourceKind]>>;
+
+/** The kind whose create operation is `id`, or undefined. */
+export function kindOfOperation(id: string): ResourceKind | undefined {
+  return (Object.keys(KINDS) as ResourceKind[]).find((kind) => createOperationId(KINDS[kind]) === id);
+}
+
+/** Every kind's create operation, in registration order. */
+export function createOperationIds(): CreateOperationId[] {
+  return allKindSpecs().map(createOperationId) as CreateOperationId[];
 }

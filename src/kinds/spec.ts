@@ -41,7 +41,7 @@ export interface OutputFieldSpec {
 export interface KindSpec {
   /** The kind's name in the serialized providers of existing stacks (never renamed). */
   readonly kind: string;
-  /** Type name shown to users, e.g. in `pulumi-nodejs:dynamic/analytics:DataSource`. */
+  /** Type name shown to users, e.g. `DataSource`; the engine's type tokens are built from it ({@link dynamicTypeToken}). */
   readonly typeName: string;
   /** Words for it in messages, e.g. `data source`. */
   readonly noun: string;
@@ -53,6 +53,19 @@ export interface KindSpec {
   readonly inputs: Readonly<Record<string, InputFieldSpec>>;
   /** Fields of the API's answer, in the spec's order; the first is `id`. */
   readonly outputs: Readonly<Record<string, OutputFieldSpec>>;
+}
+
+/** Pulumi module of every kind: the `analytics` in `pulumi-nodejs:dynamic/analytics:DataSource`. */
+export const PULUMI_MODULE = "analytics";
+
+/** The type token the engine records for a kind's dynamic resource, e.g. `pulumi-nodejs:dynamic/analytics:DataSource`. */
+export function dynamicTypeToken(spec: KindSpec): string {
+  return `pulumi-nodejs:dynamic/${PULUMI_MODULE}:${spec.typeName}`;
+}
+
+/** The id of a kind's create operation, as routes, fault settings and the OpenAPI document name it, e.g. `createDataSource`. */
+export function createOperationId<S extends KindSpec>(spec: S): `create${S["typeName"]}` {
+  return `create${spec.typeName}` as `create${S["typeName"]}`;
 }
 
 /** Names of the inputs a kind takes, in order. */
@@ -79,6 +92,17 @@ export function describeObject(spec: KindSpec, values: Readonly<Record<string, u
 /** Names of the secret inputs, in order. */
 export function secretFieldNames(spec: KindSpec): string[] {
   return Object.keys(spec.inputs).filter((name) => spec.inputs[name]!.secret === true);
+}
+
+/**
+ * Names of the inputs stored and shown in plain text where a credential could be pasted by
+ * mistake: free-form strings, so not secrets, owner ids or fields limited to fixed values.
+ */
+export function plainTextFieldNames(spec: KindSpec): string[] {
+  return Object.keys(spec.inputs).filter((name) => {
+    const field = spec.inputs[name]!;
+    return field.type === "string" && !field.secret && field.owner === undefined && field.values === undefined;
+  });
 }
 
 /** Names of the API answer's fields, in order. */
@@ -118,3 +142,17 @@ export type InputValues<I extends Record<string, InputFieldSpec>> = Pick<{ -read
 
 /** Outputs of `O` as plain values, each with the doc comment of its spec entry. */
 export type OutputValues<O extends Record<string, OutputFieldSpec>> = { -readonly [K in keyof O]: OutputValue<O[K]> };
+
+/** Names of the inputs of `I` that carry an owner's id in the path. */
+export type OwnerInputs<I extends Record<string, InputFieldSpec>> = { [K in keyof I]: I[K] extends { owner: string } ? K : never }[keyof I];
+
+/** Names of the inputs of `I` for which the spec states a default. */
+export type DefaultedInputs<I extends Record<string, InputFieldSpec>> = { [K in keyof I]: I[K] extends { default: boolean } ? K : never }[keyof I];
+
+/** A create body of `I` as sent: its inputs without the owner ids, which travel in the path. */
+export type BodyValues<I extends Record<string, InputFieldSpec>> = Omit<InputValues<I>, OwnerInputs<I>>;
+
+/** A create body of `I` once parsed: the spec's defaults applied, so every defaulted field is present. */
+export type ParsedBodyValues<I extends Record<string, InputFieldSpec>> = Omit<BodyValues<I>, DefaultedInputs<I>> & {
+  -readonly [K in DefaultedInputs<I>]: InputValue<I[K]>;
+};

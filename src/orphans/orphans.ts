@@ -3,11 +3,7 @@
  * delete, so every object that was once in the stack's state and is no longer there still exists.
  */
 
-/** Type tokens of the two resources, as they appear in state. */
-export const ANALYTICS_TYPES = {
-  "pulumi-nodejs:dynamic/analytics:Organization": "Organization",
-  "pulumi-nodejs:dynamic/analytics:DataSource": "DataSource",
-} as const;
+import { kindOfTypeToken } from "../kinds";
 
 /** One resource of a state snapshot, as in `pulumi stack export`. */
 export interface SnapshotResource {
@@ -17,7 +13,7 @@ export interface SnapshotResource {
   type: string;
   /** The object's id in the service. */
   id?: string;
-  /** Outputs; only `name` and `displayName` are read (never a secret). */
+  /** Outputs; only the kind's label (`name`, `displayName`; never a secret) is read. */
   outputs?: Record<string, unknown>;
 }
 
@@ -31,11 +27,11 @@ export interface Snapshot {
 
 /** An object the stack once managed and no longer does: it is still in the service. */
 export interface Orphan {
-  /** `Organization` or `DataSource`. */
-  type: "Organization" | "DataSource";
+  /** The kind's type name: `Organization`, `DataSource`. */
+  type: string;
   /** Id in the service. */
   id: string;
-  /** The object's name in the service (`name` or `displayName`). */
+  /** The object's name in the service (its kind's label: `name`, `displayName`). */
   name: string;
   /** Resource name in the Pulumi program. */
   resourceName: string;
@@ -52,12 +48,12 @@ export function findOrphans(snapshots: readonly Snapshot[]): Orphan[] {
   for (const snapshot of ordered) {
     const present = new Set<string>();
     for (const resource of snapshot.resources) {
-      const type = ANALYTICS_TYPES[resource.type as keyof typeof ANALYTICS_TYPES];
-      if (type === undefined || !resource.id) continue;
+      const spec = kindOfTypeToken(resource.type);
+      if (spec === undefined || !resource.id) continue;
       present.add(resource.id);
       left.delete(resource.id);
-      const shown = type === "Organization" ? resource.outputs?.name : resource.outputs?.displayName;
-      known.set(resource.id, { type, id: resource.id, name: typeof shown === "string" ? shown : "", resourceName: resource.urn.split("::").pop() ?? "" });
+      const shown = resource.outputs?.[spec.labelField];
+      known.set(resource.id, { type: spec.typeName, id: resource.id, name: typeof shown === "string" ? shown : "", resourceName: resource.urn.split("::").pop() ?? "" });
     }
     for (const id of current) if (!present.has(id) && !left.has(id)) left.set(id, snapshot.time);
     current = present;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dataSourceSpec } from "../kinds";
 import {
   DEFAULT_NAME_PATTERN,
   DEFAULT_PRODUCTION_STACKS,
@@ -42,14 +43,16 @@ describe("credentialsInPlainFields", () => {
     [{ password: "hunter22", host: "db.example.com", displayName: "pw hunter22 here" }, ["password (in displayName)"]],
     [{ sshPrivateKey: "KEYDATA", sshUsername: "KEYDATA", databaseName: "x-KEYDATA" }, ["sshPrivateKey (in databaseName, sshUsername)"]],
     [{ password: "hunter22", username: "analyst" }, []],
+    [{ bigQueryJsonKey: "{KEYJSON}", bigQueryProjectId: "p-{KEYJSON}" }, ["bigQueryJsonKey (in bigQueryProjectId)"]],
+    [{ password: "direct", type: "direct" }, []], // fixed-value fields cannot carry a pasted credential
     [{ password: "abc", username: "abc" }, []], // too short to be told from an ordinary word
     [{ username: "analyst" }, []],
   ])("%j", (props, expected) => {
-    expect(credentialsInPlainFields(props)).toEqual(expected);
+    expect(credentialsInPlainFields(dataSourceSpec, props)).toEqual(expected);
   });
 
   it("never returns the credential's value", () => {
-    expect(credentialsInPlainFields({ password: "s3cr3t-value", username: "s3cr3t-value" }).join()).not.toContain("s3cr3t-value");
+    expect(credentialsInPlainFields(dataSourceSpec, { password: "s3cr3t-value", username: "s3cr3t-value" }).join()).not.toContain("s3cr3t-value");
   });
 });
 

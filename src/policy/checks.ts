@@ -3,27 +3,10 @@
  * of the policy SDK so they are table-tested without an engine.
  */
 import { BlockList, isIP } from "node:net";
+import { plainTextFieldNames, secretFieldNames, type KindSpec } from "../kinds";
 
 /** Inputs of a data source as a policy sees them: plain values, secrets already unwrapped. */
 export type DataSourceProps = Record<string, unknown>;
-
-/** Credential inputs the credential policy inspects. */
-export const CREDENTIAL_FIELDS = ["password", "sshPassword", "sshPrivateKey"] as const;
-
-/** Data-source inputs stored and shown in plain text (everything but the secret fields). */
-export const PLAIN_TEXT_FIELDS = [
-  "displayName",
-  "databaseName",
-  "username",
-  "host",
-  "sshHost",
-  "sshUsername",
-  "snowflakeAccountId",
-  "snowflakeWarehouse",
-  "snowflakeRole",
-  "bigQueryProjectId",
-  "spannerInstanceId",
-] as const;
 
 /** Default of the host policy's `productionStacks`: stack names containing `prod` or `production` as a word. */
 export const DEFAULT_PRODUCTION_STACKS = ["(^|[-_./])prod(uction)?($|[-_./])"];
@@ -46,15 +29,16 @@ export function sshAuthViolation(props: DataSourceProps): string | undefined {
 }
 
 /**
- * Names of the credential inputs whose value also appears in a plain-text input of the same data
- * source, where it would be stored and shown unencrypted. Values are never returned.
+ * Names of the credential inputs of an object of `spec` whose value also appears in one of its
+ * plain-text inputs, where it would be stored and shown unencrypted. Values are never returned.
  */
-export function credentialsInPlainFields(props: DataSourceProps, minLength = 4): string[] {
+export function credentialsInPlainFields(spec: KindSpec, props: Readonly<Record<string, unknown>>, minLength = 4): string[] {
   const found: string[] = [];
-  for (const field of CREDENTIAL_FIELDS) {
+  const plainFields = plainTextFieldNames(spec);
+  for (const field of secretFieldNames(spec)) {
     const secret = props[field];
     if (typeof secret !== "string" || secret.length < minLength) continue;
-    const leaked = PLAIN_TEXT_FIELDS.filter((plain) => typeof props[plain] === "string" && (props[plain] as string).includes(secret));
+    const leaked = plainFields.filter((plain) => typeof props[plain] === "string" && (props[plain] as string).includes(secret));
     if (leaked.length) found.push(`${field} (in ${leaked.join(", ")})`);
   }
   return found;

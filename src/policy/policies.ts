@@ -1,5 +1,6 @@
 /** The analytics policies: typed CrossGuard wrappers around the pure checks in ./checks. */
 import { validateResourceOfType, type ReportViolation, type ResourceValidationArgs, type ResourceValidationPolicy } from "@pulumi/policy";
+import { kindOfTypeToken, secretFieldNames } from "../kinds";
 import { DataSource } from "../resources/data-source";
 import { Organization } from "../resources/organization";
 import {
@@ -52,19 +53,23 @@ export const sshKeyAuthentication: ResourceValidationPolicy = {
 };
 
 /**
- * Credentials must not travel in plain-text fields (mandatory). The policy SDK hands policies
- * every input with secrets unwrapped and no secret marker, and DataSource makes its credential
- * fields secrets anyway, so whether the program passed a secret cannot be seen; what can be seen is
- * a credential repeated in a field that is stored and displayed unencrypted.
+ * Credentials must not travel in plain-text fields (mandatory), for every kind that has them. The
+ * policy SDK hands policies every input with secrets unwrapped and no secret marker, and the
+ * resources make their credential fields secrets anyway, so whether the program passed a secret
+ * cannot be seen; what can be seen is a credential repeated in a field that is stored and
+ * displayed unencrypted.
  */
 export const noPlaintextCredentials: ResourceValidationPolicy = {
   name: "analytics-no-plaintext-credentials",
-  description: "A data source's password, SSH password or SSH private key must not also appear in a plain-text input (display name, host, username, ...), which is stored and shown unencrypted.",
+  description: "A credential (a data source's password, SSH password or key, ...) must not also appear in a plain-text input (display name, host, username, ...), which is stored and shown unencrypted.",
   enforcementLevel: "mandatory",
-  validateResource: validateResourceOfType(DataSource, (props, args, reportViolation) => {
-    const leaks = credentialsInPlainFields(props as Props);
-    report(args, reportViolation, leaks.length ? `credential value repeated in plain text: ${leaks.join("; ")}. Keep credentials only in their secret fields.` : undefined);
-  }),
+  validateResource: (args, reportViolation) => {
+    const spec = kindOfTypeToken(args.type);
+    if (spec === undefined || secretFieldNames(spec).length === 0) return;
+    const leaks = credentialsInPlainFields(spec, args.props as Props);
+    const what = `${spec.noun[0]!.toUpperCase()}${spec.noun.slice(1)} "${args.name}"`;
+    if (leaks.length) reportViolation(`${what}: credential value repeated in plain text: ${leaks.join("; ")}. Keep credentials only in their secret fields.`);
+  },
 };
 
 /** Production stacks must not point at loopback, link-local or private addresses (mandatory). */

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { KINDS } from "../kinds";
 import { DEFAULT_KEY_PREFIX, assertKeyPrefix, digestApiKey, generateApiKey } from "./auth";
 import { INSPECTION_PREFIX } from "./inspection";
 import { OPENAPI_PATH, openApiJson } from "./openapi";
@@ -16,8 +17,9 @@ export const USAGE = `Usage:
   analytics-reference-server openapi
   analytics-reference-server --help
 
-Runs the reference server of the analytics public API (POST /api/public/organizations,
-POST /api/public/organizations/{orgId}/data-sources), logging one line per request.
+Runs the reference server of the analytics public API (${Object.values(KINDS)
+  .map((spec) => `POST ${spec.endpoint.pattern}`)
+  .join(",\n")}), logging one line per request.
 
   --port            TCP port (default ${DEFAULT_CLI_PORT}; 0 picks a free one)
   --host            interface to listen on (default 127.0.0.1)

@@ -1,13 +1,14 @@
 import type { z } from "zod";
 import { formatFieldErrors, validate } from "../contract/validation";
+import { createOperationIds, type CreateOperationId } from "../kinds";
 import { lazySchema } from "../lazy-zod";
 import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "./envelope";
 
-/** Routes faults can target (the two create endpoints). */
-export const FAULT_ROUTES = ["createOrganization", "createDataSource"] as const;
+/** Routes faults can target: each kind's create endpoint, named by its operation id. */
+export const FAULT_ROUTES: readonly CreateOperationId[] = createOperationIds();
 
 /** One of {@link FAULT_ROUTES}. */
-export type FaultRoute = (typeof FAULT_ROUTES)[number];
+export type FaultRoute = CreateOperationId;
 
 /** Statuses an injected error may have. */
 export const INJECTABLE_ERROR_STATUSES = [500, 502, 503, 504] as const;
@@ -102,7 +103,7 @@ const faultSettingsSchema = lazySchema((z) => {
   const routeFaultsSchema = z.strictObject(routeFaultsShape);
   return z.strictObject({
     ...routeFaultsShape,
-    routes: z.strictObject({ createOrganization: routeFaultsSchema.optional(), createDataSource: routeFaultsSchema.optional() }).optional(),
+    routes: z.strictObject(Object.fromEntries(FAULT_ROUTES.map((route) => [route, routeFaultsSchema.optional()]))).optional(),
   });
 });
 

@@ -6,10 +6,9 @@ import * as fs from "node:fs";
 import type { ServerResponse } from "node:http";
 import * as path from "node:path";
 import type { z } from "zod";
-import { SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
 import { requestSchema, responseSchema } from "../contract/schemas";
-import { ORGANIZATIONS_PATH, SSO_JWT_PATH, type ErrorTitle } from "../contract/wire";
-import { dataSourceSpec, organizationSpec } from "../kinds";
+import { SSO_JWT_PATH, type ErrorTitle } from "../contract/wire";
+import { createOperationId, dataSourceSpec, organizationSpec, secretFieldNames } from "../kinds";
 import { zod } from "../lazy-zod";
 import { JSON_CONTENT_TYPE, unmatchedRoute } from "./envelope";
 import { FAULT_HEADER } from "./faults";
@@ -92,7 +91,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 function dataSourceRequestSchema(): Record<string, unknown> {
   const schema = jsonSchema(requestSchema(dataSourceSpec), "input");
   const properties = schema.properties as Record<string, Record<string, unknown>>;
-  for (const field of SECRET_DATA_SOURCE_FIELDS) properties[field] = { ...properties[field], writeOnly: true, format: "password" };
+  for (const field of secretFieldNames(dataSourceSpec)) properties[field] = { ...properties[field], writeOnly: true, format: "password" };
   return schema;
 }
 
@@ -177,9 +176,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         "with `Content-Type: application/json; charset=utf-8`; an unknown path answers 404 NotFound.",
     },
     paths: {
-      [ORGANIZATIONS_PATH]: createPath(create("createOrganization", "Create an organization", "CreateOrganizationRequest", "OrganizationResponse", [])),
-      [`${ORGANIZATIONS_PATH}/{orgId}/data-sources`]: createPath(
-        create("createDataSource", "Create a data source in an organization", "CreateDataSourceRequest", "DataSourceResponse", ["NotFound"]),
+      [organizationSpec.endpoint.pattern]: createPath(
+        create(createOperationId(organizationSpec), "Create an organization", "CreateOrganizationRequest", "OrganizationResponse", []),
+      ),
+      [dataSourceSpec.endpoint.pattern]: createPath(
+        create(createOperationId(dataSourceSpec), "Create a data source in an organization", "CreateDataSourceRequest", "DataSourceResponse", ["NotFound"]),
         [{ name: "orgId", in: "path", required: true, schema: { type: "string" } }],
       ),
       [SSO_JWT_PATH]: sso,

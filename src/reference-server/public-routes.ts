@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CreateDataSourceRequest, CreateOrganizationRequest } from "../contract";
 import { requestSchema } from "../contract/schemas";
 import { formatFieldErrors, validate, type FieldError } from "../contract/validation";
-import { ORGANIZATIONS_PATH, SSO_JWT_PATH } from "../contract/wire";
-import { dataSourceSpec, organizationSpec } from "../kinds";
+import { SSO_JWT_PATH } from "../contract/wire";
+import { KINDS, createOperationId, dataSourceSpec, kindOfOperation, organizationSpec, type ResourceKind } from "../kinds";
 import { authenticate } from "./auth";
 import { sendData, unmatchedRoute, wireError } from "./envelope";
 import { FAULT_HEADER, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./faults";
@@ -13,13 +13,12 @@ import type { ServerState } from "./server-state";
 import type { SyncJobs } from "./sync-jobs";
 import { dataSourceResponse, organizationResponse } from "./views";
 
-/** A route of the public API: the two creates, and the single-sign-on path the spec leaves open. */
+/** A route of the public API: each kind's create, and the single-sign-on path the spec leaves open. */
 export type PublicRoute = FaultRoute | "ssoJwt";
 
-/** Routes of the public API. */
+/** Routes of the public API, the creates read from the kind specs. */
 export const publicRouter = new Router<PublicRoute>([
-  { id: "createOrganization", pattern: ORGANIZATIONS_PATH, methods: ["POST"] },
-  { id: "createDataSource", pattern: `${ORGANIZATIONS_PATH}/{orgId}/data-sources`, methods: ["POST"] },
+  ...Object.values(KINDS).map((spec) => ({ id: createOperationId(spec), pattern: spec.endpoint.pattern, methods: ["POST"] })),
   { id: "ssoJwt", pattern: SSO_JWT_PATH, methods: ["*"] },
 ]);
 
@@ -96,6 +95,11 @@ function routeOf(match: RouteMatch<PublicRoute>): { route: FaultRoute; params: R
       "NotImplemented",
       "The single sign-on endpoint is not implemented: the public API specification does not show its method, payload or response.",
     );
+  }
+  const kind = kindOfOperation(match.route.id);
+  if (kind === undefined || !Object.hasOwn(CREATES, kind)) {
+    // A kind the specs declare but this emulator has no behaviour for yet.
+    throw wireError(501, "NotImplemented", `The reference server does not emulate ${match.route.id} yet.`);
   }
   return { route: match.route.id, params: match.params };
 }
@@ -181,6 +185,14 @@ export async function handlePublic(
   const { route, params } = routeOf(match);
   const who = await admit(ctx, route, ex);
   if (who === undefined) return dropConnection(req);
-  if (route === "createOrganization") return createOrganization(ctx, ex, who);
-  return createDataSource(ctx, ex, who, params.get("orgId") ?? "");
+  return CREATES[kindOfOperation(route)!](ctx, ex, who, params);
 }
+
+/** Answers one kind's create, after admission; `params` holds the path's owner ids. */
+type CreateHandler = (ctx: PublicContext, ex: Exchange, who: Admitted, params: ReadonlyMap<string, string>) => Promise<void>;
+
+/** What the service does on each kind's create: its behaviour, which the kind's field list cannot state. */
+const CREATES: Record<ResourceKind, CreateHandler> = {
+  organization: (ctx, ex, who) => createOrganization(ctx, ex, who),
+  dataSource: (ctx, ex, who, params) => createDataSource(ctx, ex, who, params.get("orgId") ?? ""),
+};

@@ -1,15 +1,12 @@
-import * as pulumi from "@pulumi/pulumi";
-import { rejectImport } from "./import-guard";
-import { DATA_SOURCE_RESPONSE_FIELDS, SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
-import type { DataSourceInputs, DataSourceOutputs } from "../kinds";
-import { dataSourceProvider } from "./provider";
-import { STATUS_OBSERVED_AT, type StatusObservedAtOutput } from "./status";
+import type * as pulumi from "@pulumi/pulumi";
+import { dataSourceSpec, dynamicTypeToken, type DataSourceInputs, type DataSourceOutputs } from "../kinds";
+import { KindResource, hasTypeToken } from "./kind-resource";
+import type { StatusObservedAtOutput } from "./status";
 
 /**
  * Arguments of a {@link DataSource}: the API's create-data-source body plus the owning
- * organization. Any change creates a new data source. Credentials (`password`, `sshPassword`,
- * `sshPrivateKey`, `sshPrivateKeyPassphrase`, `snowflakePrivateKey`,
- * `snowflakePrivateKeyPassphrase`, `bigQueryJsonKey`) are always stored as Pulumi secrets.
+ * organization. Any change creates a new data source. Every credential (each field documented as
+ * one) is always stored as a Pulumi secret, even when passed as a plain string.
  */
 export type DataSourceArgs = { [K in keyof DataSourceInputs]: pulumi.Input<DataSourceInputs[K]> };
 
@@ -30,26 +27,16 @@ export interface DataSource extends DataSourceOutputProperties, StatusObservedAt
  * offers no way to read them later. Credentials are Pulumi secrets: encrypted in state,
  * `[secret]` in every preview.
  */
-export class DataSource extends pulumi.dynamic.Resource {
+export class DataSource extends KindResource {
   /** Type token the engine records for this dynamic resource; policy packs match on it. */
-  static readonly __pulumiType = "pulumi-nodejs:dynamic/analytics:DataSource";
+  static readonly __pulumiType = dynamicTypeToken(dataSourceSpec);
 
   /** Whether `obj` is a DataSource (also across copies of this package), by its type token. */
   static override isInstance(obj: unknown): obj is DataSource {
-    return (obj as { __pulumiType?: unknown } | null | undefined)?.__pulumiType === DataSource.__pulumiType;
+    return hasTypeToken(obj, DataSource.__pulumiType);
   }
 
   constructor(name: string, args: DataSourceArgs, opts?: pulumi.CustomResourceOptions) {
-    rejectImport("DataSource", name, opts);
-    const props: Record<string, unknown> = {};
-    for (const field of DATA_SOURCE_RESPONSE_FIELDS) props[field] = undefined;
-    props[STATUS_OBSERVED_AT] = undefined;
-    for (const [key, value] of Object.entries(args)) props[key] = value;
-    // Credentials are secrets even when passed as plain strings, so the engine encrypts the
-    // same-named outputs and masks them in every diff.
-    for (const field of SECRET_DATA_SOURCE_FIELDS) {
-      if (args[field] !== undefined) props[field] = pulumi.secret(args[field]);
-    }
-    super(dataSourceProvider, name, props, { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...SECRET_DATA_SOURCE_FIELDS] }, "analytics", "DataSource");
+    super("dataSource", name, args, opts);
   }
 }

@@ -39,8 +39,11 @@ function makeProvider(kind: ResourceKind, fallback: string): pulumi.dynamic.Reso
   };
 }
 
-/** The one provider object for every Organization (serialized once per run). */
-export const organizationProvider = makeProvider("organization", IMPLEMENTATION_FALLBACK);
+const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
 
-/** The one provider object for every DataSource (serialized once per run). */
-export const dataSourceProvider = makeProvider("dataSource", IMPLEMENTATION_FALLBACK);
+/** The one provider object for every resource of `kind` (serialized once per run). */
+export function providerFor(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  let provider = providers.get(kind);
+  if (provider === undefined) providers.set(kind, (provider = makeProvider(kind, IMPLEMENTATION_FALLBACK)));
+  return provider;
+}
