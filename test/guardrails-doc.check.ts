@@ -1,4 +1,4 @@
-// Type-checks the custom-pack example of the README's "Guardrails" section (tsc only, never run).
+// Type-checks the custom-pack example of docs/guardrails.md ("Extend"; tsc only, never run).
 import { validateResourceOfType } from "@pulumi/policy";
 import { DataSource } from "pulumi-analytics";
 import { createPolicyPack } from "pulumi-analytics/policy";
