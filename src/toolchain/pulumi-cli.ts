@@ -14,8 +14,12 @@ export const PINNED_PULUMI_VERSION = "3.188.0";
 /** Oldest CLI accepted from the machine: dynamic providers get `configure` from 3.139 on. */
 export const MINIMUM_PULUMI_VERSION = "3.139.0";
 
-/** Oldest Go that builds the pinned engine (the `go` line of tools/pulumi/go.mod). */
-export const MINIMUM_GO_VERSION = "1.24.0";
+/** Oldest Go that builds the engine module in `moduleDir`: its go.mod's `go` line (the build runs with GOTOOLCHAIN=local). */
+function minimumGoVersion(moduleDir: string): string {
+  const line = /^go\s+(\S+)\s*$/m.exec(fs.readFileSync(path.join(moduleDir, "go.mod"), "utf8"));
+  if (!line) throw new ToolchainError(`${path.join(moduleDir, "go.mod")} has no \`go\` line.`);
+  return line[1]!;
+}
 
 /** Where a resolved `pulumi` came from. */
 export type ToolchainSource = "env" | "path" | "cache" | "build";
@@ -109,6 +113,9 @@ export function installLaunchers(binDir: string): string {
 export function engineModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi");
 }
+
+/** Oldest Go that builds the pinned engine: the `go` line of tools/pulumi/go.mod, read from there. */
+export const MINIMUM_GO_VERSION = minimumGoVersion(engineModuleDir());
 
 /** Compares dotted versions numerically; returns <0, 0 or >0. */
 export function compareVersions(a: string, b: string): number {
@@ -285,9 +292,10 @@ async function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: s
     CGO_ENABLED: env.CGO_ENABLED ?? "0",
   };
   const go = await goVersion(goEnv);
-  if (!go) throw new ToolchainError(`${missing}, and \`go\` is not on PATH. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${MINIMUM_GO_VERSION} with access to the Go module proxy.`);
-  if (compareVersions(go, MINIMUM_GO_VERSION) < 0) {
-    throw new ToolchainError(`${missing}, and Go ${go} is older than ${MINIMUM_GO_VERSION}. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${MINIMUM_GO_VERSION}.`);
+  const minimumGo = MINIMUM_GO_VERSION;
+  if (!go) throw new ToolchainError(`${missing}, and \`go\` is not on PATH. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo} with access to the Go module proxy.`);
+  if (compareVersions(go, minimumGo) < 0) {
+    throw new ToolchainError(`${missing}, and Go ${go} is older than ${minimumGo}. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo}.`);
   }
 
   const moduleDir = engineModuleDir();
