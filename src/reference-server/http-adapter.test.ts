@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH, dataSourcesPath } from "../contract";
 import { INTERNAL_ERROR_DETAIL } from "./envelope";
 import { displayPath } from "./http-adapter";
-import { startReferenceServer } from "./server";
+import { DEFAULT_MAX_BODY_BYTES, LINGER_MAX_BYTES, LINGER_MAX_MS } from "./request-body";
+import { startReferenceServer, type ReferenceServer } from "./server";
 import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
@@ -110,7 +111,8 @@ describe("status codes", () => {
     expect(res.status).toBe(413);
     expect(res.headers.get("connection")).toBe("close");
     expect(json).toEqual({ error: { title: "PayloadTooLarge", detail: expect.stringContaining("1000 bytes") } });
-    // The server stopped reading at the drain cap (1000 bytes + 16 MiB): most of the stream was never taken.
+    // The 413 came as the body crossed the limit, and the server stops reading 16 MiB later at the
+    // latest (LINGER_MAX_BYTES): most of the stream was never taken.
     expect(sent).toBeLessThan(offered / 2);
   });
 
@@ -157,6 +159,177 @@ describe("status codes", () => {
     fs.mkdirSync(stateDir);
     expect((await call(server, "POST", ORGANIZATIONS_PATH, { key: server.apiKeys.alice!, body: { name: "Fine" } })).status).toBe(201);
   });
+});
+
+/** An answer as a raw client reads it. */
+interface RawAnswer {
+  statusLine: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A raw HTTP/1.1 client on one socket, half-open so it can go on sending after the server's FIN. */
+interface RawClient {
+  socket: net.Socket;
+  /** Resolves with the first complete answer (head and Content-Length body); rejects if the socket closes first. */
+  answer: Promise<RawAnswer>;
+  /** Resolves once the server ended its side (FIN). */
+  ended: Promise<void>;
+  /** Resolves once the socket closed, with its error if any. */
+  closed: Promise<Error | undefined>;
+}
+
+function rawClient(server: ReferenceServer, head: Record<string, string>): Promise<RawClient> {
+  return new Promise((resolveClient, rejectClient) => {
+    const socket = net.connect({ port: server.port, host: "127.0.0.1", allowHalfOpen: true });
+    let received = Buffer.alloc(0);
+    let error: Error | undefined;
+    const closed = new Promise<Error | undefined>((resolve) => socket.on("close", () => resolve(error)));
+    const ended = new Promise<void>((resolve) => socket.on("end", resolve));
+    const answer = new Promise<RawAnswer>((resolve, reject) => {
+      socket.on("data", (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        const cut = received.indexOf("\r\n\r\n");
+        if (cut === -1) return;
+        const [statusLine = "", ...lines] = received.subarray(0, cut).toString("latin1").split("\r\n");
+        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+        const length = Number(headers["content-length"]);
+        if (received.length - cut - 4 >= length) resolve({ statusLine, headers, body: received.subarray(cut + 4, cut + 4 + length).toString("utf8") });
+      });
+      void closed.then(() => reject(new Error(`closed before a complete answer: ${received.toString("latin1").slice(0, 200)}`)));
+    });
+    answer.catch(() => undefined);
+    socket.on("error", (err) => (error = err));
+    socket.once("connect", () => {
+      const lines = Object.entries({ host: `127.0.0.1:${server.port}`, ...head }).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`POST ${ORGANIZATIONS_PATH} HTTP/1.1\r\n${lines.join("")}\r\n`);
+      resolveClient({ socket, answer, ended, closed });
+    });
+    socket.once("error", rejectClient);
+  });
+}
+
+/** One chunk of a chunked body. */
+const chunkFrame = (data: Buffer): Buffer => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]);
+
+/** Writes `frame` until `total` bytes of body went out or the socket fails; resolves with the body bytes written. */
+async function pump(client: RawClient, data: Buffer, total: number): Promise<number> {
+  const frame = chunkFrame(data);
+  let gone = false;
+  void client.closed.then(() => (gone = true));
+  let sent = 0;
+  while (sent < total && !gone && !client.socket.destroyed) {
+    sent += data.length;
+    if (!client.socket.write(frame)) {
+      await Promise.race([new Promise((resolve) => client.socket.once("drain", resolve)), client.closed]);
+    }
+  }
+  return sent;
+}
+
+/** `promise`, or a failure after `ms`: a bound on a wait, never a measurement. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function expect413(answer: RawAnswer): void {
+  expect(answer.statusLine).toBe("HTTP/1.1 413 Payload Too Large");
+  expect(answer.headers.connection).toBe("close");
+  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+  expect(JSON.parse(answer.body)).toEqual({
+    error: { title: "PayloadTooLarge", detail: `The request body exceeds the limit of ${DEFAULT_MAX_BODY_BYTES} bytes.` },
+  });
+}
+
+describe("an oversized body is answered at once, then the connection lingers", () => {
+  const piece = Buffer.alloc(64 * 1024, 0x20);
+  /** Just over the limit: 17 pieces of 64 KiB. */
+  const overLimit = DEFAULT_MAX_BODY_BYTES + piece.length;
+  const head = (server: ReferenceServer): Record<string, string> => ({
+    authorization: `Bearer ${server.apiKeys.alice!}`,
+    "content-type": "application/json",
+  });
+
+  it.each([
+    ["a chunked body that crossed the limit", { "transfer-encoding": "chunked" }, overLimit],
+    ["a declared Content-Length over the limit, before any body", { "content-length": String(5 * DEFAULT_MAX_BODY_BYTES) }, 0],
+  ])("answers %s while the client waits, and records the request once", async (_, framing, bodyBytes) => {
+    const started = await start();
+    const { server } = started;
+    const client = await rawClient(server, { ...head(server), ...framing });
+    try {
+      if (bodyBytes > 0) await pump(client, piece, bodyBytes);
+      // The body is unfinished (no last chunk, or 5 MiB short) and the client sends nothing more.
+      expect413(await within(10_000, "413", client.answer));
+      await within(10_000, "FIN after the 413", client.ended);
+      expect(server.inspect.requestCount()).toBe(1);
+      expect(server.inspect.requests().recent.map((e) => e.status)).toEqual([413]);
+      expect(started.logs).toEqual([expect.stringMatching(/^POST \/api\/public\/organizations 413 \d+ms$/)]);
+      expect(server.inspect.organizations()).toHaveLength(0);
+    } finally {
+      client.socket.destroy();
+    }
+  });
+
+  it("reads and discards the rest of the body after the 413, so a client that finishes its upload sees no reset", async () => {
+    const { server } = await start();
+    const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
+    try {
+      await pump(client, piece, overLimit);
+      expect413(await within(10_000, "413", client.answer));
+      // 4 MiB more, far beyond what socket buffers absorb unless the server reads, then the last chunk.
+      expect(await pump(client, piece, 4 * 1024 * 1024)).toBe(4 * 1024 * 1024);
+      client.socket.end("0\r\n\r\n");
+      expect(await within(10_000, "close", client.closed)).toBeUndefined();
+      expect(server.inspect.requestCount()).toBe(1);
+    } finally {
+      client.socket.destroy();
+    }
+  });
+
+  it("closes the connection of a client that stalls after the 413 within the linger time", async () => {
+    const { server } = await start();
+    const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
+    try {
+      await pump(client, piece, overLimit);
+      expect413(await within(10_000, "413", client.answer));
+      // The client stalls. Once the server has closed, a probe (one valid 1-byte chunk) meets a
+      // reset; probes go out every 250 ms, until the wait's bound.
+      const probe = chunkFrame(Buffer.from(" "));
+      const probing = setInterval(() => client.socket.writable && client.socket.write(probe), 250);
+      try {
+        const error = await within(LINGER_MAX_MS + 10_000, "close", client.closed);
+        expect(error).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
+      } finally {
+        clearInterval(probing);
+      }
+      expect(server.inspect.requestCount()).toBe(1);
+    } finally {
+      client.socket.destroy();
+    }
+  }, LINGER_MAX_MS + 20_000);
+
+  it("stops reading a client that keeps sending past the linger cap", async () => {
+    const { server } = await start();
+    const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
+    try {
+      const offered = DEFAULT_MAX_BODY_BYTES + LINGER_MAX_BYTES + 64 * 1024 * 1024;
+      const sent = await within(LINGER_MAX_MS + 20_000, "end of the upload", pump(client, Buffer.alloc(256 * 1024, 0x20), offered));
+      expect413(await client.answer);
+      expect(await within(10_000, "close", client.closed)).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
+      expect(sent).toBeLessThan(offered);
+      expect(server.inspect.requestCount()).toBe(1);
+    } finally {
+      client.socket.destroy();
+    }
+  }, LINGER_MAX_MS + 40_000);
 });
 
 describe("hostile bodies", () => {

@@ -33,33 +33,91 @@ export function checkJsonContentType(header: string | undefined): WireError | un
 }
 
 /**
- * Bytes of an oversized body read and thrown away before the 413 is sent: a client still sending
- * when the connection closes gets a TCP reset that can erase the answer (RFC 9112 §9.6), so the
- * rest of the body is drained first, up to this many bytes beyond the limit; past that the
- * connection is closed and such a client may see a reset instead of the 413.
+ * Lingering close of a connection whose body is refused, as nginx's `lingering_close`: the 413 is
+ * written as soon as the body is known to be too large, then the rest of the body is read and
+ * thrown away, up to {@link LINGER_MAX_BYTES} more bytes and for at most {@link LINGER_MAX_MS}
+ * milliseconds, before the socket is closed. Closing while the client is still sending would make
+ * the kernel answer its data with a TCP reset, and a reset can erase the 413 from the client's
+ * receive buffer before the client reads it (RFC 9112 §9.6); reading a while longer lets a client
+ * that reads the answer as it uploads stop on its own. Both bounds keep a client that never stops
+ * (or never sends again) from holding the connection: past them it may see a reset instead.
  */
-export const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Time bound of the lingering close, counted from the moment the 413 is decided: see {@link LINGER_MAX_BYTES}. */
+export const LINGER_MAX_MS = 5_000;
 
 function tooLarge(maxBytes: number): WireError {
-  // Sent once the body is drained (or the drain cap is hit); the connection closes afterwards.
+  // Sent at once; the connection closes after the lingering close (see LINGER_MAX_BYTES).
   return wireError(413, "PayloadTooLarge", `The request body exceeds the limit of ${maxBytes} bytes.`, {
     connection: "close",
   });
 }
 
 /**
- * Reads the whole body, keeping no more than `maxBytes`. An oversized body (by its declared
- * Content-Length or as it streams) is read to its end and discarded, so the client can read the
- * 413, unless it exceeds the limit by more than `maxDrainBytes`; then the 413 comes at once.
- * Memory stays bounded either way: discarded chunks are never kept.
+ * Reads and discards what remains of `req`'s body after its 413 was decided, then closes the
+ * connection (see {@link LINGER_MAX_BYTES}). The 413 itself is written by the request's handler,
+ * with `Connection: close`: Node then calls the socket's `destroySoon`, which ends the write side
+ * (the client gets the answer and a FIN) and would destroy the socket at once; here `destroySoon`
+ * only ends the write side until the lingering is over. Nothing read is kept.
  */
-export function readBody(req: IncomingMessage, maxBytes: number, maxDrainBytes: number = MAX_DRAIN_BYTES): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"]);
-  if (declared > maxBytes + maxDrainBytes) return Promise.reject(tooLarge(maxBytes));
+function lingerAfterRefusal(req: IncomingMessage, maxBytes: number, maxMs: number): void {
+  const socket = req.socket;
+  let discarded = 0;
+  let answered = false;
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    req.off("data", onData);
+    req.off("end", finish);
+    req.off("error", finish);
+    socket.off("close", finish);
+    // Back to the prototype's destroySoon: end the write side, destroy once it is flushed.
+    delete (socket as { destroySoon?: () => void }).destroySoon;
+    if (socket.destroyed) return;
+    if (answered) socket.destroySoon();
+    // Not answered yet (the 413 is still on its way): stop reading; with its `Connection: close`,
+    // the answer closes the connection once it is written.
+    else if (!req.complete) req.pause();
+  };
+  const onData = (chunk: Buffer): void => {
+    discarded += chunk.length;
+    if (discarded > maxBytes) finish();
+  };
+  const timer = setTimeout(finish, maxMs);
+  timer.unref();
+  socket.destroySoon = (): void => {
+    answered = true;
+    if (socket.writable) socket.end();
+  };
+  req.on("data", onData);
+  req.on("end", finish);
+  req.on("error", finish);
+  socket.on("close", finish);
+}
+
+/**
+ * Reads the whole body, keeping no more than `maxBytes`. An oversized body is refused as soon as
+ * it is known: at once when its declared Content-Length is over the limit, when the stream
+ * crosses the limit otherwise. The promise then rejects with the 413 and the connection lingers
+ * (see {@link LINGER_MAX_BYTES}): the client reads the 413 while still uploading, or while
+ * waiting to send more. Memory stays bounded: discarded chunks are never kept.
+ */
+export function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  linger: { maxBytes: number; maxMs: number } = { maxBytes: LINGER_MAX_BYTES, maxMs: LINGER_MAX_MS },
+): Promise<Buffer> {
+  const refuse = (): WireError => {
+    lingerAfterRefusal(req, linger.maxBytes, linger.maxMs);
+    return tooLarge(maxBytes);
+  };
+  if (Number(req.headers["content-length"]) > maxBytes) return Promise.reject(refuse());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let oversized = declared > maxBytes;
     const cleanup = (): void => {
       req.off("data", onData);
       req.off("end", onEnd);
@@ -68,22 +126,17 @@ export function readBody(req: IncomingMessage, maxBytes: number, maxDrainBytes: 
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > maxBytes) oversized = true;
-      if (!oversized) {
+      if (size <= maxBytes) {
         chunks.push(chunk);
         return;
       }
       chunks.length = 0;
-      if (size > maxBytes + maxDrainBytes) {
-        cleanup();
-        req.pause();
-        reject(tooLarge(maxBytes));
-      }
+      cleanup();
+      reject(refuse());
     };
     const onEnd = (): void => {
       cleanup();
-      if (oversized) reject(tooLarge(maxBytes));
-      else resolve(Buffer.concat(chunks, size));
+      resolve(Buffer.concat(chunks, size));
     };
     const onError = (): void => {
       cleanup();
