@@ -1,7 +1,7 @@
 /** The resource kinds of the API, one spec file each, registered once below. */
 import { dataSourceSpec } from "./data-source";
 import { organizationSpec } from "./organization";
-import { createOperationId, dynamicTypeToken, secretFieldNames, type KindSpec } from "./spec";
+import { createOperationId, dynamicTypeToken, nativeTypeToken, secretFieldNames, type KindSpec } from "./spec";
 
 export * from "./spec";
 export * from "./organization";
@@ -23,9 +23,9 @@ export function allKindSpecs(): KindSpec[] {
   return Object.values(KINDS);
 }
 
-/** The spec whose dynamic resources the engine records under `token`, or undefined for another type. */
+/** The spec whose resources the engine records under `token` (dynamic or native), or undefined for another type. */
 export function kindOfTypeToken(token: string): KindSpec | undefined {
-  return allKindSpecs().find((spec) => dynamicTypeToken(spec) === token);
+  return allKindSpecs().find((spec) => dynamicTypeToken(spec) === token || nativeTypeToken(spec) === token);
 }
 
 /** Every input name that is a credential in some kind: a message never quotes a value of one. */

@@ -63,6 +63,11 @@ export function dynamicTypeToken(spec: KindSpec): string {
   return `pulumi-nodejs:dynamic/${PULUMI_MODULE}:${spec.typeName}`;
 }
 
+/** The type token of a kind's resource in the native provider's schema, e.g. `analytics:index:DataSource`. */
+export function nativeTypeToken(spec: KindSpec): string {
+  return `${PULUMI_MODULE}:index:${spec.typeName}`;
+}
+
 /** The id of a kind's create operation, as routes, fault settings and the OpenAPI document name it, e.g. `createDataSource`. */
 export function createOperationId<S extends KindSpec>(spec: S): `create${S["typeName"]}` {
   return `create${spec.typeName}` as `create${S["typeName"]}`;
