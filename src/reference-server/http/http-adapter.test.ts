@@ -6,11 +6,11 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH, dataSourcesPath } from "../contract";
+import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../contract";
+import { startReferenceServer } from "../server";
 import { INTERNAL_ERROR_DETAIL } from "./envelope";
 import { displayPath } from "./http-adapter";
-import { startReferenceServer } from "./server";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../test/support/reference-server-harness";
+import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

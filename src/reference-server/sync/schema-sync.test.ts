@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import * as net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { describeTarget, syncSchema, type SyncOutcome, type SyncTarget, type SyncedTable } from "./schema-sync";
-import { connectTestPostgres, type TestPostgres } from "../../test/support/test-postgres";
+import type { SyncedTable } from "../state/synced-table";
+import { describeTarget, syncSchema, type SyncOutcome, type SyncTarget } from "./schema-sync";
+import { connectTestPostgres, type TestPostgres } from "../../../test/support/test-postgres";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: fake Postgres servers speaking just enough of the wire protocol, and a cutting proxy.

@@ -6,12 +6,12 @@ import * as fs from "node:fs";
 import type { ServerResponse } from "node:http";
 import * as path from "node:path";
 import type { z } from "zod";
-import { SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
-import { requestSchema, responseSchema } from "../contract/schemas";
-import { ORGANIZATIONS_PATH, SSO_JWT_PATH, type ErrorTitle } from "../contract/wire";
-import { dataSourceSpec, organizationSpec } from "../kinds";
-import { zod } from "../lazy-zod";
-import { JSON_CONTENT_TYPE, unmatchedRoute } from "./envelope";
+import { SECRET_DATA_SOURCE_FIELDS } from "../../contract/fields";
+import { requestSchema, responseSchema } from "../../contract/schemas";
+import { ORGANIZATIONS_PATH, SSO_JWT_PATH, type ErrorTitle } from "../../contract/wire";
+import { dataSourceSpec, organizationSpec } from "../../kinds";
+import { zod } from "../../lazy-zod";
+import { JSON_CONTENT_TYPE, unmatchedRoute } from "../http/envelope";
 import { FAULT_HEADER } from "./faults";
 
 /** Where the server serves the document: public, no key needed. */
@@ -158,7 +158,7 @@ function createPath(post: object, parameters: object[] = []): object {
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8")) as { version: string }).version;
   } catch {
     return "0.0.0";
   }

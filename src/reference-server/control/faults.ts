@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { formatFieldErrors, validate } from "../contract/validation";
-import { lazySchema } from "../lazy-zod";
-import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "./envelope";
+import { formatFieldErrors, validate } from "../../contract/validation";
+import { lazySchema } from "../../lazy-zod";
+import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "../http/envelope";
 
 /** Routes faults can target (the two create endpoints). */
 export const FAULT_ROUTES = ["createOrganization", "createDataSource"] as const;
