@@ -4,9 +4,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
-import { digestApiKey } from "./auth";
 import { USAGE, closeOnSignal, runCli, type CliOutput, type CliResult } from "./cli";
 import { startReferenceServer, type ReferenceServer } from "./server";
+import { digestApiKey } from "./state/auth";
 
 const temps: string[] = [];
 const servers: ReferenceServer[] = [];

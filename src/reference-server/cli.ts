@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { KINDS } from "../kinds";
-import { DEFAULT_KEY_PREFIX, assertKeyPrefix, digestApiKey, generateApiKey } from "./auth";
-import { INSPECTION_PREFIX } from "./inspection";
-import { OPENAPI_PATH, openApiJson } from "./openapi";
+import { INSPECTION_PREFIX } from "./control/inspection";
+import { OPENAPI_PATH, openApiJson } from "./control/openapi";
 import { assertUserName, startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "./server";
-import { loadState, serializeState, writeFileAtomic } from "./state-file";
+import { DEFAULT_KEY_PREFIX, assertKeyPrefix, digestApiKey, generateApiKey } from "./state/auth";
+import { loadState, serializeState, writeFileAtomic } from "./state/state-file";
 
 /** Port of the standalone server unless `--port` says otherwise. */
 export const DEFAULT_CLI_PORT = 8080;

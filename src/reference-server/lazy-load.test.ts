@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
-import { INSPECTION_PREFIX } from "./inspection";
+import { INSPECTION_PREFIX } from "./control/inspection";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 let dir: string;

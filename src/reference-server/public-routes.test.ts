@@ -12,9 +12,9 @@ import {
   organization,
   successEnvelope,
 } from "../contract";
-import { digestApiKey } from "./auth";
 import { ORGANIZATION_NAME_MAX } from "./public-routes";
-import { dataSourceFieldsSchema } from "./store";
+import { digestApiKey } from "./state/auth";
+import { dataSourceFieldsSchema } from "./state/store";
 import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, start, validDataSource, type Reply } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();

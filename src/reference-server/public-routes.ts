@@ -4,14 +4,14 @@ import { requestSchema } from "../contract/schemas";
 import { formatFieldErrors, validate, type FieldError } from "../contract/validation";
 import { SSO_JWT_PATH } from "../contract/wire";
 import { KINDS, createOperationId, dataSourceSpec, kindOfOperation, organizationSpec, type ResourceKind } from "../kinds";
-import { authenticate } from "./auth";
-import { sendData, unmatchedRoute, wireError } from "./envelope";
-import { FAULT_HEADER, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./faults";
-import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
-import { Router, type RouteMatch } from "./router";
-import type { ServerState } from "./server-state";
-import type { SyncJobs } from "./sync-jobs";
-import { dataSourceResponse, organizationResponse } from "./views";
+import { FAULT_HEADER, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./control/faults";
+import { sendData, unmatchedRoute, wireError } from "./http/envelope";
+import { checkJsonContentType, parseJsonBody, readBody } from "./http/request-body";
+import { Router, type RouteMatch } from "./http/router";
+import { authenticate } from "./state/auth";
+import type { ServerState } from "./state/server-state";
+import { dataSourceResponse, organizationResponse } from "./state/views";
+import type { SyncJobs } from "./sync/sync-jobs";
 
 /** A route of the public API: each kind's create, and the single-sign-on path the spec leaves open. */
 export type PublicRoute = FaultRoute | "ssoJwt";

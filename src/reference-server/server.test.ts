@@ -1,8 +1,8 @@
 /** The running server as a whole, over real HTTP on 127.0.0.1: listening, closing, options, load. */
 import { describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
-import type { SyncOutcome } from "./schema-sync";
 import { startReferenceServer } from "./server";
+import type { SyncOutcome } from "./sync/schema-sync";
 import { call, closeServersAfterEach, createDataSource, createOrg, start } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();

@@ -3,22 +3,23 @@
  * the public and inspection routes and the HTTP adapter into one running server.
  */
 import * as http from "node:http";
-import { DEFAULT_KEY_PREFIX, assertKeyPrefix } from "./auth";
-import { FaultDelays, FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
-import { answerClientError, baseUrl, createRequestListener, listen, stopListening } from "./http-adapter";
-import { answerInspection, createInspector, isInspectionPath, type InspectionContext, type ReferenceInspector } from "./inspection";
-import { OPENAPI_PATH, answerOpenApi } from "./openapi";
+import { FaultDelays, FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./control/faults";
+import { answerInspection, createInspector, isInspectionPath, type InspectionContext, type ReferenceInspector } from "./control/inspection";
+import { OPENAPI_PATH, answerOpenApi } from "./control/openapi";
+import { RequestLog } from "./control/request-log";
+import { createSnapshots, type SnapshotController } from "./control/snapshots";
+import { answerClientError, baseUrl, createRequestListener, listen, stopListening } from "./http/http-adapter";
+import { DEFAULT_MAX_BODY_BYTES } from "./http/request-body";
 import { handlePublic, publicRouter, type PublicContext } from "./public-routes";
-import { DEFAULT_MAX_BODY_BYTES } from "./request-body";
-import { RequestLog } from "./request-log";
-import { syncSchema as realSyncSchema, type SyncOptions } from "./schema-sync";
-import { ServerState, assertUserName } from "./server-state";
-import { DEFAULT_TRIAL_DAYS } from "./store";
-import { createSnapshots, type SnapshotController } from "./snapshots";
-import { DEFAULT_SYNC_CONCURRENCY, SyncJobs } from "./sync-jobs";
-import type { DataSourceInspection } from "./views";
+import { DEFAULT_KEY_PREFIX, assertKeyPrefix } from "./state/auth";
+import { isoTime } from "./state/iso-time";
+import { ServerState, assertUserName } from "./state/server-state";
+import { DEFAULT_TRIAL_DAYS } from "./state/store";
+import type { DataSourceInspection } from "./state/views";
+import { syncSchema as realSyncSchema, type SyncOptions } from "./sync/schema-sync";
+import { DEFAULT_SYNC_CONCURRENCY, SyncJobs } from "./sync/sync-jobs";
 
-export { assertUserName } from "./server-state";
+export { assertUserName } from "./state/server-state";
 export { publicRouter } from "./public-routes";
 
 /** Interface listened on unless told otherwise: loopback, so the emulator is never exposed by accident. */
@@ -166,7 +167,7 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: ()
       handleInspection: (req, res, method, path) =>
         path === OPENAPI_PATH ? answerOpenApi(res, method) : answerInspection(inspectionContext, method, path, req, res),
     },
-    { requestLog: parts.requestLog, logger: options.logger, onInternalError: options.onInternalError, now },
+    { requestLog: parts.requestLog, logger: options.logger, onInternalError: options.onInternalError, timestamp: () => isoTime(now()) },
   );
   const server = http.createServer(listener);
   server.on("clientError", answerClientError);

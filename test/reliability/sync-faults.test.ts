@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../src/contract";
 import { startReferenceServer, type DataSourceInspection, type ReferenceServer } from "../../src/reference-server";
+import { startTcpServer, type TcpTestServer } from "../support/tcp-server";
 import { connectTestPostgres, type TestPostgres } from "../support/test-postgres";
 import { TIMEOUT_MS, plaintextHits, recordFigures, scale } from "./support/campaign";
 
@@ -21,20 +22,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A TCP server on 127.0.0.1 whose sockets are all destroyed on close. */
-async function tcpServer(onSocket: (socket: net.Socket) => void): Promise<{ port: number; close(): Promise<void>; dropAll(): void }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => undefined);
-    onSocket(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const dropAll = () => {
-    for (const socket of sockets) socket.destroy();
-  };
-  const handle = { port: (server.address() as net.AddressInfo).port, dropAll, close: () => new Promise<void>((resolve) => (dropAll(), server.close(() => resolve()))) };
+/** A TCP server on 127.0.0.1, closed after the test. */
+async function tcpServer(onSocket: (socket: net.Socket) => void): Promise<TcpTestServer> {
+  const handle = await startTcpServer(onSocket);
   cleanups.push(() => handle.close());
   return handle;
 }

@@ -6,8 +6,8 @@
  */
 import Ajv2020 from "ajv/dist/2020";
 import { expect } from "vitest";
-import { FAULT_HEADER } from "../../src/reference-server/faults";
-import { buildOpenApiDocument } from "../../src/reference-server/openapi";
+import { FAULT_HEADER } from "../../src/reference-server/control/faults";
+import { buildOpenApiDocument } from "../../src/reference-server/control/openapi";
 
 type Json = Record<string, any>;
 

@@ -7,8 +7,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, expect } from "vitest";
 import { ORGANIZATIONS_PATH, SECRET_DATA_SOURCE_FIELDS, dataSourcesPath } from "../../src/contract";
-import type { SyncOptions, SyncOutcome, SyncTarget } from "../../src/reference-server/schema-sync";
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/reference-server/server";
+import type { SyncOptions, SyncOutcome, SyncTarget } from "../../src/reference-server/sync/schema-sync";
 import { expectConformsToOpenApi, isDocumented } from "./openapi-conformance";
 
 export const MARK = "S3CRET";

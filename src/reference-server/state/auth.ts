@@ -1,5 +1,5 @@
 import { hash, timingSafeEqual } from "node:crypto";
-import { API_KEY_SECRET_LENGTH } from "../contract/wire";
+import { API_KEY_SECRET_LENGTH } from "../../contract/wire";
 import { randomBase62 } from "./random";
 
 /** Service prefix of keys when none is configured: keys look like `analytics_key_<32 chars>`. */

@@ -1,3 +1,5 @@
+import type { RequestRecorder } from "../http/http-adapter";
+
 /** How many entries {@link RequestLog} keeps; counts cover every request regardless. */
 export const REQUEST_LOG_CAPACITY = 1000;
 
@@ -37,7 +39,7 @@ export function routeKey(entry: Pick<RequestLogEntry, "method" | "route">): stri
 }
 
 /** Log of the public API requests received, with exact counts and a bounded list of recent entries. */
-export class RequestLog {
+export class RequestLog implements RequestRecorder {
   private total = 0;
   private readonly counts = new Map<string, Map<string, number>>();
   private readonly faultCounts = new Map<string, number>();

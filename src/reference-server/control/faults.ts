@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { formatFieldErrors, validate } from "../contract/validation";
-import { createOperationIds, type CreateOperationId } from "../kinds";
-import { lazySchema } from "../lazy-zod";
-import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "./envelope";
+import { formatFieldErrors, validate } from "../../contract/validation";
+import { createOperationIds, type CreateOperationId } from "../../kinds";
+import { lazySchema } from "../../lazy-zod";
+import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "../http/envelope";
 
 /** Routes faults can target: each kind's create endpoint, named by its operation id. */
 export const FAULT_ROUTES: readonly CreateOperationId[] = createOperationIds();

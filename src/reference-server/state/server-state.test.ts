@@ -2,11 +2,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SECRET_DATA_SOURCE_FIELDS } from "../contract";
+import { SECRET_DATA_SOURCE_FIELDS } from "../../contract";
+import { startReferenceServer } from "../server";
+import type { SyncOutcome } from "../sync/schema-sync";
 import { digestApiKey } from "./auth";
-import type { SyncOutcome } from "./schema-sync";
-import { startReferenceServer } from "./server";
-import { MARK, auditLogs, closeServersAfterEach, createDataSource, createOrg, expectError, secretValues, start, syncedTables, tempDir, validDataSource } from "../../test/support/reference-server-harness";
+import { MARK, auditLogs, closeServersAfterEach, createDataSource, createOrg, expectError, secretValues, start, syncedTables, tempDir, validDataSource } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

@@ -6,11 +6,11 @@ import * as fs from "node:fs";
 import type { ServerResponse } from "node:http";
 import * as path from "node:path";
 import type { z } from "zod";
-import { requestSchema, responseSchema } from "../contract/schemas";
-import { SSO_JWT_PATH, type ErrorTitle } from "../contract/wire";
-import { createOperationId, dataSourceSpec, organizationSpec, secretFieldNames } from "../kinds";
-import { zod } from "../lazy-zod";
-import { JSON_CONTENT_TYPE, unmatchedRoute } from "./envelope";
+import { requestSchema, responseSchema } from "../../contract/schemas";
+import { SSO_JWT_PATH, type ErrorTitle } from "../../contract/wire";
+import { createOperationId, dataSourceSpec, organizationSpec, secretFieldNames } from "../../kinds";
+import { zod } from "../../lazy-zod";
+import { JSON_CONTENT_TYPE, unmatchedRoute } from "../http/envelope";
 import { FAULT_HEADER } from "./faults";
 
 /** Where the server serves the document: public, no key needed. */
@@ -157,7 +157,7 @@ function createPath(post: object, parameters: object[] = []): object {
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    return (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8")) as { version: string }).version;
   } catch {
     return "0.0.0";
   }

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { describeValue, formatFieldErrors, validate } from "../contract/validation";
-import { sendData, unmatchedRoute, wireError, type WireError } from "./envelope";
+import { describeValue, formatFieldErrors, validate } from "../../contract/validation";
+import { sendData, unmatchedRoute, wireError, type WireError } from "../http/envelope";
+import { checkJsonContentType, parseJsonBody, readBody } from "../http/request-body";
+import { Router, type RouteMatch } from "../http/router";
+import type { ReferenceStore } from "../state/store";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
-import { checkJsonContentType, parseJsonBody, readBody } from "./request-body";
 import type { RequestLog, RequestSummary } from "./request-log";
-import { Router, type RouteMatch } from "./router";
 import { SNAPSHOT_NAME_PATTERN, SNAPSHOT_NAME_RULE, saveSnapshotRequest, type SnapshotController } from "./snapshots";
-import type { ReferenceStore } from "./store";
 import {
   dataSourceInspection,
   organizationDetail,
@@ -14,7 +14,7 @@ import {
   type DataSourceInspection,
   type OrganizationDetail,
   type OrganizationInspection,
-} from "./views";
+} from "../state/views";
 
 /** Path prefix of the inspection surface, kept apart from the public `/api/` paths. */
 export const INSPECTION_PREFIX = "/_reference";

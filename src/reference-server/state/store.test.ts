@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SECRET_DATA_SOURCE_FIELDS, type CreateDataSourceRequest } from "../contract";
+import { SECRET_DATA_SOURCE_FIELDS, type CreateDataSourceRequest } from "../../contract";
 import { ReferenceStore, dataSourceFieldsSchema } from "./store";
 
 const now = new Date("2025-01-01T00:00:00.000Z");

@@ -1,14 +1,14 @@
-import type { CreateDataSourceRequest, Organization, SecretDataSourceField } from "../contract";
-import { SECRET_DATA_SOURCE_FIELDS } from "../contract/fields";
-import { responseShape } from "../contract/schemas";
-import { AnalyticsError } from "../errors";
-import { dataSourceSpec, organizationSpec, outputNames, type DataSourceOutputs } from "../kinds";
-import { lazySchema } from "../lazy-zod";
+import type { CreateDataSourceRequest, Organization, SecretDataSourceField } from "../../contract";
+import { SECRET_DATA_SOURCE_FIELDS } from "../../contract/fields";
+import { responseShape } from "../../contract/schemas";
+import { AnalyticsError } from "../../errors";
+import { dataSourceSpec, organizationSpec, outputNames, type DataSourceOutputs } from "../../kinds";
+import { lazySchema } from "../../lazy-zod";
 import type { ApiKeyRecord } from "./auth";
 import { isoTime } from "./iso-time";
 import { newId } from "./random";
-import type { SyncedTable } from "./schema-sync";
 import { uniqueSlug } from "./slug";
+import type { SyncedTable } from "./synced-table";
 
 /** Every public field of a data source, exactly (no extras): the shape of the API's `data`. */
 export const dataSourceFieldsSchema = lazySchema((z) => z.strictObject(responseShape(dataSourceSpec.outputs)));

@@ -1,7 +1,8 @@
-import { redact } from "../redact";
-import { isoTime } from "./iso-time";
-import { syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget, type SyncedTable } from "./schema-sync";
-import type { DataSourceRecord, ReferenceStore } from "./store";
+import { redact } from "../../redact";
+import { isoTime } from "../state/iso-time";
+import type { DataSourceRecord, ReferenceStore } from "../state/store";
+import type { SyncedTable } from "../state/synced-table";
+import { syncSchema as realSyncSchema, type SyncOptions, type SyncOutcome, type SyncTarget } from "./schema-sync";
 
 /** Default number of schema syncs run at once, so a burst of creates does not exhaust a database's connections. */
 export const DEFAULT_SYNC_CONCURRENCY = 4;

@@ -2,8 +2,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH } from "../contract";
-import type { ReferenceServer } from "./server";
+import { ORGANIZATIONS_PATH } from "../../contract";
+import type { ReferenceServer } from "../server";
 import {
   MARK,
   call,
@@ -16,7 +16,7 @@ import {
   syncedTables,
   tempDir,
   validDataSource,
-} from "../../test/support/reference-server-harness";
+} from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { API_KEY_SECRET_LENGTH } from "../contract";
+import { API_KEY_SECRET_LENGTH } from "../../contract";
 import { assertKeyPrefix, authenticate, digestApiKey, generateApiKey, type ApiKeyRecord } from "./auth";
 
 function ring(...keys: Array<[string, string]>): Map<string, ApiKeyRecord> {

@@ -4,7 +4,8 @@
  * every failure comes back as a readable message without credentials.
  */
 import type { Client, ClientConfig } from "pg";
-import { redact } from "../redact";
+import { redact } from "../../redact";
+import type { SyncedTable } from "../state/synced-table";
 
 /** The connection fields of a data source the sync needs; nulls are fields the request left unset. */
 export interface SyncTarget {
@@ -20,26 +21,6 @@ export interface SyncTarget {
   password: string | undefined;
   /** Whether to require TLS (encrypted, certificate not verified: see {@link syncSchema}). */
   sslEnabled: boolean;
-}
-
-/** One column of a synced table. */
-export interface SyncedColumn {
-  /** Column name. */
-  name: string;
-  /** Type as Postgres prints it (`format_type`), e.g. `integer`, `numeric(12,2)`, `text[]`. */
-  type: string;
-  /** False when the column is declared NOT NULL. */
-  nullable: boolean;
-}
-
-/** One table, view, materialized view or foreign table of the synced database. */
-export interface SyncedTable {
-  /** Schema (namespace) name. */
-  schema: string;
-  /** Table name. */
-  name: string;
-  /** Columns in declaration order. */
-  columns: SyncedColumn[];
 }
 
 /** Either the whole schema or why the sync failed; never a partial schema. */

@@ -6,12 +6,12 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH, dataSourcesPath } from "../contract";
+import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../contract";
 import { INTERNAL_ERROR_DETAIL } from "./envelope";
 import { displayPath } from "./http-adapter";
 import { DEFAULT_MAX_BODY_BYTES, LINGER_MAX_BYTES, LINGER_MAX_MS } from "./request-body";
-import { startReferenceServer, type ReferenceServer } from "./server";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../test/support/reference-server-harness";
+import { startReferenceServer, type ReferenceServer } from "../server";
+import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

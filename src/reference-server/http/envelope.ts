@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { ErrorTitle } from "../contract/wire";
+import type { ErrorTitle } from "../../contract/wire";
 import type { RouteMatch } from "./router";
 
 /** Content type of every response, success or failure. */

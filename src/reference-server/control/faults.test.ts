@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH } from "../contract";
-import { INTERNAL_ERROR_DETAIL } from "./envelope";
+import { ORGANIZATIONS_PATH } from "../../contract";
+import { INTERNAL_ERROR_DETAIL } from "../http/envelope";
+import { startReferenceServer, type ReferenceServer } from "../server";
 import { FAULT_HEADER, FaultInjector, parseFaultSettings } from "./faults";
 import type { RequestLogEntry } from "./request-log";
-import { startReferenceServer, type ReferenceServer } from "./server";
-import { call, closeServersAfterEach, createDataSource, createOrg, expectError, start } from "../../test/support/reference-server-harness";
+import { call, closeServersAfterEach, createDataSource, createOrg, expectError, start } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

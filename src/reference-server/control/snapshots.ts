@@ -3,10 +3,10 @@
  * share an expensive setup and rewind to it between tests. Snapshots live in this process's
  * memory only, since they hold credentials, which are never written anywhere.
  */
-import { lazySchema } from "../lazy-zod";
-import type { ServerState } from "./server-state";
-import type { StoredResources } from "./store";
-import type { SyncJobs } from "./sync-jobs";
+import { lazySchema } from "../../lazy-zod";
+import type { ServerState } from "../state/server-state";
+import type { StoredResources } from "../state/store";
+import type { SyncJobs } from "../sync/sync-jobs";
 
 /** Names a snapshot may have: plain enough for a URL path segment and a log line. */
 export const SNAPSHOT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -5,12 +5,13 @@
  */
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH, SSO_JWT_PATH, dataSourcesPath } from "../contract";
-import { call, closeServersAfterEach, createOrg, start } from "../../test/support/reference-server-harness";
-import { expectConformsToOpenApi } from "../../test/support/openapi-conformance";
-import { runCli } from "./cli";
+import packageJson from "../../../package.json";
+import { ORGANIZATIONS_PATH, SSO_JWT_PATH, dataSourcesPath } from "../../contract";
+import { runCli } from "../cli";
 import { FAULT_HEADER } from "./faults";
 import { ERROR_ANSWERS, OPENAPI_PATH, buildOpenApiDocument } from "./openapi";
+import { expectConformsToOpenApi } from "../../../test/support/openapi-conformance";
+import { call, closeServersAfterEach, createOrg, start } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -22,6 +23,10 @@ describe("OpenAPI document", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(buildOpenApiDocument().openapi).toBe("3.1.0");
+  });
+
+  it("carries the package's version (read from package.json, a path that moves with this file)", () => {
+    expect((buildOpenApiDocument() as Json).info.version).toBe(packageJson.version);
   });
 
   it("takes request shapes from the contract: strict bodies, bounds, enums, credentials write-only", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH, dataSourcesPath } from "../contract";
-import { startReferenceServer, type ReferenceServer } from "./server";
+import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../contract";
+import { startReferenceServer, type ReferenceServer } from "../server";
 
 const servers: ReferenceServer[] = [];
 afterEach(async () => {

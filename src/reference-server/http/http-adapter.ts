@@ -3,9 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { JSON_CONTENT_TYPE, internalError, isWireError, sendError, type WireError } from "./envelope";
-import { isoTime } from "./iso-time";
 import { ClientGoneError } from "./request-body";
-import type { RequestLog } from "./request-log";
 import type { RouteMatch } from "./router";
 
 /** Anything shaped like an API key, so a key pasted into a URL by mistake never reaches a log line. */
@@ -34,16 +32,27 @@ export interface RequestHandlers<Route extends string> {
   handleInspection(req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string): Promise<void>;
 }
 
+/**
+ * Where the adapter counts and records public API requests (the inspection surface's request
+ * log). Declared here, not imported, so the HTTP room depends on no other room.
+ */
+export interface RequestRecorder {
+  /** Counts a request the moment it arrives. */
+  received(): void;
+  /** Records a request once it has been answered or abandoned; `receivedAt` is ISO 8601. */
+  record(entry: { method: string; route: string | null; status: number | null; receivedAt: string; faults: string[] }): void;
+}
+
 /** Where the adapter reports. */
 export interface AdapterOptions {
   /** Counts and records public API requests. */
-  requestLog: RequestLog;
+  requestLog: RequestRecorder;
   /** Receives one line per request and notices; undefined for silence (nothing is then built). */
   logger: ((line: string) => void) | undefined;
   /** Receives unexpected errors behind 500 answers. */
   onInternalError: ((error: unknown) => void) | undefined;
-  /** Clock. */
-  now: () => Date;
+  /** Clock, as ISO 8601 text (the caller decides how timestamps are made and shared). */
+  timestamp: () => string;
 }
 
 /** Answers a thrown failure with the error envelope; an unexpected one becomes a bare 500. */
@@ -73,7 +82,7 @@ export function createRequestListener<Route extends string>(
   const { requestLog, logger } = options;
   return (req, res) => {
     const started = performance.now();
-    const receivedAt = options.now();
+    const receivedAt = options.timestamp();
     const method = req.method ?? "GET";
     const url = req.url ?? "/";
     const query = url.indexOf("?");
@@ -92,7 +101,7 @@ export function createRequestListener<Route extends string>(
         if (logger) logger(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
         if (publicMatch === undefined) return;
         const route = publicMatch.kind === "not-found" ? null : publicMatch.route.pattern;
-        requestLog.record({ method, route, status, receivedAt: isoTime(receivedAt), faults: [...faults] });
+        requestLog.record({ method, route, status, receivedAt, faults: [...faults] });
       })
       .catch(() => req.socket.destroy());
   };

@@ -9,10 +9,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH } from "../contract";
+import { ORGANIZATIONS_PATH } from "../../contract";
 import { DEFAULT_MAX_BODY_BYTES, LINGER_MAX_BYTES } from "./request-body";
 
-const repoRoot = path.resolve(__dirname, "..", "..");
+const repoRoot = path.resolve(__dirname, "..", "..", "..");
 const BODY_BYTES = 5 * 1024 * 1024;
 const EXPECTED = { error: { title: "PayloadTooLarge", detail: `The request body exceeds the limit of ${DEFAULT_MAX_BODY_BYTES} bytes.` } };
 /** Each client tries this often: before the lingering close, about a third of the attempts ended in EPIPE or a reset. */

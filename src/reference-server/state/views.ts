@@ -1,7 +1,7 @@
-import type { Organization, SecretDataSourceField } from "../contract";
-import { dataSourceSpec, organizationSpec, outputNames, type KindSpec } from "../kinds";
-import type { SyncedTable } from "./schema-sync";
+import type { Organization, SecretDataSourceField } from "../../contract";
+import { dataSourceSpec, organizationSpec, outputNames, type KindSpec } from "../../kinds";
 import type { DataSourceFields, DataSourceRecord, OrganizationRecord, ReferenceStore } from "./store";
+import type { SyncedTable } from "./synced-table";
 
 /** An organization as the inspection surface shows it: the stored record plus its data sources. */
 export interface OrganizationInspection extends OrganizationRecord {

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import * as net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { describeTarget, syncSchema, type SyncOutcome, type SyncTarget, type SyncedTable } from "./schema-sync";
-import { connectTestPostgres, type TestPostgres } from "../../test/support/test-postgres";
+import type { SyncedTable } from "../state/synced-table";
+import { describeTarget, syncSchema, type SyncOutcome, type SyncTarget } from "./schema-sync";
+import { startTcpServer, type TcpTestServer } from "../../../test/support/tcp-server";
+import { connectTestPostgres, type TestPostgres } from "../../../test/support/test-postgres";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: fake Postgres servers speaking just enough of the wire protocol, and a cutting proxy.
@@ -71,43 +73,20 @@ function onClientMessages(socket: net.Socket, handle: (message: ClientMessage) =
   });
 }
 
-/** A TCP server on 127.0.0.1:0 that tracks its sockets so closing it leaves nothing behind. */
-interface TestServer {
-  port: number;
-  close(): Promise<void>;
-}
-
-const openServers: TestServer[] = [];
+const openServers: TcpTestServer[] = [];
 afterEach(async () => {
   await Promise.all(openServers.splice(0).map((server) => server.close()));
 });
 
-async function listen(onSocket: (socket: net.Socket) => void): Promise<TestServer> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => undefined);
-    onSocket(socket);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const handle: TestServer = {
-    port: (server.address() as net.AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+/** A TCP server on 127.0.0.1, closed after the test. */
+async function listen(onSocket: (socket: net.Socket) => void): Promise<TcpTestServer> {
+  const handle = await startTcpServer(onSocket);
   openServers.push(handle);
   return handle;
 }
 
 /** A fake Postgres whose reply to each client message is scripted by the test. */
-function fakePostgres(script: (message: ClientMessage, socket: net.Socket) => void): Promise<TestServer> {
+function fakePostgres(script: (message: ClientMessage, socket: net.Socket) => void): Promise<TcpTestServer> {
   return listen((socket) => onClientMessages(socket, (message) => script(message, socket)));
 }
 
@@ -124,7 +103,7 @@ async function unusedPort(): Promise<number> {
  * A proxy in front of a real Postgres that counts the server's messages on each connection and,
  * when `cutAt` is set, forwards only half of message number `cutAt` and then kills both sockets.
  */
-interface CuttingProxy extends TestServer {
+interface CuttingProxy extends TcpTestServer {
   /** Messages the server sent on the last connection (all of them when nothing was cut). */
   lastMessageCount: number;
   /** Connections the proxy has killed. */
@@ -162,7 +141,7 @@ async function cuttingProxy(upstreamHost: string, upstreamPort: number, cutAt: n
       }
     });
   });
-  return Object.assign(state, { port: server.port, close: server.close });
+  return Object.assign(state, server);
 }
 
 function expectFailure(outcome: SyncOutcome): string {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { CreateDataSourceRequest } from "../contract";
+import type { CreateDataSourceRequest } from "../../contract";
+import { ReferenceStore } from "../state/store";
 import type { SyncOptions, SyncOutcome, SyncTarget } from "./schema-sync";
-import { ReferenceStore } from "./store";
 import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE } from "./sync-jobs";
-import { closeServersAfterEach, controlledSync, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../test/support/reference-server-harness";
+import { closeServersAfterEach, controlledSync, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

@@ -2,8 +2,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SECRET_DATA_SOURCE_FIELDS } from "../contract";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, secretValues, start, tempDir, validDataSource } from "../../test/support/reference-server-harness";
+import { SECRET_DATA_SOURCE_FIELDS } from "../../contract";
+import { MARK, call, closeServersAfterEach, createDataSource, createOrg, secretValues, start, tempDir, validDataSource } from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 

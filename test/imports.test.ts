@@ -1,0 +1,78 @@
+/**
+ * The import rules of docs/architecture.md, checked on the real sources: no cycle anywhere in
+ * src/, the reference server's rooms one-way, and the layers (kinds, the reference server, the
+ * package root) loading only what they may. test/support/import-graph.test.ts proves each check
+ * can fail.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { backArrows, buildImportGraph, findCycles, forbiddenImports, formatCycle, type Violation } from "./support/import-graph";
+
+const repoRoot = path.resolve(__dirname, "..");
+const REFERENCE_SERVER = "src/reference-server/";
+
+/** Every non-test TypeScript module under src/, by repo-relative posix path. */
+function sources(): Map<string, string> {
+  const files = (fs.readdirSync(path.join(repoRoot, "src"), { recursive: true }) as string[])
+    .map((file) => `src/${file.split(path.sep).join("/")}`)
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts"))
+    .sort();
+  return new Map(files.map((file) => [file, fs.readFileSync(path.join(repoRoot, file), "utf8")]));
+}
+
+const { graph, unresolved } = buildImportGraph(sources());
+
+/** The reference server's rooms in dependency order: a room may import only itself and rooms before it. */
+const ROOMS = ["http", "state", "sync", "control", "top"] as const;
+
+/** A reference-server file's room's rank in {@link ROOMS}; undefined outside the reference server. */
+function roomOf(file: string): number | undefined {
+  if (!file.startsWith(REFERENCE_SERVER)) return undefined;
+  const parts = file.slice(REFERENCE_SERVER.length).split("/");
+  if (parts.length === 1) return ROOMS.indexOf("top");
+  const rank = ROOMS.indexOf(parts[0] as (typeof ROOMS)[number]);
+  // A new sub-folder must be given a place in the order before anything may live there.
+  if (rank === -1) throw new Error(`${file} is in no room of ${ROOMS.join(" < ")}`);
+  return rank;
+}
+
+const show = (violations: Violation[]): string[] => violations.map(({ from, to }) => `${from} → ${to}`);
+const under = (folder: string) => (file: string) => file.startsWith(folder);
+
+describe("imports in src/", () => {
+  it("resolves every relative import, over the whole tree", () => {
+    expect(unresolved).toEqual([]);
+    // A broken walk would pass every check below vacuously.
+    expect(graph.size).toBeGreaterThan(50);
+    expect(graph.get("src/reference-server/server.ts")).toContain("src/reference-server/state/server-state.ts");
+  });
+
+  it("has no import cycle", () => {
+    expect(findCycles(graph).map(formatCycle)).toEqual([]);
+  });
+
+  it(`keeps the reference server's rooms one-way (${ROOMS.join(" < ")})`, () => {
+    const rooms = new Set([...graph.keys()].filter(under(REFERENCE_SERVER)).map((file) => ROOMS[roomOf(file)!]));
+    expect([...rooms].sort()).toEqual([...ROOMS].sort());
+    expect(show(backArrows(graph, roomOf)).map((arrow) => `${arrow} (${arrow.split(" → ").map((file) => ROOMS[roomOf(file)!]).join(" → ")})`)).toEqual([]);
+  });
+
+  it("keeps src/kinds free of the rest of the project", () => {
+    expect(show(forbiddenImports(graph, under("src/kinds/"), under("src/kinds/")))).toEqual([]);
+  });
+
+  it("keeps the reference server away from the client and the resources", () => {
+    const allowed = (to: string): boolean => !to.startsWith("src/client/") && !to.startsWith("src/resources/");
+    expect(show(forbiddenImports(graph, under(REFERENCE_SERVER), allowed))).toEqual([]);
+  });
+
+  it("has the package root load only resources, kinds and the error classes, which load nothing else", () => {
+    // The client's error classes are re-exported by the root; the rest of src/client/ (HTTP, zod) is not.
+    const errors = new Set(["src/errors.ts", "src/client/errors.ts"]);
+    const allowed = (to: string): boolean => to.startsWith("src/resources/") || to.startsWith("src/kinds/") || errors.has(to);
+    expect(show(forbiddenImports(graph, (file) => file === "src/index.ts", allowed))).toEqual([]);
+    expect(show(forbiddenImports(graph, (file) => errors.has(file), (to) => errors.has(to)))).toEqual([]);
+    expect(graph.get("src/index.ts")?.length).toBeGreaterThan(0);
+  });
+});
