@@ -6,6 +6,7 @@ import { createOperationId, dynamicTypeToken, nativeTypeToken, secretFieldNames,
 export * from "./spec";
 export * from "./organization";
 export * from "./data-source";
+export * from "./provider-config";
 
 /** Every kind's spec, by the kind name the serialized providers use. */
 export const KINDS = { organization: organizationSpec, dataSource: dataSourceSpec } as const satisfies Record<string, KindSpec>;

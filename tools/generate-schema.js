@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Generates the native provider's Pulumi package schema (src/native/schema.json) from the kind
+ * specs: field sets and types from the built specs (dist/kinds), every description from the doc
+ * comment the same field carries in src/kinds, and each resource's from its class in
+ * src/resources. Nothing in the schema is written by hand; test/schema.test.ts fails when the
+ * committed file and this output differ.
+ * Usage: npm run build && node tools/generate-schema.js   (writes the file)
+ */
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const ts = require("typescript");
+
+const ROOT = path.join(__dirname, "..");
+/** Where the generated schema is committed; the plugin ships it from dist/native. */
+const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
+
+/** The doc comment text of a node, its wrapped lines joined (paragraphs kept); "" when it has none. */
+function docOf(node) {
+  const docs = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc);
+  const text = docs.map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "").join("\n\n").trim();
+  return text.replace(/([^\n])\n(?=[^\n])/g, "$1 ");
+}
+
+/** Parses a source file of the repository. */
+function parse(relative) {
+  const file = path.join(ROOT, relative);
+  return ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+}
+
+/** The object literal that `name` is declared as (`export const name = { ... }`), in `source`. */
+function declaredObject(source, name) {
+  let found;
+  source.forEachChild(function visit(node) {
+    if (ts.isVariableDeclaration(node) && node.name.getText() === name && node.initializer) {
+      let init = node.initializer;
+      while (ts.isSatisfiesExpression(init) || ts.isAsExpression(init)) init = init.expression;
+      if (ts.isObjectLiteralExpression(init)) found = init;
+    }
+    node.forEachChild(visit);
+  });
+  if (!found) throw new Error(`${source.fileName}: no object literal named ${name}`);
+  return found;
+}
+
+/** The doc comments of an object literal's properties (or of the object under `key`), by property name. */
+function propertyDocs(object, key) {
+  let target = object;
+  if (key) {
+    const prop = object.properties.find((p) => ts.isPropertyAssignment(p) && p.name.getText() === key);
+    if (!prop || !ts.isPropertyAssignment(prop) || !ts.isObjectLiteralExpression(prop.initializer)) throw new Error(`no object under ${key}`);
+    target = prop.initializer;
+  }
+  return Object.fromEntries(target.properties.map((p) => [p.name?.getText() ?? "", docOf(p)]));
+}
+
+/** The doc comment of the class `name` declared in `source`. */
+function classDoc(source, name) {
+  let doc;
+  source.forEachChild((node) => {
+    if (ts.isClassDeclaration(node) && node.name?.text === name) doc = docOf(node);
+  });
+  if (doc === undefined) throw new Error(`${source.fileName}: no class ${name}`);
+  return doc;
+}
+
+/** The doc comment of the member `member` of the interface `name` declared in `source`. */
+function interfaceMemberDoc(source, name, member) {
+  let doc;
+  source.forEachChild((node) => {
+    if (!ts.isInterfaceDeclaration(node) || node.name.text !== name) return;
+    for (const m of node.members) if (m.name?.getText() === member) doc = docOf(m);
+  });
+  if (doc === undefined) throw new Error(`${source.fileName}: no member ${name}.${member}`);
+  return doc;
+}
+
+/** A schema property of a spec field. */
+function property(field, description, extra = {}) {
+  return {
+    type: field.type,
+    description,
+    ...(field.secret ? { secret: true } : {}),
+    ...(field.default !== undefined ? { default: field.default } : {}),
+    ...extra,
+  };
+}
+
+/** The schema of one kind's resource. */
+function resourceSchema(spec, kinds, statusDoc) {
+  // Convention: kind `dataSource` is declared as `dataSourceSpec` in src/kinds/data-source.ts.
+  const source = parse(path.join("src", "kinds", `${kebab(spec.kind)}.ts`));
+  const object = declaredObject(source, `${spec.kind}Spec`);
+  const inputDocs = propertyDocs(object, "inputs");
+  const outputDocs = propertyDocs(object, "outputs");
+  const inputProperties = {};
+  for (const [name, field] of Object.entries(spec.inputs)) {
+    inputProperties[name] = property(field, inputDocs[name], { replaceOnChanges: true });
+  }
+  const properties = {};
+  for (const [name, field] of Object.entries(spec.outputs)) if (name !== "id") properties[name] = property(field, outputDocs[name]);
+  properties[kinds.STATUS_OBSERVED_AT] = { type: "string", description: statusDoc };
+  for (const [name, field] of Object.entries(spec.inputs)) if (!(name in properties)) properties[name] = property(field, inputDocs[name]);
+  const required = Object.entries(spec.outputs)
+    .filter(([name, field]) => name !== "id" && !field.nullable)
+    .map(([name]) => name);
+  const resources = parse(path.join("src", "resources", `${kebab(spec.kind)}.ts`));
+  return {
+    description: classDoc(resources, spec.typeName),
+    properties,
+    required,
+    inputProperties,
+    requiredInputs: Object.entries(spec.inputs)
+      .filter(([, field]) => field.required)
+      .map(([name]) => name),
+  };
+}
+
+/** `dataSource` → `data-source`. */
+function kebab(name) {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The package schema, from the built specs in dist/kinds and the doc comments in src. */
+function generateSchema() {
+  const kinds = require(path.join(ROOT, "dist", "kinds"));
+  const status = require(path.join(ROOT, "dist", "resources", "status"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+  const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
+  const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
+  const settings = Object.fromEntries(Object.entries(kinds.providerConfigSpec).map(([name, field]) => [name, property(field, configDocs[name])]));
+  const resources = {};
+  for (const spec of kinds.allKindSpecs()) resources[kinds.nativeTypeToken(spec)] = resourceSchema(spec, { STATUS_OBSERVED_AT: status.STATUS_OBSERVED_AT }, statusDoc);
+  return {
+    name: kinds.PULUMI_MODULE,
+    displayName: "Analytics",
+    version: manifest.version,
+    description: manifest.description,
+    keywords: ["pulumi", kinds.PULUMI_MODULE, "kind/native"],
+    license: manifest.license,
+    repository: manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, ""),
+    meta: { moduleFormat: "(.*)" },
+    config: { variables: settings },
+    provider: {
+      description: "The analytics provider: where the service is and the key to create with. Each setting falls back to its environment variable.",
+      inputProperties: settings,
+      properties: settings,
+    },
+    resources,
+  };
+}
+
+/** The schema as committed: two-space JSON with a final newline. */
+function schemaText() {
+  return `${JSON.stringify(generateSchema(), null, 2)}\n`;
+}
+
+module.exports = { SCHEMA_FILE, generateSchema, schemaText };
+
+if (require.main === module) {
+  fs.writeFileSync(SCHEMA_FILE, schemaText());
+  process.stdout.write(`wrote ${path.relative(process.cwd(), SCHEMA_FILE)}\n`);
+}
