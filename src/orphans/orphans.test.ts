@@ -15,6 +15,15 @@ const stackResource: SnapshotResource = { urn: "urn:pulumi:dev::p::pulumi:pulumi
 const at = (minute: number, ...resources: SnapshotResource[]): Snapshot => ({ time: `2026-01-01T00:0${minute}:00.000000001Z`, resources: [stackResource, ...resources] });
 
 describe("findOrphans", () => {
+  it("reads the native provider's type tokens too, and a stack moved from one to the other", () => {
+    const native = (id: string): SnapshotResource => ({ urn: "urn:pulumi:dev::p::analytics:index:DataSource::wh", type: "analytics:index:DataSource", id, outputs: { displayName: "WH" } });
+    const orphans = findOrphans([at(1, ds("ds_1")), at(2, native("ds_2")), at(3)]);
+    expect(orphans.map((o) => [o.id, o.type, o.name])).toEqual([
+      ["ds_1", "DataSource", "WH"],
+      ["ds_2", "DataSource", "WH"],
+    ]);
+  });
+
   it.each<[string, Snapshot[], Array<[string, string, string]>]>([
     ["no history", [], []],
     ["nothing ever left", [at(1, org("org_1"), ds("ds_1")), at(2, org("org_1"), ds("ds_1"))], []],

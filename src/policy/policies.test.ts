@@ -4,7 +4,7 @@ import type { ResourceValidation, ResourceValidationArgs, ResourceValidationPoli
 import { describe, expect, it } from "vitest";
 import { DataSource } from "../resources/data-source";
 import { Organization } from "../resources/organization";
-import { analyticsPolicies, namingConvention, productionHosts, sslRequired } from "./policies";
+import { analyticsPolicies, namingConvention, noPlaintextCredentials, productionHosts, sslRequired } from "./policies";
 import { assertPolicySdk } from "./policy-sdk";
 
 const DATA_SOURCE = "pulumi-nodejs:dynamic/analytics:DataSource";
@@ -64,6 +64,14 @@ describe("the analytics policies", () => {
     expect(await run(sslRequired, DATA_SOURCE, { sslEnabled: false })).toEqual([expect.stringMatching(/^Data source "res": sslEnabled is false/)]);
     expect(await run(sslRequired, ORGANIZATION, { sslEnabled: false })).toEqual([]);
     expect(await run(sslRequired, "aws:rds/instance:Instance", { sslEnabled: false })).toEqual([]);
+  });
+
+  it("apply to the native provider's type tokens as to the dynamic classes'", async () => {
+    const native = { dataSource: "analytics:index:DataSource", organization: "analytics:index:Organization" };
+    expect(await run(sslRequired, native.dataSource, { sslEnabled: false })).toEqual([expect.stringMatching(/^Data source "res": sslEnabled is false/)]);
+    expect(await run(sslRequired, native.organization, { sslEnabled: false })).toEqual([]);
+    expect(await run(noPlaintextCredentials, native.dataSource, { password: "hunter22", username: "hunter22" })).toHaveLength(1);
+    expect(await run(namingConvention, native.organization, { name: "Acme" }, { config: { organizationPattern: "^[a-z]+$" } })).toHaveLength(1);
   });
 
   it("check hosts only in production stacks, as configured", async () => {

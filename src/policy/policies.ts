@@ -1,8 +1,6 @@
 /** The analytics policies: typed CrossGuard wrappers around the pure checks in ./checks. */
-import { validateResourceOfType, type ReportViolation, type ResourceValidationArgs, type ResourceValidationPolicy } from "@pulumi/policy";
-import { kindOfTypeToken, secretFieldNames } from "../kinds";
-import { DataSource } from "../resources/data-source";
-import { Organization } from "../resources/organization";
+import type { ReportViolation, ResourceValidation, ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { dataSourceSpec, kindOfTypeToken, organizationSpec, secretFieldNames, type KindSpec } from "../kinds";
 import {
   DEFAULT_NAME_PATTERN,
   DEFAULT_PRODUCTION_STACKS,
@@ -32,6 +30,16 @@ export interface NamingConventionConfig {
 /** A data source's inputs as a policy reads them (secrets arrive unwrapped). */
 type Props = Record<string, unknown>;
 
+/**
+ * A validation of the resources of `spec`'s kind, whichever provider declares them: the dynamic
+ * classes and the native provider record different type tokens for the same kind.
+ */
+function validateKind(spec: KindSpec, validate: (props: Props, args: ResourceValidationArgs, reportViolation: ReportViolation) => void): ResourceValidation {
+  return (args, reportViolation) => {
+    if (kindOfTypeToken(args.type) === spec) validate(args.props as Props, args, reportViolation);
+  };
+}
+
 function report(args: ResourceValidationArgs, reportViolation: ReportViolation, reason: string | undefined): void {
   if (reason) reportViolation(`Data source "${args.name}": ${reason}`);
 }
@@ -41,7 +49,7 @@ export const sslRequired: ResourceValidationPolicy = {
   name: "analytics-ssl-required",
   description: "Data sources must connect to their database with SSL (sslEnabled: true; omitted means true).",
   enforcementLevel: "mandatory",
-  validateResource: validateResourceOfType(DataSource, (props, args, reportViolation) => report(args, reportViolation, sslViolation(props as Props))),
+  validateResource: validateKind(dataSourceSpec, (props, args, reportViolation) => report(args, reportViolation, sslViolation(props))),
 };
 
 /** SSH tunnels must authenticate with a private key, not a password (advisory). */
@@ -49,7 +57,7 @@ export const sshKeyAuthentication: ResourceValidationPolicy = {
   name: "analytics-ssh-key-auth",
   description: "SSH tunnels of data sources must authenticate with sshPrivateKey rather than sshPassword.",
   enforcementLevel: "advisory",
-  validateResource: validateResourceOfType(DataSource, (props, args, reportViolation) => report(args, reportViolation, sshAuthViolation(props as Props))),
+  validateResource: validateKind(dataSourceSpec, (props, args, reportViolation) => report(args, reportViolation, sshAuthViolation(props))),
 };
 
 /**
@@ -87,11 +95,11 @@ export const productionHosts: ResourceValidationPolicy = {
       },
     },
   },
-  validateResource: validateResourceOfType(DataSource, (props, args, reportViolation) => {
+  validateResource: validateKind(dataSourceSpec, (props, args, reportViolation) => {
     const { productionStacks } = { productionStacks: DEFAULT_PRODUCTION_STACKS, ...args.getConfig<Partial<ProductionHostsConfig>>() };
     const stack = stackOfUrn(args.urn);
     if (!isProductionStack(stack, productionStacks)) return;
-    const reason = hostViolation(props as Props);
+    const reason = hostViolation(props);
     report(args, reportViolation, reason && `${reason} (stack "${stack}" counts as production)`);
   }),
 };
@@ -108,11 +116,11 @@ export const namingConvention: ResourceValidationPolicy = {
     },
   },
   validateResource: [
-    validateResourceOfType(Organization, (props, args, reportViolation) => {
+    validateKind(organizationSpec, (props, args, reportViolation) => {
       const reason = nameViolation("organization name", props.name, namingConfig(args).organizationPattern);
       if (reason) reportViolation(`Organization "${args.name}": ${reason}`);
     }),
-    validateResourceOfType(DataSource, (props, args, reportViolation) => {
+    validateKind(dataSourceSpec, (props, args, reportViolation) => {
       report(args, reportViolation, nameViolation("display name", props.displayName, namingConfig(args).dataSourcePattern));
     }),
   ],
