@@ -11,11 +11,11 @@ const LOCK = path.join(__dirname, "..", "package-lock.json");
 /** Packages whose optional per-platform binaries follow `@scope/name-<os>-<cpu>[-<abi>]`. */
 const PLATFORM_PARENTS = { "node_modules/rollup": "@rollup/rollup-" };
 
-/** The `os`, `cpu` and `libc` fields of a platform package, read from its name. */
-function platformOf(suffix) {
+/** The lock entry of a platform package, its `os`, `cpu` and `libc` read from its name; keys in npm's order. */
+function entryOf(version, suffix, parent) {
   const [os, cpu, abi = ""] = suffix.split("-");
   const libc = os !== "linux" ? undefined : abi.includes("musl") ? "musl" : "glibc";
-  return { cpu: [cpu], os: [os], ...(libc ? { libc: [libc] } : {}) };
+  return { version, cpu: [cpu], dev: parent.dev, ...(libc ? { libc: [libc] } : {}), license: parent.license, optional: true, os: [os] };
 }
 
 const lock = JSON.parse(fs.readFileSync(LOCK, "utf8"));
@@ -25,7 +25,7 @@ for (const [parentKey, prefix] of Object.entries(PLATFORM_PARENTS)) {
   for (const [name, version] of Object.entries(parent?.optionalDependencies ?? {})) {
     const key = `node_modules/${name}`;
     if (!name.startsWith(prefix) || lock.packages[key]) continue;
-    lock.packages[key] = { version, ...platformOf(name.slice(prefix.length)), dev: parent.dev, license: parent.license, optional: true };
+    lock.packages[key] = entryOf(version, name.slice(prefix.length), parent);
     added++;
   }
 }
