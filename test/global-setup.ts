@@ -12,5 +12,6 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<void> {
   const toolchain = await resolvePulumiToolchain();
   process.stderr.write(`[toolchain] using Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
+  process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
   project.provide("pulumiToolchain", toolchain);
 }

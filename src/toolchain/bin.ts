@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-import { ToolchainError, resolvePulumiToolchain } from "./pulumi-cli";
+import * as path from "node:path";
+import { ToolchainError, resolvePulumiToolchain, toolchainPathDirs } from "./pulumi-cli";
 
 const usage = `Usage: analytics-pulumi-toolchain [--json]
 
 Finds a Pulumi CLI >= 3.139 ($PULUMI_CLI, then PATH), or builds the pinned engine from
 Pulumi's Go modules into the user cache, and prints the directory to put on PATH. It holds
-pulumi, the Node.js language host, the dynamic-provider plugin and pulumi-analyzer-policy
-(for \`pulumi preview --policy-pack\`); the analyzer's path also goes to stderr.
-  --json   print {"pulumi","binDir","version","source","policyAnalyzer"} instead
+pulumi, the Node.js language host, the dynamic-provider plugin, pulumi-analyzer-policy
+(for \`pulumi preview --policy-pack\`) and pulumi-language-yaml (for \`runtime: yaml\`); the
+analyzer's path also goes to stderr. When an installed CLI has no YAML host, the one built into
+the cache lives in a directory of its own, printed after the CLI's (dir:dir).
+  --json   print {"pulumi","binDir","version","source","policyAnalyzer","yamlLanguageHost"} instead
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -19,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
   if (!argv.includes("--json")) {
     process.stderr.write(toolchain.policyAnalyzer ? `policy analyzer: ${toolchain.policyAnalyzer}\n` : `no pulumi-analyzer-policy next to ${toolchain.pulumi}: --policy-pack needs one\n`);
   }
-  process.stdout.write(argv.includes("--json") ? `${JSON.stringify(toolchain)}\n` : `${toolchain.binDir}\n`);
+  process.stdout.write(argv.includes("--json") ? `${JSON.stringify(toolchain)}\n` : `${toolchainPathDirs(toolchain).join(path.delimiter)}\n`);
   return 0;
 }
 

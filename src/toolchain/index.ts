@@ -2,11 +2,14 @@ export {
   MINIMUM_GO_VERSION,
   MINIMUM_PULUMI_VERSION,
   PINNED_PULUMI_VERSION,
+  PINNED_YAML_VERSION,
   POLICY_ANALYZER,
   ToolchainError,
+  YAML_LANGUAGE_HOST,
   compareVersions,
   pulumiEnvironment,
   resolvePulumiToolchain,
+  toolchainPathDirs,
 } from "./pulumi-cli";
 export type { PulumiToolchain, ResolveOptions, ToolchainSource } from "./pulumi-cli";
 export { runPulumi } from "./run-pulumi";

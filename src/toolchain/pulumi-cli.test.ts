@@ -6,14 +6,23 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   MINIMUM_PULUMI_VERSION,
   PINNED_PULUMI_VERSION,
+  PINNED_YAML_VERSION,
   POLICY_ANALYZER,
   ToolchainError,
+  YAML_LANGUAGE_HOST,
   compareVersions,
+  defaultCacheRoot,
+  engineCacheKey,
   engineModuleDir,
+  findYamlLanguageHost,
   installLaunchers,
+  linkYamlLanguageHost,
   parseVersion,
   pulumiEnvironment,
   resolvePulumiToolchain,
+  toolchainPathDirs,
+  yamlHostCacheKey,
+  yamlModuleDir,
 } from "./pulumi-cli";
 
 const temps: string[] = [];
@@ -30,6 +39,13 @@ afterEach(() => {
 function fakePulumi(dir: string, version: string): string {
   const file = path.join(dir, "pulumi");
   fs.writeFileSync(file, `#!/bin/sh\necho v${version}\n`, { mode: 0o755 });
+  return file;
+}
+
+/** A fake `pulumi-language-yaml` (only its presence matters to the lookup). */
+function fakeYamlHost(dir: string): string {
+  const file = path.join(dir, YAML_LANGUAGE_HOST);
+  fs.writeFileSync(file, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
   return file;
 }
 
@@ -69,13 +85,108 @@ describe("version pins agree", () => {
     expect(compareVersions(devSdk, MINIMUM_PULUMI_VERSION)).toBeGreaterThanOrEqual(0);
     expect(require("@pulumi/pulumi/package.json").version).toBe(devSdk);
   });
+
+  it("tools/pulumi-yaml/go.mod pins the YAML host on the engine's pkg/sdk release, Go line and replacements", () => {
+    const engineMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
+    const yamlMod = fs.readFileSync(path.join(yamlModuleDir(), "go.mod"), "utf8");
+    expect(yamlMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi-yaml v${PINNED_YAML_VERSION.replace(/\./g, "\\.")}$`, "m"));
+    expect(yamlMod).toContain(`github.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION} // indirect`);
+    expect(yamlMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION} // indirect`);
+    const goLine = (mod: string) => /^go\s+(\S+)\s*$/m.exec(mod)?.[1];
+    expect(goLine(yamlMod)).toBe(goLine(engineMod));
+    const replaces = (mod: string) => mod.split("\n").filter((line) => line.startsWith("replace "));
+    expect(replaces(yamlMod)).toEqual(replaces(engineMod));
+    expect(fs.readFileSync(path.join(yamlModuleDir(), "tools.go"), "utf8")).toContain(`_ "github.com/pulumi/pulumi-yaml/cmd/${YAML_LANGUAGE_HOST}"`);
+    // go.sum is complete: the build runs with -mod=readonly and never asks the checksum database.
+    expect(fs.readFileSync(path.join(yamlModuleDir(), "go.sum"), "utf8")).toMatch(new RegExp(`^github\\.com/pulumi/pulumi-yaml v${PINNED_YAML_VERSION.replace(/\./g, "\\.")} h1:`, "m"));
+  });
+});
+
+describe("YAML language host", () => {
+  function copyModule(from: string): string {
+    const dir = tempDir();
+    for (const file of ["go.mod", "go.sum", "tools.go"]) fs.copyFileSync(path.join(from, file), path.join(dir, file));
+    return dir;
+  }
+
+  it("has a cache key of its own, from its version, the platform and its module's files, apart from the engine's", () => {
+    const key = yamlHostCacheKey();
+    expect(key).toMatch(new RegExp(`^${YAML_LANGUAGE_HOST}-v${PINNED_YAML_VERSION.replace(/\./g, "\\.")}-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
+    expect(key).not.toBe(engineCacheKey());
+    const copy = copyModule(yamlModuleDir());
+    expect(yamlHostCacheKey(copy)).toBe(key);
+    for (const file of ["go.mod", "go.sum", "tools.go"]) {
+      const changed = copyModule(yamlModuleDir());
+      fs.appendFileSync(path.join(changed, file), "\n");
+      expect(yamlHostCacheKey(changed), file).not.toBe(key);
+    }
+    // The engine's key reads only tools/pulumi, so a YAML host change never rebuilds the engine.
+    expect(engineCacheKey(copyModule(engineModuleDir()))).toBe(engineCacheKey());
+  });
+
+  it("is looked up next to an installed `pulumi` first, then on PATH", () => {
+    const cliDir = tempDir();
+    const pathDir = tempDir();
+    const onPath = fakeYamlHost(pathDir);
+    expect(findYamlLanguageHost(cliDir, { PATH: "" })).toBeUndefined();
+    expect(findYamlLanguageHost(cliDir, { PATH: `${tempDir()}:${pathDir}` })).toBe(onPath);
+    const beside = fakeYamlHost(cliDir);
+    expect(findYamlLanguageHost(cliDir, { PATH: pathDir })).toBe(beside);
+    fs.chmodSync(beside, 0o644);
+    expect(findYamlLanguageHost(cliDir, { PATH: pathDir })).toBe(onPath);
+  });
+
+  it("is linked next to the cached engine's `pulumi`, and relinked only when the built host changes", () => {
+    const engineBin = tempDir();
+    const first = fakeYamlHost(tempDir());
+    const link = linkYamlLanguageHost(engineBin, first);
+    expect(link).toBe(path.join(engineBin, YAML_LANGUAGE_HOST));
+    expect(fs.statSync(link).ino).toBe(fs.statSync(first).ino);
+    expect(fs.statSync(link).mode & 0o111).not.toBe(0);
+    linkYamlLanguageHost(engineBin, first);
+    expect(fs.readdirSync(engineBin)).toEqual([YAML_LANGUAGE_HOST]);
+
+    const second = fakeYamlHost(tempDir());
+    fs.writeFileSync(second, "#!/bin/sh\necho second\n");
+    linkYamlLanguageHost(engineBin, second);
+    expect(fs.statSync(link).ino).toBe(fs.statSync(second).ino);
+    expect(fs.readFileSync(first, "utf8")).toBe("#!/bin/sh\nexit 0\n");
+    expect(fs.readdirSync(engineBin)).toEqual([YAML_LANGUAGE_HOST]);
+  });
+
+  it("puts its directory on the CLI's PATH when it is not next to `pulumi`", () => {
+    const base = { PATH: "/usr/bin" };
+    const inBin = { pulumi: "/opt/p/bin/pulumi", binDir: "/opt/p/bin", version: "3.200.0", source: "path" as const };
+    expect(pulumiEnvironment(inBin, base).PATH).toBe("/opt/p/bin:/usr/bin");
+    expect(toolchainPathDirs({ ...inBin, yamlLanguageHost: "/opt/p/bin/pulumi-language-yaml" })).toEqual(["/opt/p/bin"]);
+    const apart = { ...inBin, yamlLanguageHost: "/cache/yaml/bin/pulumi-language-yaml" };
+    expect(toolchainPathDirs(apart)).toEqual(["/opt/p/bin", "/cache/yaml/bin"]);
+    expect(pulumiEnvironment(apart, base).PATH).toBe("/opt/p/bin:/cache/yaml/bin:/usr/bin");
+  });
+
+  it("is taken from the cache for an installed CLI that has none", async (context) => {
+    const toolchain = inject("pulumiToolchain");
+    // Only when the test run's engine is ours: then the cache already holds the host, and nothing is built here.
+    if (toolchain.source !== "cache" && toolchain.source !== "build") context.skip();
+    const dir = tempDir();
+    fakePulumi(dir, "3.150.0");
+    const noYaml = tempDir();
+    fs.symlinkSync(process.execPath, path.join(noYaml, "node"));
+    const lines: string[] = [];
+    const found = await resolvePulumiToolchain({ env: { PATH: `${dir}:${noYaml}` }, cacheDir: defaultCacheRoot(), log: (l) => lines.push(l) });
+    expect(lines).toEqual([]);
+    expect(found.source).toBe("path");
+    expect(found.yamlLanguageHost).toBe(path.join(defaultCacheRoot(), yamlHostCacheKey(), "bin", YAML_LANGUAGE_HOST));
+    expect(pulumiEnvironment(found, { PATH: "/usr/bin" }).PATH).toBe(`${dir}:${path.dirname(found.yamlLanguageHost!)}:/usr/bin`);
+  });
 });
 
 describe("resolvePulumiToolchain", () => {
   it("uses $PULUMI_CLI when it is new enough", async () => {
     const cli = fakePulumi(tempDir(), "3.200.0");
+    const yaml = fakeYamlHost(path.dirname(cli));
     const found = await resolvePulumiToolchain({ env: { PATH: process.env.PATH, PULUMI_CLI: cli }, log: () => {} });
-    expect(found).toEqual({ pulumi: cli, binDir: path.dirname(cli), version: "3.200.0", source: "env" });
+    expect(found).toEqual({ pulumi: cli, binDir: path.dirname(cli), version: "3.200.0", source: "env", yamlLanguageHost: yaml });
   });
 
   it("rejects an old $PULUMI_CLI, naming the minimum version", async () => {
@@ -88,9 +199,11 @@ describe("resolvePulumiToolchain", () => {
   it("prefers a new enough `pulumi` on PATH", async () => {
     const dir = tempDir();
     const cli = fakePulumi(dir, "3.150.0");
+    fakeYamlHost(dir);
     const found = await resolvePulumiToolchain({ env: { PATH: `${dir}:${process.env.PATH}` }, cacheDir: tempDir(), log: () => {} });
     expect(found.source).toBe("path");
     expect(found.pulumi).toBe(cli);
+    expect(found.yamlLanguageHost).toBe(path.join(dir, YAML_LANGUAGE_HOST));
   });
 
   it("skips an old `pulumi` on PATH and says so", async () => {
@@ -117,7 +230,8 @@ describe("resolvePulumiToolchain", () => {
     expect(compareVersions(toolchain.version, MINIMUM_PULUMI_VERSION)).toBeGreaterThanOrEqual(0);
     if (toolchain.source === "cache" || toolchain.source === "build") {
       expect(toolchain.policyAnalyzer).toBe(path.join(toolchain.binDir, POLICY_ANALYZER));
-      for (const binary of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", POLICY_ANALYZER]) {
+      expect(toolchain.yamlLanguageHost).toBe(path.join(toolchain.binDir, YAML_LANGUAGE_HOST));
+      for (const binary of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", POLICY_ANALYZER, YAML_LANGUAGE_HOST]) {
         expect(fs.statSync(path.join(toolchain.binDir, binary)).mode & 0o111).not.toBe(0);
       }
     }

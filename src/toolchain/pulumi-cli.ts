@@ -11,6 +11,12 @@ const execFileAsync = promisify(execFile);
 /** Pulumi CLI and Node.js language host release the engine build uses; tools/pulumi/go.mod pins the same one. The npm SDK is the app's own (peer range in package.json). */
 export const PINNED_PULUMI_VERSION = "3.188.0";
 
+/** Pulumi YAML language host release the toolchain builds when none is installed; tools/pulumi-yaml/go.mod pins the same one. */
+export const PINNED_YAML_VERSION = "1.19.1";
+
+/** File name of the language host the engine starts for `runtime: yaml` programs. */
+export const YAML_LANGUAGE_HOST = "pulumi-language-yaml";
+
 /** Oldest CLI accepted from the machine: dynamic providers get `configure` from 3.139 on. */
 export const MINIMUM_PULUMI_VERSION = "3.139.0";
 
@@ -36,6 +42,8 @@ export interface PulumiToolchain {
   source: ToolchainSource;
   /** The `pulumi-analyzer-policy` plugin next to `pulumi` that runs Node.js policy packs, when there is one. */
   policyAnalyzer?: string;
+  /** The `pulumi-language-yaml` language host for `runtime: yaml` programs, when one was found or built; its directory is on {@link pulumiEnvironment}'s PATH. */
+  yamlLanguageHost?: string;
 }
 
 /** Options for {@link resolvePulumiToolchain}. */
@@ -60,6 +68,8 @@ const ENGINE_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
 const LANGUAGE_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
 const VERSION_SYMBOL = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
 const BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"] as const;
+const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
+const YAML_VERSION_SYMBOL = "github.com/pulumi/pulumi-yaml/pkg/version.Version";
 
 /**
  * The dynamic-provider plugin: the engine starts it in the program's directory, and it runs
@@ -114,6 +124,11 @@ export function engineModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi");
 }
 
+/** Directory holding the Go module that pins the YAML language host (shipped with the package). */
+export function yamlModuleDir(): string {
+  return path.resolve(__dirname, "..", "..", "tools", "pulumi-yaml");
+}
+
 /** Oldest Go that builds the pinned engine: the `go` line of tools/pulumi/go.mod, read from there. */
 export const MINIMUM_GO_VERSION = minimumGoVersion(engineModuleDir());
 
@@ -148,6 +163,51 @@ export function engineCacheKey(moduleDir = engineModuleDir()): string {
   return `pulumi-v${PINNED_PULUMI_VERSION}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
 }
 
+/**
+ * Cache key of the YAML language host, a cache entry of its own beside the engine's: its pinned
+ * version, the platform and a digest of tools/pulumi-yaml's files. Changing that module rebuilds
+ * only the host; the engine's key (and build) stays as it is.
+ */
+export function yamlHostCacheKey(moduleDir = yamlModuleDir()): string {
+  const hash = createHash("sha256");
+  for (const file of ["go.mod", "go.sum", "tools.go"]) hash.update(fs.readFileSync(path.join(moduleDir, file)));
+  return `pulumi-language-yaml-v${PINNED_YAML_VERSION}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * An installed CLI's YAML language host: the one next to `pulumi` (where Pulumi's releases ship
+ * it and where the CLI looks first), else one on PATH; undefined when there is none.
+ */
+export function findYamlLanguageHost(pulumiBinDir: string, env: NodeJS.ProcessEnv): string | undefined {
+  return findOnPath(YAML_LANGUAGE_HOST, { PATH: [pulumiBinDir, env.PATH ?? ""].join(path.delimiter) });
+}
+
+/**
+ * Puts the built host at `engineBinDir/pulumi-language-yaml` as a hard link (a copy where linking
+ * fails), so the CLI finds it next to itself, with no "from $PATH" warning, and the engine's cache
+ * entry is not rebuilt. A link to another build (the module changed) is replaced.
+ */
+export function linkYamlLanguageHost(engineBinDir: string, host: string): string {
+  const link = path.join(engineBinDir, YAML_LANGUAGE_HOST);
+  const want = fs.statSync(host);
+  const have = fs.statSync(link, { throwIfNoEntry: false });
+  const same = have && ((have.ino === want.ino && have.dev === want.dev) || (have.size === want.size && have.mtimeMs === want.mtimeMs));
+  if (!same) {
+    // Made beside and renamed, so a concurrent CLI never finds the name missing or half written.
+    const staging = `${link}.tmp-${process.pid}`;
+    fs.rmSync(staging, { force: true });
+    try {
+      fs.linkSync(host, staging);
+    } catch {
+      fs.copyFileSync(host, staging);
+      fs.chmodSync(staging, 0o755);
+      fs.utimesSync(staging, want.atime, want.mtime);
+    }
+    fs.renameSync(staging, link);
+  }
+  return link;
+}
+
 async function versionOf(executable: string): Promise<string | undefined> {
   try {
     const { stdout } = await execFileAsync(executable, ["version"], {
@@ -174,6 +234,10 @@ function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+function isYamlHostComplete(dir: string): boolean {
+  return fs.existsSync(path.join(dir, ".complete")) && fs.existsSync(path.join(dir, "bin", YAML_LANGUAGE_HOST));
+}
+
 function isComplete(dir: string): boolean {
   return fs.existsSync(path.join(dir, ".complete")) && BINARIES.every((b) => fs.existsSync(path.join(dir, "bin", b)));
 }
@@ -193,7 +257,7 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     if (compareVersions(version, MINIMUM_PULUMI_VERSION) < 0) {
       throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} is Pulumi ${version}; dynamic-provider configuration needs >= ${MINIMUM_PULUMI_VERSION}. Upgrade it, or unset PULUMI_CLI to use the built engine.`);
     }
-    return withAnalyzer({ pulumi, binDir: path.dirname(pulumi), version, source: "env" });
+    return withInstalledYamlHost(withAnalyzer({ pulumi, binDir: path.dirname(pulumi), version, source: "env" }), options.cacheDir ?? defaultCacheRoot(env), env, log);
   }
 
   const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
@@ -204,13 +268,13 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     if (onPath && !onPath.startsWith(cacheRoot)) {
       const version = await versionOf(onPath);
       if (version && compareVersions(version, MINIMUM_PULUMI_VERSION) >= 0) {
-        return withAnalyzer({ pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" });
+        return withInstalledYamlHost(withAnalyzer({ pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" }), cacheRoot, env, log);
       }
       if (version) log(`[toolchain] ignoring ${onPath}: Pulumi ${version} is older than ${MINIMUM_PULUMI_VERSION}`);
     }
   }
 
-  if (isComplete(cached)) return fromDir(cached, "cache");
+  if (isComplete(cached)) return withBuiltYamlHost(fromDir(cached, "cache"), cacheRoot, env, log);
 
   let built = false;
   await withLock(`${cached}.lock`, log, async () => {
@@ -218,7 +282,7 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     await buildEngine(cached, env, log);
     built = true;
   });
-  return fromDir(cached, built ? "build" : "cache");
+  return withBuiltYamlHost(fromDir(cached, built ? "build" : "cache"), cacheRoot, env, log);
 }
 
 function fromDir(dir: string, source: ToolchainSource): PulumiToolchain {
@@ -232,8 +296,41 @@ function withAnalyzer(toolchain: PulumiToolchain): PulumiToolchain {
   return fs.existsSync(analyzer) ? { ...toolchain, policyAnalyzer: analyzer } : toolchain;
 }
 
+/** An installed CLI keeps its own YAML host (next to it, else on PATH); ours is built into the cache only when it has none. */
+async function withInstalledYamlHost(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
+  const installed = findYamlLanguageHost(toolchain.binDir, env);
+  if (installed) return { ...toolchain, yamlLanguageHost: installed };
+  const built = await yamlHostOrWarn(cacheRoot, env, log);
+  return built ? { ...toolchain, yamlLanguageHost: built } : toolchain;
+}
+
+/** The cached engine gets the cached (or freshly built) YAML host linked in next to `pulumi`. */
+async function withBuiltYamlHost(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
+  const built = await yamlHostOrWarn(cacheRoot, env, log);
+  return built ? { ...toolchain, yamlLanguageHost: linkYamlLanguageHost(toolchain.binDir, built) } : toolchain;
+}
+
+/**
+ * The cached YAML host, built on first use. Not having one only stops YAML programs, so a failure
+ * (no Go, no module proxy) is reported as a progress line and the toolchain is returned without it.
+ */
+async function yamlHostOrWarn(cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string | undefined> {
+  const dir = path.join(cacheRoot, yamlHostCacheKey());
+  const host = path.join(dir, "bin", YAML_LANGUAGE_HOST);
+  if (isYamlHostComplete(dir)) return host;
+  try {
+    await withLock(`${dir}.lock`, log, async () => {
+      if (!isYamlHostComplete(dir)) await buildYamlHost(dir, env, log);
+    }, "the Pulumi YAML language host");
+    return host;
+  } catch (err) {
+    log(`[toolchain] no ${YAML_LANGUAGE_HOST}, so Pulumi YAML programs (runtime: yaml) will not run: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
 /** Serializes builds across processes (parallel test workers, two terminals) with an atomic mkdir. */
-async function withLock(lockDir: string, log: (line: string) => void, body: () => Promise<void>): Promise<void> {
+async function withLock(lockDir: string, log: (line: string) => void, body: () => Promise<void>, what = "the Pulumi engine"): Promise<void> {
   fs.mkdirSync(path.dirname(lockDir), { recursive: true });
   let waitedLogged = false;
   for (;;) {
@@ -248,7 +345,7 @@ async function withLock(lockDir: string, log: (line: string) => void, body: () =
         continue;
       }
       if (!waitedLogged) {
-        log("[toolchain] another process is building the Pulumi engine; waiting for it");
+        log(`[toolchain] another process is building ${what}; waiting for it`);
         waitedLogged = true;
       }
       await new Promise((r) => setTimeout(r, 1000));
@@ -283,14 +380,19 @@ async function goVersion(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   }
 }
 
-async function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
-  const missing = `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules`;
-  const goEnv: NodeJS.ProcessEnv = {
+/** Go's environment for the pinned builds: the local toolchain, and go.sum decides every module (no go.mod edits, no checksum-database lookups). */
+function pinnedGoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
     ...env,
     GOTOOLCHAIN: "local",
     GOFLAGS: "-mod=readonly",
     CGO_ENABLED: env.CGO_ENABLED ?? "0",
   };
+}
+
+async function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  const missing = `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules`;
+  const goEnv = pinnedGoEnv(env);
   const go = await goVersion(goEnv);
   const minimumGo = MINIMUM_GO_VERSION;
   if (!go) throw new ToolchainError(`${missing}, and \`go\` is not on PATH. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo} with access to the Go module proxy.`);
@@ -339,6 +441,47 @@ async function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: s
   log(`[toolchain] Pulumi ${version} ready in ${elapsed()}: ${path.join(target, "bin")}`);
 }
 
+async function buildYamlHost(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  const goEnv = pinnedGoEnv(env);
+  const moduleDir = yamlModuleDir();
+  const minimumGo = minimumGoVersion(moduleDir);
+  const go = await goVersion(goEnv);
+  const install = `Put Pulumi's ${YAML_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`;
+  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build it. ${install}`);
+  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}. ${install}`);
+
+  const staging = `${target}.tmp-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+
+  log(`[toolchain] building ${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION} with Go ${go} into ${target} (first run only; a minute or a few)`);
+  log("[toolchain] YAML host step 1/2: downloading Go modules");
+  await runWithProgress("go", ["mod", "download", "-x"], moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
+
+  log("[toolchain] YAML host step 2/2: compiling the YAML language host");
+  const total = await countPackages(moduleDir, goEnv, [YAML_HOST_PACKAGE]);
+  await runWithProgress(
+    "go",
+    [
+      "build", "-v", "-trimpath",
+      "-ldflags", `-s -w -X ${YAML_VERSION_SYMBOL}=v${PINNED_YAML_VERSION}`,
+      "-o", path.join(staging, "bin") + path.sep,
+      YAML_HOST_PACKAGE,
+    ],
+    moduleDir,
+    goEnv,
+    (lines) => `[toolchain]   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
+    log,
+    missingProxyHint,
+  );
+  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: PINNED_YAML_VERSION, go, builtAt: new Date().toISOString() }) + "\n");
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(staging, target);
+  log(`[toolchain] ${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+}
+
 function missingProxyHint(output: string): string {
   if (/proxy|dial tcp|no such host|403|404|timeout/i.test(output)) {
     return " The Go module proxy could not serve a pinned module: check network access to it (GOPROXY), or install a Pulumi CLI >= " + MINIMUM_PULUMI_VERSION + ".";
@@ -346,9 +489,9 @@ function missingProxyHint(output: string): string {
   return "";
 }
 
-async function countPackages(cwd: string, env: NodeJS.ProcessEnv): Promise<number | undefined> {
+async function countPackages(cwd: string, env: NodeJS.ProcessEnv, packages = [ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE]): Promise<number | undefined> {
   try {
-    const { stdout } = await execFileAsync("go", ["list", "-deps", ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE], {
+    const { stdout } = await execFileAsync("go", ["list", "-deps", ...packages], {
       cwd,
       env,
       maxBuffer: 64 * 1024 * 1024,
@@ -398,11 +541,17 @@ function runWithProgress(
   });
 }
 
+/** Directories the toolchain needs first on PATH: `pulumi`'s, then the YAML host's when that is elsewhere. */
+export function toolchainPathDirs(toolchain: PulumiToolchain): string[] {
+  const yamlDir = toolchain.yamlLanguageHost && path.dirname(toolchain.yamlLanguageHost);
+  return yamlDir && yamlDir !== toolchain.binDir ? [toolchain.binDir, yamlDir] : [toolchain.binDir];
+}
+
 /** Environment for running the CLI offline: the toolchain first on PATH, no update checks, no plugin downloads. */
 export function pulumiEnvironment(toolchain: PulumiToolchain, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return {
     ...base,
-    PATH: `${toolchain.binDir}${path.delimiter}${base.PATH ?? ""}`,
+    PATH: [...toolchainPathDirs(toolchain), base.PATH ?? ""].join(path.delimiter),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",

@@ -33,6 +33,8 @@ export interface WorkspaceOptions {
   linkPackage?: boolean;
   /** The program gets no node_modules here: the test installs its own, as a user's app has. */
   ownNodeModules?: boolean;
+  /** The program is not a Node.js one (`runtime: yaml`): it gets no node_modules at all. */
+  withoutNodeModules?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ export class PulumiWorkspace {
     const backendDir = path.join(root, "backend");
     const home = path.join(root, "home");
     fs.cpSync(options.programDir, programDir, { recursive: true });
-    if (!options.ownNodeModules) linkNodeModules(programDir, options.linkPackage ?? false);
+    if (!options.ownNodeModules && !options.withoutNodeModules) linkNodeModules(programDir, options.linkPackage ?? false);
     fs.mkdirSync(backendDir);
     fs.mkdirSync(home);
     const base = { ...process.env };
