@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import { trackProcessTree } from "../src/toolchain/process-group";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
 import { repoRoot } from "./support/pulumi-workspace";
 
@@ -12,7 +13,8 @@ function runDemo(): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const env = pulumiEnvironment(toolchain);
     for (const key of Object.keys(env)) if (key.startsWith("ANALYTICS_")) delete env[key];
-    const child = spawn(process.execPath, [path.join(repoRoot, "demo/dist/run.js")], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own group, tracked: should the test time out, the worker's exit takes the demo's pulumi runs down with it.
+    const child = trackProcessTree(spawn(process.execPath, [path.join(repoRoot, "demo/dist/run.js")], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

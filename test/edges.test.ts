@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { ORPHANS_HINT } from "../src/resources/provider-impl";
+import { trackProcessTree } from "../src/toolchain/process-group";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
 import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
 
@@ -63,7 +64,7 @@ function orphansBin(ws: PulumiWorkspace, args: string[]): Promise<CommandResult>
     PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
   });
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], { cwd: ws.programDir, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = trackProcessTree(spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], { cwd: ws.programDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

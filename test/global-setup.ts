@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
+import { TEST_RUN_MARKER, describeProcesses, newRunId, survivors, vitestProcesses } from "./support/leftover-processes";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -8,10 +9,24 @@ declare module "vitest" {
   }
 }
 
-/** Resolves the real Pulumi CLI once, before any worker starts, so parallel files never race to build it. */
-export default async function setup(project: TestProject): Promise<void> {
+/**
+ * Resolves the real Pulumi CLI once, before any worker starts, so parallel files never race to build it.
+ * Marks the environment every worker and every process they start inherit, and returns the teardown
+ * that fails the run when any of those processes is still alive at the end.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runId = newRunId();
+  process.env[TEST_RUN_MARKER] = runId;
   const toolchain = await resolvePulumiToolchain();
   process.stderr.write(`[toolchain] using Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
   process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
   project.provide("pulumiToolchain", toolchain);
+  return async () => {
+    const left = await survivors(runId, { exclude: vitestProcesses, graceMs: 5_000 });
+    if (left.length === 0) return;
+    const report = `${left.length} process(es) started by the test run outlived it (${TEST_RUN_MARKER}=${runId}):\n${describeProcesses(left)}`;
+    process.stderr.write(`[leftover processes] ${report}\n`);
+    process.exitCode = 1;
+    throw new Error(report);
+  };
 }

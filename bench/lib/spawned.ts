@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import * as http from "node:http";
 import * as net from "node:net";
+import { stopProcessTree, trackProcessTree } from "pulumi-analytics/toolchain";
 
 /** A process spawned in its own process group. */
 export interface Spawned {
@@ -15,35 +16,15 @@ export interface Spawned {
   stdoutMatch(pattern: RegExp): Promise<RegExpExecArray>;
   /** Its stderr so far, for error messages. */
   stderr(): string;
-  /** Sends SIGTERM to the group and waits for the exit (SIGKILL after 5 s). */
+  /** Sends SIGTERM to it and everything it started and waits for the exit (SIGKILL after 5 s). */
   stop(): Promise<void>;
-}
-
-const live = new Set<number>();
-
-/** Kills every group still running: they are detached, so they would outlive the bench. */
-function killAll(): void {
-  for (const pid of live) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-}
-process.on("exit", killAll);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    killAll();
-    process.exit(130);
-  });
 }
 
 /** Spawns `command` in a new process group, stdout and stderr piped (and drained). */
 export function spawnGroup(command: string, args: string[], options: { cwd?: string | undefined; env?: NodeJS.ProcessEnv | undefined } = {}): Spawned {
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  // Tracked: signals the bench gets reach the group, and whatever still runs when it exits is killed.
+  const child = trackProcessTree(spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] }));
   const pid = child.pid ?? 0;
-  live.add(pid);
   let out = "";
   let err = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -67,22 +48,7 @@ export function spawnGroup(command: string, args: string[], options: { cwd?: str
       child.stdout.on("data", onData);
       void exited.then(() => reject(new Error(`${command} exited before printing ${pattern}: ${err.slice(0, 500)}`)));
     });
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const kill = (signal: NodeJS.Signals): void => {
-        try {
-          process.kill(-pid, signal);
-        } catch {
-          // Already gone.
-        }
-      };
-      kill("SIGTERM");
-      const timer = setTimeout(() => kill("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    live.delete(pid);
-  };
+  const stop = (): Promise<void> => stopProcessTree(child);
   return { pid, stdoutMatch, stderr: () => err, stop };
 }
 

@@ -14,3 +14,5 @@ export {
 export type { PulumiToolchain, ResolveOptions, ToolchainSource } from "./pulumi-cli";
 export { runPulumi } from "./run-pulumi";
 export type { PulumiRunResult, RunPulumiOptions } from "./run-pulumi";
+export { descendantPids, signalGroup, signalProcessTree, stopProcessTree, trackProcessTree } from "./process-group";
+export type { StopOptions, TreeMember } from "./process-group";

@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { stopProcessTree, trackProcessTree } from "../../src/toolchain/process-group";
 import { defaultCacheRoot } from "../../src/toolchain/pulumi-cli";
 import { repoRoot } from "../support/pulumi-workspace";
 
@@ -162,17 +163,20 @@ export interface InstalledServer {
 /** Starts `node_modules/.bin/analytics-reference-server` of `appDir` on a free port with one bootstrap user. */
 export function startInstalledServer(appDir: string, extraArgs: string[] = []): Promise<InstalledServer> {
   const bin = path.join(appDir, "node_modules", ".bin", "analytics-reference-server");
-  const child: ChildProcess = spawn(bin, ["--port", "0", "--inspection", "--bootstrap-user", "ci", ...extraArgs], {
-    cwd: appDir,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = trackProcessTree(
+    spawn(bin, ["--port", "0", "--inspection", "--bootstrap-user", "ci", ...extraArgs], {
+      cwd: appDir,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    }),
+  );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`the reference server did not start:\n${output}`)), 30_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
-      child.kill("SIGTERM");
+      void stopProcessTree(child);
       reject(error);
     };
     const onData = (chunk: Buffer) => {
@@ -185,7 +189,7 @@ export function startInstalledServer(appDir: string, extraArgs: string[] = []): 
         url,
         apiKey,
         stop: async () => {
-          child.kill("SIGTERM");
+          await stopProcessTree(child);
           await exited;
         },
       });

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { signalProcessTree, trackProcessTree } from "../../src/toolchain/process-group";
 import { pulumiEnvironment, type PulumiToolchain } from "../../src/toolchain/pulumi-cli";
 import { runPulumi } from "../../src/toolchain/run-pulumi";
 
@@ -44,6 +45,10 @@ export interface WorkspaceOptions {
 export class PulumiWorkspace {
   /** Output of every command run so far, in order. */
   readonly transcript: CommandResult[] = [];
+  /** Aborted by {@link dispose}: stops any {@link pulumi} run still going (a test that timed out). */
+  private readonly disposed = new AbortController();
+  /** Pids of the {@link start}ed runs still going. */
+  private readonly started = new Set<number>();
 
   private constructor(
     readonly toolchain: PulumiToolchain,
@@ -82,7 +87,7 @@ export class PulumiWorkspace {
 
   /** Runs `pulumi ARGS` in the program directory; throws with the output unless it exits 0 or `allowFailure` is set. */
   async pulumi(args: string[], options: { allowFailure?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
-    const result = await runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...options.env } });
+    const result = await runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...options.env }, signal: this.disposed.signal });
     this.transcript.push(result);
     if (result.code !== 0 && !options.allowFailure) {
       throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
@@ -92,7 +97,9 @@ export class PulumiWorkspace {
 
   /**
    * Starts `pulumi ARGS` in its own process group and returns at once, so a test can interrupt
-   * it: `signal` reaches the CLI and every plugin it started. The result joins the transcript.
+   * it: `signal` reaches the CLI and every process it started (the engine puts the language host
+   * and each plugin in a group of its own, so a signal to the CLI's group alone would orphan
+   * them). The result joins the transcript.
    */
   start(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): RunningCommand {
     const child = spawn(this.toolchain.pulumi, ["--non-interactive", "--color=never", ...args], {
@@ -101,6 +108,9 @@ export class PulumiWorkspace {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    trackProcessTree(child);
+    const pid = child.pid;
+    if (pid !== undefined) this.started.add(pid);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -108,22 +118,17 @@ export class PulumiWorkspace {
     const result = new Promise<CommandResult>((resolve, reject) => {
       child.on("error", reject);
       child.on("close", (code, signal) => {
+        if (pid !== undefined) this.started.delete(pid);
         const done = { code: code ?? (signal ? 128 : 1), stdout, stderr };
         this.transcript.push(done);
         resolve(done);
       });
     });
-    const pid = child.pid;
     return {
       result,
       output: () => `${stdout}\n${stderr}`,
       signal: (name) => {
-        if (pid === undefined) return;
-        try {
-          process.kill(-pid, name);
-        } catch {
-          // The group is already gone.
-        }
+        if (pid !== undefined) signalProcessTree(pid, name);
       },
     };
   }
@@ -148,8 +153,10 @@ export class PulumiWorkspace {
     return files;
   }
 
-  /** Removes the temp dir. */
+  /** Stops any run still going (SIGKILL for started ones, SIGTERM then SIGKILL for the others), then removes the temp dir. */
   dispose(): void {
+    for (const pid of this.started) signalProcessTree(pid, "SIGKILL");
+    this.disposed.abort();
     fs.rmSync(this.root, { recursive: true, force: true });
   }
 }
@@ -160,7 +167,7 @@ export interface RunningCommand {
   result: Promise<CommandResult>;
   /** What it printed so far (stdout, then stderr). */
   output(): string;
-  /** Sends a signal to the CLI's whole process group (engine, language host, providers). */
+  /** Sends a signal to the CLI and every process it started (engine, language host, providers), whatever their group. */
   signal(name: NodeJS.Signals): void;
 }
 

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as path from "node:path";
+import { signalProcessTree, stopProcessTree, trackProcessTree } from "../../../src/toolchain/process-group";
 import type { FaultSettings, FaultsView, RequestSummary } from "../../../src/reference-server";
 import { repoRoot } from "../../support/pulumi-workspace";
 import { pollFor } from "./cli";
@@ -20,7 +21,7 @@ export interface ServerProcess {
   stdout(): string;
   /** SIGKILL, then wait until the process is gone. */
   kill(): Promise<void>;
-  /** SIGTERM (clean shutdown), then wait until the process is gone. */
+  /** SIGTERM (clean shutdown; SIGKILL after 5 s), then wait until the process is gone. */
   stop(): Promise<void>;
 }
 
@@ -28,7 +29,7 @@ export interface ServerProcess {
 export async function startServerProcess(options: { port: number; statePath: string; bootstrapUser?: string }): Promise<ServerProcess> {
   const args = [path.join(repoRoot, "dist/reference-server/bin.js"), "--port", String(options.port), "--state", options.statePath, "--inspection"];
   if (options.bootstrapUser !== undefined) args.push("--bootstrap-user", options.bootstrapUser);
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, { stdio: "pipe" });
+  const child: ChildProcessWithoutNullStreams = trackProcessTree(spawn(process.execPath, args, { stdio: "pipe", detached: true }));
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -44,11 +45,11 @@ export async function startServerProcess(options: { port: number; statePath: str
     "the reference server to listen",
   );
   const apiKey = /API key for .* \(shown once\): (\S+)\n/.exec(stdout)?.[1];
-  const end = async (signal: NodeJS.Signals): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  const kill = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) signalProcessTree(child.pid, "SIGKILL");
     await exited;
   };
-  return { ...ready, apiKey, stdout: () => stdout, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
+  return { ...ready, apiKey, stdout: () => stdout, kill, stop: () => stopProcessTree(child) };
 }
 
 /** GET an inspection route of a server process. */
