@@ -108,6 +108,19 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
     expect(error.message).not.toContain("hunter2-secret");
   });
 
+  it("posts each create to its own owner's path, one owner after another", async () => {
+    stub.set((_req, res) => res.writeHead(400, { "content-type": "application/json" }).end('{"error":{"title":"X","detail":"y"}}'));
+    const one = client();
+    for (const orgId of ["org_1", "org_2", "org_2", "org/3", "org_1"]) await one.createDataSource(orgId, dataSourceBody).catch(() => {});
+    expect(stub.received.map((r) => r.url)).toEqual([
+      "/api/public/organizations/org_1/data-sources",
+      "/api/public/organizations/org_2/data-sources",
+      "/api/public/organizations/org_2/data-sources",
+      "/api/public/organizations/org%2F3/data-sources",
+      "/api/public/organizations/org_1/data-sources",
+    ]);
+  });
+
   it("redacts the credentials that were sent, even if the caller changes the body while the create is under way", async () => {
     stub.set((_req, res, body) =>
       res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { title: "ValidationError", detail: `echo ${body}` } })),

@@ -134,8 +134,12 @@ export class AnalyticsClient {
 
   /** The create URL for these owners; the last one per kind is kept, as creates tend to go to one owner after another. */
   private urlFor(plan: KindPlan, spec: KindSpec, owners: Readonly<Record<string, string>>): string {
+    // Length-prefixed, so no two different owner sets share a key.
     let key = "";
-    for (const name in owners) key += `${name}\u0000${owners[name]}\u0000`;
+    for (const name in owners) {
+      const value = String(owners[name]);
+      key += `${name.length}:${name}${value.length}:${value}`;
+    }
     if (plan.ownersKey !== key) {
       plan.url = `${this.baseUrl}${endpointPath(spec, owners)}`;
       plan.ownersKey = key;
