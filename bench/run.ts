@@ -4,8 +4,9 @@
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
- * without measuring anything. The bench's own tools (Prism, Vega) are installed into bench/peers
- * on first use.
+ * without measuring anything. `node bench/dist/run.js E` runs scenario E alone (full size, or
+ * small with `--quick`) and prints its figures, writing nothing. The bench's own tools (Prism,
+ * Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -16,13 +17,17 @@ import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
 import { writeOpenApiDocument } from "./lib/prism";
-import { figuresOf, writeReport, type BenchReport } from "./lib/report";
+import { clientFigures, figuresOf, writeReport, type BenchReport } from "./lib/report";
 import { runStartupScenario } from "./lib/startup";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 
 const quick = process.argv.includes("--quick");
 const renderOnly = process.argv.includes("--render");
+const onlyE = process.argv.slice(2).includes("E");
+
+/** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
+const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
 
 /** N=500 with per-step checkpoints takes ~160 s per `pulumi up` here (the file backend rewrites the whole state after each step); see the notes. */
 const ENGINE_PLANS: EnginePlan[] = quick
@@ -51,6 +56,16 @@ async function main(): Promise<void> {
     return;
   }
   const started = Date.now();
+  if (onlyE) {
+    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+    const client = await runClientScenario(CLIENT_PLAN, log);
+    for (const c of client) {
+      const ratios = c.runs.client.map((run, i) => (run.mean / c.runs.raw[i]!.mean).toFixed(3));
+      log(`E c=${c.concurrency} mean ratio per repetition: ${ratios.join(", ")}`);
+    }
+    for (const f of clientFigures(client)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+    return;
+  }
   const startedAt = new Date().toISOString();
   const loadStart = loadAverage();
   const log = (line: string): void => {
@@ -67,10 +82,7 @@ async function main(): Promise<void> {
     { connections: [1, 8, 64], peerConnections: [1, 8], reps: quick ? 1 : 5, durationS: quick ? 1 : 3, calibrationSpins: [10, 20], document },
     log,
   );
-  const client = await runClientScenario(
-    { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 },
-    log,
-  );
+  const client = await runClientScenario(CLIENT_PLAN, log);
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
 
   const report: BenchReport = {

@@ -47,6 +47,27 @@ const s = (v: number): string => `${round(v / 1000, 2)} s`;
 const ratio = (v: number): string => `${round(v, 3)}×`;
 const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
 
+/** Scenario E's figures: client against raw undici, each concurrency. */
+export function clientFigures(client: ClientComparison[]): Figure[] {
+  const figures: Figure[] = [];
+  for (const c of client) {
+    const stat = (mode: ClientMode, key: "mean" | "p50" | "p99"): number => median(c.runs[mode].map((x) => x[key]));
+    const label = c.concurrency === 1 ? "sequential" : `${c.concurrency}-concurrent`;
+    const paired = (key: "mean" | "p50"): number => pairedRatio(c.runs.client.map((x) => x[key]), c.runs.raw.map((x) => x[key]));
+    const r = paired("mean");
+    figures.push({ scenario: "E", name: `create latency (mean), ${label}: client ${ms(stat("client", "mean"))} / raw undici ${ms(stat("raw", "mean"))} (medians)`, value: ratio(r), target: "≤ 1.10×", status: check(r <= 1.1) });
+    const r50 = paired("p50");
+    figures.push({
+      scenario: "E",
+      name: `create latency p50, ${label}: client ${ms(stat("client", "p50"))} / raw undici ${ms(stat("raw", "p50"))} (p99 ${ms(stat("client", "p99"))} / ${ms(stat("raw", "p99"))})`,
+      value: ratio(r50),
+      target: "–",
+      status: "info",
+    });
+  }
+  return figures;
+}
+
 /** Computes every figure of the report from the raw measurements. */
 export function figuresOf({ engine, http, client, memory, startup }: BenchReport["raw"]): Figure[] {
   const figures: Figure[] = [];
@@ -104,21 +125,7 @@ export function figuresOf({ engine, http, client, memory, startup }: BenchReport
   }
   figures.push(...loadFigures(http));
   if (startup) figures.push(...startupFigures(startup));
-  for (const c of client) {
-    const stat = (mode: ClientMode, key: "mean" | "p50" | "p99"): number => median(c.runs[mode].map((x) => x[key]));
-    const label = c.concurrency === 1 ? "sequential" : `${c.concurrency}-concurrent`;
-    const paired = (key: "mean" | "p50"): number => pairedRatio(c.runs.client.map((x) => x[key]), c.runs.raw.map((x) => x[key]));
-    const r = paired("mean");
-    figures.push({ scenario: "E", name: `create latency (mean), ${label}: client ${ms(stat("client", "mean"))} / raw undici ${ms(stat("raw", "mean"))} (medians)`, value: ratio(r), target: "≤ 1.10×", status: check(r <= 1.1) });
-    const r50 = paired("p50");
-    figures.push({
-      scenario: "E",
-      name: `create latency p50, ${label}: client ${ms(stat("client", "p50"))} / raw undici ${ms(stat("raw", "p50"))} (p99 ${ms(stat("client", "p99"))} / ${ms(stat("raw", "p99"))})`,
-      value: ratio(r50),
-      target: "–",
-      status: "info",
-    });
-  }
+  figures.push(...clientFigures(client));
   figures.push({
     scenario: "M",
     name: `reference server RSS holding ${memory.dataSources.toLocaleString("en-US")} data sources (after GC; idle ${round(memory.idleRssMiB, 0)} MiB, heap ${round(memory.heapUsedMiB, 0)} MiB)`,

@@ -108,6 +108,66 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
     expect(error.message).not.toContain("hunter2-secret");
   });
 
+  it("posts each create to its own owner's path, one owner after another", async () => {
+    stub.set((_req, res) => res.writeHead(400, { "content-type": "application/json" }).end('{"error":{"title":"X","detail":"y"}}'));
+    const one = client();
+    for (const orgId of ["org_1", "org_2", "org_2", "org/3", "org_1"]) await one.createDataSource(orgId, dataSourceBody).catch(() => {});
+    expect(stub.received.map((r) => r.url)).toEqual([
+      "/api/public/organizations/org_1/data-sources",
+      "/api/public/organizations/org_2/data-sources",
+      "/api/public/organizations/org_2/data-sources",
+      "/api/public/organizations/org%2F3/data-sources",
+      "/api/public/organizations/org_1/data-sources",
+    ]);
+  });
+
+  it("redacts the credentials that were sent, even if the caller changes the body while the create is under way", async () => {
+    stub.set((_req, res, body) =>
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { title: "ValidationError", detail: `echo ${body}` } })),
+    );
+    const body = { ...dataSourceBody };
+    const pending = client().createDataSource("org_1", body).catch((e: unknown) => e);
+    body.password = "another-secret";
+    const error = (await pending) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toContain("[redacted]");
+    expect(error.message).not.toContain("hunter2-secret");
+  });
+
+  it("gives the client lower-cased response headers, repeated ones joined", async () => {
+    stub.set((_req, res) => {
+      res.setHeader("X-Repeated", ["a", "b"]);
+      res.writeHead(429, { "Retry-After": "3", "content-type": "application/json" }).end("{}");
+    });
+    const transport = undiciTransport();
+    const response = await transport.send({ method: "POST", url: `${baseUrl}/x`, headers: {}, body: "{}" });
+    expect(response.headers["retry-after"]).toBe("3");
+    expect(response.headers["x-repeated"]).toBe("a, b");
+    await transport.close();
+  });
+
+  it("names the object in a retry notice and in the error, from the body as it was sent", async () => {
+    stub.set((_req, res) => res.writeHead(503, { "retry-after": "1", "content-type": "application/json" }).end('{"error":{"title":"Busy","detail":"later"}}'));
+    const notices: string[] = [];
+    const body = { ...dataSourceBody };
+    const retrying = new AnalyticsClient({
+      baseUrl,
+      apiKey: KEY,
+      transport: undiciTransport({ requestTimeoutMs: 2000 }),
+      retry: { maxAttempts: 2 },
+      sleep: async () => {},
+      onRetry: (event) => void notices.push(`${event.object} ${event.reason}`),
+    });
+    const pending = retrying.createDataSource("org_1", body).catch((e: unknown) => e);
+    body.displayName = "changed after the call";
+    body.password = "changed-secret";
+    const error = (await pending) as ApiError;
+    expect(notices).toEqual(['data source "WH" in organization org_1 HTTP 503']);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(stub.received.map((r) => JSON.parse(r.body).displayName)).toEqual(["WH", "WH"]);
+    await retrying.close();
+  });
+
   it("retries a refused connection and reports that nothing was created", async () => {
     const closed = stubServer();
     const url = await closed.start();

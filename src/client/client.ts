@@ -8,9 +8,9 @@ import {
 import { dataSourceSpec, describeObject, endpointPath, organizationSpec, secretFieldNames, type KindSpec } from "../kinds";
 import { redact } from "../redact";
 import { AnalyticsError, ConfigurationError } from "./errors";
-import { API_KEY_HINT, buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, type OperationContext } from "./requests";
+import { API_KEY_HINT, buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, postHeaders, type OperationContext } from "./requests";
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolicy } from "./retry";
-import { TransportFailure, undiciTransport, type HttpRequest, type HttpResponse, type HttpTransport } from "./transport";
+import { TransportFailure, undiciTransport, type HttpResponse, type HttpTransport } from "./transport";
 import type { z } from "zod";
 
 /** Settings of an {@link AnalyticsClient}. */
@@ -43,6 +43,31 @@ export interface RetryEvent {
   reason: string;
 }
 
+/** What every create of one kind shares: its secret inputs, its answer's schema, the last URL built. */
+interface KindPlan {
+  readonly secretNames: readonly string[];
+  readonly schema: z.ZodType<Record<string, unknown>>;
+  /** The owners {@link KindPlan.url} was built for. */
+  ownersKey: string | undefined;
+  url: string;
+}
+
+/** A create's {@link OperationContext}; `object` is worded on first read, which only an error or a retry does. */
+class CreateContext implements OperationContext {
+  readonly creates = true;
+  private described: string | undefined;
+  constructor(
+    private readonly spec: KindSpec,
+    private readonly label: unknown,
+    private readonly owners: Readonly<Record<string, string>>,
+    readonly baseUrl: string,
+  ) {}
+
+  get object(): string {
+    return (this.described ??= describeObject(this.spec, { [this.spec.labelField]: this.label, ...this.owners }));
+  }
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Client for the service's public API: the two create endpoints. */
@@ -54,6 +79,9 @@ export class AnalyticsClient {
   private readonly ownsTransport: boolean;
   private readonly policy: RetryPolicy;
   private readonly options: AnalyticsClientOptions;
+  /** Headers of every create (the key and User-Agent do not change). */
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly plans = new WeakMap<KindSpec, KindPlan>();
 
   constructor(options: AnalyticsClientOptions) {
     if (!options.apiKey) throw new ConfigurationError(`No analytics API key is set. ${API_KEY_HINT}`);
@@ -63,6 +91,7 @@ export class AnalyticsClient {
     this.ownsTransport = !options.transport;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.options = options;
+    this.headers = postHeaders(options.apiKey, options.userAgent ?? "pulumi-analytics");
   }
 
   /** `POST /api/public/organizations`. */
@@ -81,8 +110,11 @@ export class AnalyticsClient {
    */
   createObject(spec: KindSpec, body: object, owners: Readonly<Record<string, string>> = {}): Promise<Record<string, unknown>> {
     const values = body as Record<string, unknown>;
-    const secrets = secretFieldNames(spec).map((field) => values[field] as string | undefined);
-    return this.create(endpointPath(spec, owners), body, responseSchema(spec.outputs), describeObject(spec, { ...values, ...owners }), secrets);
+    const plan = this.planFor(spec);
+    // The secrets' values as sent, for redaction; the object's description is only worded if a message needs it.
+    const secrets = plan.secretNames.map((field) => values[field] as string | undefined);
+    const context = new CreateContext(spec, values[spec.labelField], owners, this.baseUrl);
+    return this.create(plan, this.urlFor(plan, spec, owners), body, context, secrets);
   }
 
   /** Closes pooled connections (only those of a transport the client created itself). */
@@ -90,13 +122,60 @@ export class AnalyticsClient {
     if (this.ownsTransport) await this.transport.close();
   }
 
-  private async create<T extends z.ZodType>(path: string, body: unknown, schema: T, object: string, secrets: Array<string | undefined>): Promise<z.output<T>> {
-    const context: OperationContext = { object, creates: true, baseUrl: this.baseUrl };
-    const request = buildPost(this.baseUrl, path, this.apiKey, body, this.options.userAgent ?? "pulumi-analytics");
+  /** What every create of `spec` shares, worked out on its first create. */
+  private planFor(spec: KindSpec): KindPlan {
+    let plan = this.plans.get(spec);
+    if (plan === undefined) {
+      plan = { secretNames: secretFieldNames(spec), schema: responseSchema(spec.outputs), ownersKey: undefined, url: "" };
+      this.plans.set(spec, plan);
+    }
+    return plan;
+  }
+
+  /** The create URL for these owners; the last one per kind is kept, as creates tend to go to one owner after another. */
+  private urlFor(plan: KindPlan, spec: KindSpec, owners: Readonly<Record<string, string>>): string {
+    // Length-prefixed, so no two different owner sets share a key.
+    let key = "";
+    for (const name in owners) {
+      const value = String(owners[name]);
+      key += `${name.length}:${name}${value.length}:${value}`;
+    }
+    if (plan.ownersKey !== key) {
+      plan.url = `${this.baseUrl}${endpointPath(spec, owners)}`;
+      plan.ownersKey = key;
+    }
+    return plan.url;
+  }
+
+  /**
+   * One create: the first attempt, then retries only while {@link decideRetry} says the request
+   * provably was not applied. Errors are redacted of the key and the body's secrets.
+   */
+  private async create(plan: KindPlan, url: string, body: unknown, context: CreateContext, secrets: Array<string | undefined>): Promise<Record<string, unknown>> {
+    const request = buildPost(url, this.headers, body);
+    const started = Date.now();
     try {
-      const response = await this.sendWithRetries(request, context);
-      if (response.status >= 200 && response.status < 300) return parseSuccess(response, schema, context);
-      throw errorFromResponse(response, context);
+      for (let attempt = 1; ; attempt++) {
+        let outcome: AttemptOutcome;
+        let response: HttpResponse | undefined;
+        try {
+          response = await this.transport.send(request);
+          if (response.status < 400) {
+            if (response.status >= 200 && response.status < 300) return parseSuccess(response, plan.schema, context);
+            throw errorFromResponse(response, context);
+          }
+          outcome = { kind: "response", status: response.status, retryAfter: response.headers["retry-after"] };
+        } catch (error) {
+          if (!(error instanceof TransportFailure)) throw error;
+          const decision = decideRetry({ kind: "transport", sent: error.sent, code: error.failureCode }, attempt, Date.now() - started, this.policy);
+          if (decision.action === "stop") throw errorFromTransport(error, context, attempt);
+          await this.beforeRetry(context, attempt, decision.delayMs, error.failureCode);
+          continue;
+        }
+        const decision = decideRetry(outcome, attempt, Date.now() - started, this.policy);
+        if (decision.action === "stop") throw errorFromResponse(response, context);
+        await this.beforeRetry(context, attempt, decision.delayMs, `HTTP ${response.status}`);
+      }
     } catch (error) {
       // Nothing the API or the network says may carry the key or a credential into a message.
       if (error instanceof AnalyticsError) error.message = redact(error.message, [this.apiKey, ...secrets]);
@@ -104,28 +183,9 @@ export class AnalyticsClient {
     }
   }
 
-  private async sendWithRetries(request: HttpRequest, context: OperationContext): Promise<HttpResponse> {
-    const started = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      let outcome: AttemptOutcome;
-      let result: HttpResponse | TransportFailure;
-      try {
-        result = await this.transport.send(request);
-        outcome = { kind: "response", status: result.status, retryAfter: result.headers["retry-after"] };
-      } catch (error) {
-        if (!(error instanceof TransportFailure)) throw error;
-        result = error;
-        outcome = { kind: "transport", sent: error.sent, code: error.failureCode };
-      }
-      if (outcome.kind === "response" && outcome.status < 400) return result as HttpResponse;
-      const decision = decideRetry(outcome, attempt, Date.now() - started, this.policy);
-      if (decision.action === "stop") {
-        if (result instanceof TransportFailure) throw errorFromTransport(result, context, attempt);
-        return result;
-      }
-      const reason = outcome.kind === "response" ? `HTTP ${outcome.status}` : outcome.code;
-      this.options.onRetry?.({ object: context.object, attempt, delayMs: decision.delayMs, reason });
-      await (this.options.sleep ?? defaultSleep)(decision.delayMs);
-    }
+  /** Tells {@link AnalyticsClientOptions.onRetry} and waits out the delay. */
+  private async beforeRetry(context: CreateContext, attempt: number, delayMs: number, reason: string): Promise<void> {
+    this.options.onRetry?.({ object: context.object, attempt, delayMs, reason });
+    await (this.options.sleep ?? defaultSleep)(delayMs);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AmbiguousCreateError, ApiError, ConfigurationError, ConnectionError, ResponseFormatError, UnauthorizedError } from "./errors";
-import { buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess } from "./requests";
+import { buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, postHeaders } from "./requests";
 import { TransportFailure, classifyFailure, type HttpResponse } from "./transport";
 import { organization } from "../contract";
 
@@ -28,12 +28,19 @@ describe("normalizeBaseUrl", () => {
 
 describe("buildPost", () => {
   it("sends JSON with the bearer key", () => {
-    expect(buildPost("http://api.test", "/api/public/organizations", "k", { name: "Acme" }, "ua")).toEqual({
+    expect(buildPost("http://api.test/api/public/organizations", postHeaders("k", "ua"), { name: "Acme" })).toEqual({
       method: "POST",
       url: "http://api.test/api/public/organizations",
       headers: { authorization: "Bearer k", "content-type": "application/json", accept: "application/json", "user-agent": "ua" },
       body: '{"name":"Acme"}',
     });
+  });
+
+  it("gives each request its own headers, so a transport changing them changes no other request", () => {
+    const headers = postHeaders("k", "ua");
+    const first = buildPost("http://api.test/a", headers, {});
+    first.headers["x-trace"] = "1";
+    expect(buildPost("http://api.test/a", headers, {}).headers).toEqual(postHeaders("k", "ua"));
   });
 });
 

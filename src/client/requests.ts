@@ -38,19 +38,19 @@ export function normalizeBaseUrl(baseUrl: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-/** Builds an authenticated JSON POST. */
-export function buildPost(baseUrl: string, path: string, apiKey: string, body: unknown, userAgent: string): HttpRequest {
+/** The headers of every authenticated JSON POST with this key; built once per client. */
+export function postHeaders(apiKey: string, userAgent: string): Record<string, string> {
   return {
-    method: "POST",
-    url: `${baseUrl}${path}`,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      "content-type": "application/json",
-      accept: "application/json",
-      "user-agent": userAgent,
-    },
-    body: JSON.stringify(body),
+    authorization: `Bearer ${apiKey}`,
+    "content-type": "application/json",
+    accept: "application/json",
+    "user-agent": userAgent,
   };
+}
+
+/** Builds a JSON POST to `url` with `headers` (from {@link postHeaders}; copied, so a transport may change its own). */
+export function buildPost(url: string, headers: Readonly<Record<string, string>>, body: unknown): HttpRequest {
+  return { method: "POST", url, headers: { ...headers }, body: JSON.stringify(body) };
 }
 
 /** What a request was for, so errors can name the object. */

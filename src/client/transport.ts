@@ -90,10 +90,17 @@ export function classifyFailure(error: unknown): TransportFailure {
   return new TransportFailure(sent, code, message);
 }
 
-function lowerHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(headers)) out[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  return out;
+/**
+ * undici's response headers as {@link HttpResponse} has them: undici already lower-cases every
+ * name (documented for `Dispatcher.request`), so only repeated headers, which it gives as arrays,
+ * are joined, in place in the object undici made for this response.
+ */
+function joinRepeatedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  for (const key in headers) {
+    const value = headers[key];
+    if (typeof value !== "string" && Array.isArray(value)) headers[key] = value.join(", ");
+  }
+  return headers as Record<string, string | undefined>;
 }
 
 /** The production transport: an undici Agent with keep-alive, connect and request timeouts. */
@@ -118,7 +125,7 @@ export function undiciTransport(options: TransportOptions = {}): HttpTransport {
           dispatcher: agent,
         });
         const body = await res.body.text();
-        return { status: res.statusCode, headers: lowerHeaders(res.headers), body };
+        return { status: res.statusCode, headers: joinRepeatedHeaders(res.headers), body };
       } catch (error) {
         const failure = classifyFailure(error);
         if (failure.failureCode === "UND_ERR_HEADERS_TIMEOUT" || failure.failureCode === "UND_ERR_BODY_TIMEOUT") {
