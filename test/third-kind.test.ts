@@ -6,23 +6,9 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KINDS, dynamicTypeToken, type KindSpec } from "../src/kinds";
+import { KINDS, dynamicTypeToken } from "../src/kinds";
+import { widgetSpec } from "./support/widget-kind";
 
-/** A third kind, as a new spec file would declare it. */
-const widgetSpec = {
-  kind: "widget",
-  typeName: "Widget",
-  noun: "widget",
-  labelField: "title",
-  endpoint: { method: "POST", pattern: "/api/public/organizations/{orgId}/widgets" },
-  inputs: {
-    orgId: { type: "string", required: true, minLength: 1, owner: "organization" },
-    title: { type: "string", required: true, minLength: 1 },
-    token: { type: "string", secret: true, minLength: 12 },
-    pinned: { type: "boolean", default: false },
-  },
-  outputs: { id: { type: "string" }, title: { type: "string" }, pinned: { type: "boolean" } },
-} as const satisfies KindSpec;
 
 // Registered before any layer loads, as the one line in src/kinds/index.ts would do it.
 Object.assign(KINDS, { widget: widgetSpec });

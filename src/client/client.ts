@@ -94,12 +94,12 @@ export class AnalyticsClient {
     this.headers = postHeaders(options.apiKey, options.userAgent ?? "pulumi-analytics");
   }
 
-  /** `POST /api/public/organizations`. */
+  /** Creates an organization: a `POST` on the organization kind's endpoint. */
   createOrganization(body: CreateOrganizationRequest): Promise<Organization> {
     return this.createObject(organizationSpec, body) as Promise<Organization>;
   }
 
-  /** `POST /api/public/organizations/{orgId}/data-sources`. */
+  /** Creates a data source in organization `orgId`: a `POST` on the data source kind's endpoint. */
   createDataSource(orgId: string, body: CreateDataSourceInput): Promise<DataSource> {
     return this.createObject(dataSourceSpec, body, { orgId }) as Promise<DataSource>;
   }

@@ -11,24 +11,9 @@ import {
   outputNames,
   ownerFieldNames,
   secretFieldNames,
-  type KindSpec,
 } from ".";
+import { widgetSpec } from "../../test/support/widget-kind";
 
-/** A third kind, as a new spec file would declare it: the derived views need nothing else. */
-const widgetSpec = {
-  kind: "widget",
-  typeName: "Widget",
-  noun: "widget",
-  labelField: "title",
-  endpoint: { method: "POST", pattern: "/api/public/organizations/{orgId}/widgets" },
-  inputs: {
-    orgId: { type: "string", required: true, minLength: 1, owner: "organization" },
-    title: { type: "string", required: true },
-    token: { type: "string", secret: true },
-    pinned: { type: "boolean", default: false },
-  },
-  outputs: { id: { type: "string" }, title: { type: "string" }, pinned: { type: "boolean" } },
-} as const satisfies KindSpec;
 
 describe("kind specs", () => {
   it("register the two kinds under the names existing stacks' providers use", () => {

@@ -7,7 +7,7 @@ export const REQUEST_LOG_CAPACITY = 1000;
 export interface RequestLogEntry {
   /** HTTP method. */
   method: string;
-  /** Route pattern, e.g. `/api/public/organizations/{orgId}/data-sources`; null for unknown paths. */
+  /** Route pattern (a kind's `endpoint.pattern` for a create); null for unknown paths. */
   route: string | null;
   /** Status sent; null when the connection ended without an answer. */
   status: number | null;

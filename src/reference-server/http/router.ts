@@ -1,7 +1,7 @@
 /** Marker in a route's methods meaning every method is handled. */
 export const ANY_METHOD = "*";
 
-/** A path pattern such as `/api/public/organizations/{orgId}/data-sources` and the methods it serves. */
+/** A path pattern with `{name}` parameters (a kind's `endpoint.pattern`, say) and the methods it serves. */
 export interface RouteDefinition<Id extends string> {
   /** Stable name used by handlers, fault settings and the request log. */
   id: Id;
