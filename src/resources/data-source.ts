@@ -1,24 +1,16 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { dataSourceSpec, dynamicTypeToken, type DataSourceInputs, type DataSourceOutputs } from "../kinds";
-import { KindResource, hasTypeToken } from "./kind-resource";
-import type { StatusObservedAtOutput } from "./status";
+import { dataSourceSpec, dynamicTypeToken } from "../kinds";
+import { KindResource, hasTypeToken, type ResourceArgs, type ResourceOutputs } from "./kind-resource";
 
 /**
  * Arguments of a {@link DataSource}: the API's create-data-source body plus the owning
  * organization. Any change creates a new data source. Every credential (each field documented as
  * one) is always stored as a Pulumi secret, even when passed as a plain string.
  */
-export type DataSourceArgs = { [K in keyof DataSourceInputs]: pulumi.Input<DataSourceInputs[K]> };
+export type DataSourceArgs = ResourceArgs<typeof dataSourceSpec>;
 
-/** Every output of a {@link DataSource}: the API's answer (its id is the resource id) and the declared inputs. */
-export type DataSourceOutputProperties = {
-  readonly [K in keyof Omit<DataSourceOutputs, "id">]: pulumi.Output<DataSourceOutputs[K]>;
-} & {
-  readonly [K in keyof Omit<DataSourceInputs, keyof DataSourceOutputs>]-?: pulumi.Output<DataSourceInputs[K]>;
-};
-
-/** The outputs of a {@link DataSource}, each documented by the kind's spec. */
-export interface DataSource extends DataSourceOutputProperties, StatusObservedAtOutput {}
+/** The outputs of a {@link DataSource}: the API's answer and the declared inputs, each documented by the kind's spec. */
+export interface DataSource extends ResourceOutputs<typeof dataSourceSpec> {}
 
 /**
  * A database connection ("data source") in an organization. The API can only create: a change

@@ -3,10 +3,23 @@
  * provider, read from the kind's spec. The classes themselves only name their kind and types.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { PULUMI_MODULE, kindSpec, outputNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
+import { PULUMI_MODULE, kindSpec, outputNames, secretFieldNames, type InputValues, type KindSpec, type OutputValues, type ResourceKind } from "../kinds";
 import { rejectImport } from "./import-guard";
 import { providerFor } from "./provider";
-import { STATUS_OBSERVED_AT } from "./status";
+import { STATUS_OBSERVED_AT, type StatusObservedAtOutput } from "./status";
+
+/** Arguments of a kind's resource: each input of its spec as a `pulumi.Input`, with the spec's doc comment. */
+export type ResourceArgs<S extends KindSpec> = { [K in keyof InputValues<S["inputs"]>]: pulumi.Input<InputValues<S["inputs"]>[K]> };
+
+/**
+ * Outputs of a kind's resource, each with its spec's doc comment: the API's answer (its id is the
+ * resource's own), the declared inputs the answer does not repeat, and `statusObservedAt`.
+ */
+export type ResourceOutputs<S extends KindSpec> = {
+  readonly [K in keyof Omit<OutputValues<S["outputs"]>, "id">]: pulumi.Output<OutputValues<S["outputs"]>[K]>;
+} & {
+  readonly [K in keyof Omit<InputValues<S["inputs"]>, keyof OutputValues<S["outputs"]>>]-?: pulumi.Output<InputValues<S["inputs"]>[K]>;
+} & StatusObservedAtOutput;
 
 /**
  * The properties registered for an object: every output declared (unknown until created, the id

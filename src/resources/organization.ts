@@ -1,16 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { dynamicTypeToken, organizationSpec, type OrganizationInputs, type OrganizationOutputs } from "../kinds";
-import { KindResource, hasTypeToken } from "./kind-resource";
-import type { StatusObservedAtOutput } from "./status";
+import { dynamicTypeToken, organizationSpec } from "../kinds";
+import { KindResource, hasTypeToken, type ResourceArgs, type ResourceOutputs } from "./kind-resource";
 
 /** Arguments of an {@link Organization}. */
-export type OrganizationArgs = { [K in keyof OrganizationInputs]: pulumi.Input<OrganizationInputs[K]> };
+export type OrganizationArgs = ResourceArgs<typeof organizationSpec>;
 
-/** Every output of an {@link Organization}: the API's answer (its id is the resource id). */
-export type OrganizationOutputProperties = { readonly [K in keyof Omit<OrganizationOutputs, "id">]: pulumi.Output<OrganizationOutputs[K]> };
-
-/** The outputs of an {@link Organization}, each documented by the kind's spec. */
-export interface Organization extends OrganizationOutputProperties, StatusObservedAtOutput {}
+/** The outputs of an {@link Organization}: the API's answer, each documented by the kind's spec. */
+export interface Organization extends ResourceOutputs<typeof organizationSpec> {}
 
 /**
  * An organization in the analytics service. The API can only create: a change replaces it, and
