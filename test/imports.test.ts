@@ -12,11 +12,11 @@ import { backArrows, buildImportGraph, findCycles, forbiddenImports, formatCycle
 const repoRoot = path.resolve(__dirname, "..");
 const REFERENCE_SERVER = "src/reference-server/";
 
-/** Every non-test TypeScript module under src/, by repo-relative posix path. */
+/** Every non-test TypeScript module under src/ and every JSON file it may import, by repo-relative posix path. */
 function sources(): Map<string, string> {
   const files = (fs.readdirSync(path.join(repoRoot, "src"), { recursive: true }) as string[])
     .map((file) => `src/${file.split(path.sep).join("/")}`)
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts"))
+    .filter((file) => (file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts")) || file.endsWith(".json"))
     .sort();
   return new Map(files.map((file) => [file, fs.readFileSync(path.join(repoRoot, file), "utf8")]));
 }
