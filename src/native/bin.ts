@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `pulumi-resource-analytics`: the native provider plugin. The engine starts it (with its own
- * address as argument), reads the port from the first line of stdout and speaks gRPC to it. The
- * plugin exits when the engine closes its stdin, on SIGINT or SIGTERM.
+ * address as argument, where notices are logged), reads the port from the first line of stdout and
+ * speaks gRPC to it. The plugin exits when the engine closes its stdin, on SIGINT or SIGTERM.
  */
 import * as fs from "node:fs";
 import { startPluginServer } from "./grpc-server";
@@ -18,7 +18,8 @@ function stdinIsPipe(): boolean {
 }
 
 async function main(): Promise<void> {
-  const server = await startPluginServer(new NativeProvider());
+  const engineAddress = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
+  const server = await startPluginServer(new NativeProvider(), { engineAddress });
   const stop = (): void => {
     void server.shutdown().then(() => process.exit(0));
   };

@@ -7,6 +7,8 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,8 +29,22 @@ interface Plugin {
   exited: Promise<number | null>;
 }
 
-async function startPlugin(): Promise<Plugin> {
-  const child = spawn(process.execPath, [BIN, "127.0.0.1:1"], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "" } });
+/** A stand-in for the engine's Engine service: keeps every Log request. */
+async function startEngine(): Promise<{ address: string; logs: Array<{ severity: number; message: string; urn: string }>; close(): void }> {
+  const logs: Array<{ severity: number; message: string; urn: string }> = [];
+  const server = new grpc.Server();
+  server.addService(EngineService, {
+    log: (call: { request: LogRequest }, callback: (error: null, response: Empty) => void) => {
+      logs.push({ severity: call.request.getSeverity(), message: call.request.getMessage(), urn: call.request.getUrn() });
+      callback(null, new Empty());
+    },
+  } as never);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return { address: `127.0.0.1:${port}`, logs, close: () => server.forceShutdown() };
+}
+
+async function startPlugin(engineAddress: string): Promise<Plugin> {
+  const child = spawn(process.execPath, [BIN, engineAddress], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "" } });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -58,13 +74,16 @@ const struct = (values: Record<string, unknown>) => Struct.fromJavaScript(values
 describe("the plugin over gRPC", () => {
   let server: ReferenceServer;
   let plugin: Plugin;
+  let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
-    plugin = await startPlugin();
+    engine = await startEngine();
+    plugin = await startPlugin(engine.address);
   });
   afterAll(async () => {
     plugin?.client.close();
     plugin?.child.kill();
+    engine?.close();
     await server?.close();
   });
 
@@ -133,14 +152,17 @@ describe("the plugin over gRPC", () => {
     await call(plugin.client, "delete", new proto.DeleteRequest().setUrn(DS).setId(ds.getId()).setProperties(ds.getProperties()));
     await expect(call(plugin.client, "update", new proto.UpdateRequest().setUrn(DS).setId(ds.getId()))).rejects.toMatchObject({ details: expect.stringMatching(/cannot be updated/) });
 
-    expect(plugin.stderr()).toContain('info: DataSource "WH" (id ' + ds.getId() + ") will be replaced because displayName, password changed");
-    expect(plugin.stderr()).toMatch(/warning: DataSource "WH" \(id ds_\w+\) was left in the analytics service/);
-    for (const credential of [PASSWORD, "rotated", server.apiKeys.alice!]) expect(plugin.stderr()).not.toContain(credential);
+    // Notices go to the engine's log under the resource (the engine hides a native plugin's stderr).
+    expect(engine.logs).toEqual([
+      { severity: LogSeverity.INFO, urn: DS, message: `DataSource "WH" (id ${ds.getId()}) will be replaced because displayName, password changed: the analytics API cannot update objects.` },
+      { severity: LogSeverity.WARNING, urn: DS, message: expect.stringMatching(/^DataSource "WH" \(id ds_\w+\) was left in the analytics service: .*`npx analytics-orphans`/) },
+    ]);
+    for (const credential of [PASSWORD, "rotated", server.apiKeys.alice!]) expect(plugin.stderr() + JSON.stringify(engine.logs)).not.toContain(credential);
     expect(server.inspect.requestCount()).toBe(2);
   });
 
   it("exits cleanly when the engine closes its stdin", async () => {
-    const own = await startPlugin();
+    const own = await startPlugin(engine.address);
     await call(own.client, "cancel", new Empty());
     own.client.close();
     own.child.stdin.end();

@@ -8,10 +8,13 @@ import { createRequire } from "node:module";
 import type * as Grpc from "@grpc/grpc-js";
 import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
+import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
-import { pluginVersion, type NativeProvider } from "./provider";
+import { notifyOnStderr } from "../resources/notices";
+import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
 
 /** The modules the service needs, loaded from where @pulumi/pulumi finds them, so they are the bindings' own copies. */
@@ -22,6 +25,8 @@ interface Bindings {
   plugin: typeof PluginProto;
   service: typeof ProviderGrpc;
   proto: typeof ProviderProto;
+  engine: typeof EngineGrpc;
+  engineProto: typeof EngineProto;
 }
 
 function loadBindings(): Bindings {
@@ -33,6 +38,8 @@ function loadBindings(): Bindings {
     plugin: fromPulumi("@pulumi/pulumi/proto/plugin_pb") as typeof PluginProto,
     service: fromPulumi("@pulumi/pulumi/proto/provider_grpc_pb") as typeof ProviderGrpc,
     proto: fromPulumi("@pulumi/pulumi/proto/provider_pb") as typeof ProviderProto,
+    engine: fromPulumi("@pulumi/pulumi/proto/engine_grpc_pb") as typeof EngineGrpc,
+    engineProto: fromPulumi("@pulumi/pulumi/proto/engine_pb") as typeof EngineProto,
   };
 }
 
@@ -50,10 +57,41 @@ export interface PluginServer {
 type Callback = (error: Partial<Grpc.StatusObject> | null, value?: unknown) => void;
 type Call = { request: unknown };
 
+/** Options of {@link startPluginServer}. */
+export interface PluginServerOptions {
+  /** The engine's address (the plugin's first argument): notices go to its log, shown under each resource. */
+  engineAddress?: string | undefined;
+}
+
+/**
+ * A {@link ProviderLog} writing to the engine's log at `address`: the engine hides what a native
+ * plugin writes to stderr. A notice the engine does not take goes to stderr instead.
+ */
+function engineLog(b: Bindings, address: string): { log: ProviderLog; close(): void } {
+  const client = new b.engine.EngineClient(address, b.grpc.credentials.createInsecure());
+  const severities = { info: b.engineProto.LogSeverity.INFO, warning: b.engineProto.LogSeverity.WARNING } as const;
+  const log: ProviderLog = (level, message, urn) =>
+    new Promise<void>((resolve) => {
+      const request = new b.engineProto.LogRequest().setSeverity(severities[level]).setMessage(message).setUrn(urn ?? "");
+      client.log(request, (error) => {
+        if (error) void notifyOnStderr(level, message);
+        resolve();
+      });
+    });
+  return { log, close: () => client.close() };
+}
+
 /** Serves `provider` on 127.0.0.1 at a free port. */
-export async function startPluginServer(provider: NativeProvider): Promise<PluginServer> {
+export async function startPluginServer(provider: NativeProvider, options: PluginServerOptions = {}): Promise<PluginServer> {
   const b = loadBindings();
   const { grpc, proto } = b;
+  let engine: ReturnType<typeof engineLog> | undefined;
+  const attach = (address: string): void => {
+    engine?.close();
+    engine = engineLog(b, address);
+    provider.log = engine.log;
+  };
+  if (options.engineAddress) attach(options.engineAddress);
 
   const toJs = (struct: StructProto.Struct | undefined): PropertyMap => (struct ? (struct.toJavaScript() as PropertyMap) : {});
   const toStruct = (values: PropertyMap): StructProto.Struct =>
@@ -95,7 +133,10 @@ export async function startPluginServer(provider: NativeProvider): Promise<Plugi
       if (request.getVersion() !== 0) throw new Error(`The analytics provider has no schema version ${request.getVersion()}.`);
       return provider.schema().then((schema) => new proto.GetSchemaResponse().setSchema(schema));
     }),
-    attach: unary(() => new b.empty.Empty()),
+    attach: unary((request: PluginProto.PluginAttach) => {
+      if (request.getAddress()) attach(request.getAddress());
+      return new b.empty.Empty();
+    }),
     cancel: unary(() => {
       provider.cancel();
       return new b.empty.Empty();
@@ -151,6 +192,7 @@ export async function startPluginServer(provider: NativeProvider): Promise<Plugi
         timer.unref();
         server.tryShutdown(() => {
           clearTimeout(timer);
+          engine?.close();
           resolve();
         });
       });

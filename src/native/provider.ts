@@ -10,6 +10,7 @@ import { kindOfTypeToken, nativeTypeToken, outputNames, secretFieldNames, type K
 import { importUnsupportedMessage } from "../resources/import-guard";
 import type { ProviderSettings } from "../resources/provider-impl";
 import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT } from "../resources/pulumi-words";
+import { notifyOnStderr, type NoticeLevel, type Notify } from "../resources/notices";
 import { STATUS_OBSERVED_AT } from "../resources/status";
 import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
 
@@ -146,11 +147,28 @@ function secretNames(spec: KindSpec, secretKeys: Iterable<string>): Set<string> 
   return new Set([...secretFieldNames(spec), ...secretKeys]);
 }
 
+/** Where the provider's notices go: the engine's log, under the resource of `urn` when given. */
+export type ProviderLog = (level: NoticeLevel, message: string, urn?: string) => void | Promise<void>;
+
 /** One provider process's provider: its settings, set by Configure, and the resource methods. */
 export class NativeProvider {
   /** Settings from the last Configure. */
   settings: ProviderSettings = {};
   private cancelled = false;
+
+  /**
+   * @param log where notices go; the gRPC server points it at the engine's log, since the engine
+   *   hides what a native plugin writes to stderr.
+   */
+  constructor(public log: ProviderLog = notifyOnStderr) {}
+
+  /** Runs `step` with a notify bound to `urn`, and waits until its notices are delivered. */
+  private async noticing<T>(urn: string | undefined, step: (notify: Notify) => T | Promise<T>): Promise<T> {
+    const pending: Array<void | Promise<void>> = [];
+    const result = await step((level, message) => void pending.push(this.log(level, message, urn)));
+    await Promise.all(pending);
+    return result;
+  }
 
   /** CheckConfig: see {@link checkConfig}. */
   checkConfig(news: PropertyMap): CheckResult {
@@ -173,7 +191,8 @@ export class NativeProvider {
   /** Diff: any change of a declared input is a replace, named on stderr (a changed secret shows as `[secret]`). */
   async diff(urn: string, id: string, olds: PropertyMap, news: PropertyMap): Promise<DiffResult> {
     const { kind } = kindOfUrn(urn);
-    const { changes, replaces } = (await impl()).diff(kind, id, unwrapProperties(olds).values, unwrapProperties(news).values);
+    const shared = await impl();
+    const { changes, replaces } = await this.noticing(urn, (notify) => shared.diff(kind, id, unwrapProperties(olds).values, unwrapProperties(news).values, notify));
     return { changes, replaces, deleteBeforeReplace: false };
   }
 
@@ -190,7 +209,9 @@ export class NativeProvider {
       return { id: "", properties: wrapSecrets({ ...pending, ...values }, secrets) };
     }
     if (this.cancelled) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the operation was cancelled.`);
-    const { id, outs } = await (await impl()).create(kind, values, this.settings);
+    const shared = await impl();
+    // Retry notices name the object; the process's one client keeps the first notify, so none is bound to a URN.
+    const { id, outs } = await this.noticing(undefined, (notify) => shared.create(kind, values, this.settings, notify));
     return { id, properties: wrapSecrets(outs, secrets) };
   }
 
@@ -215,7 +236,8 @@ export class NativeProvider {
   /** Delete: the object stays in the service; the same warning as the dynamic providers. */
   async delete(urn: string, id: string, properties: PropertyMap): Promise<void> {
     const { kind } = kindOfUrn(urn);
-    (await impl()).remove(kind, id, unwrapProperties(properties).values);
+    const shared = await impl();
+    await this.noticing(urn, (notify) => shared.remove(kind, id, unwrapProperties(properties).values, notify));
   }
 
   /** Cancel: creates not yet sent are refused from now on. */
