@@ -3,6 +3,8 @@
  * engine's own bindings, against a reference server: what the engine sends, what comes back.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
@@ -43,8 +45,11 @@ async function startEngine(): Promise<{ address: string; logs: Array<{ severity:
   return { address: `127.0.0.1:${port}`, logs, close: () => server.forceShutdown() };
 }
 
-async function startPlugin(engineAddress: string): Promise<Plugin> {
-  const child = spawn(process.execPath, [BIN, engineAddress], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "" } });
+async function startPlugin(engineAddress: string, nodeOptions: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Plugin> {
+  const child = spawn(process.execPath, [...nodeOptions, BIN, engineAddress], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "", ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -159,6 +164,28 @@ describe("the plugin over gRPC", () => {
     ]);
     for (const credential of [PASSWORD, "rotated", server.apiKeys.alice!]) expect(plugin.stderr() + JSON.stringify(engine.logs)).not.toContain(credential);
     expect(server.inspect.requestCount()).toBe(2);
+  });
+
+  it("starts, configures and answers the schema without loading zod or undici", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "native-lazy-"));
+    try {
+      const probe = path.join(dir, "probe.js");
+      const loaded = path.join(dir, "loaded.json");
+      fs.writeFileSync(probe, `process.on("exit", () => require("fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`);
+      const own = await startPlugin(engine.address, ["--require", probe], { LOADED_MODULES_FILE: loaded });
+      await call(own.client, "getPluginInfo", new Empty());
+      await call(own.client, "checkConfig", new proto.CheckRequest().setNews(struct({ baseUrl: server.url, apiKey: "k" })));
+      await call(own.client, "configure", new proto.ConfigureRequest().setName("default").setArgs(struct({ baseUrl: server.url })));
+      await call(own.client, "getSchema", new proto.GetSchemaRequest());
+      own.client.close();
+      own.child.stdin.end();
+      expect(await own.exited).toBe(0);
+      const packages = new Set((JSON.parse(fs.readFileSync(loaded, "utf8")) as string[]).flatMap((file) => /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file)?.[1] ?? []));
+      expect(packages.has("@grpc/grpc-js")).toBe(true);
+      expect([...packages].filter((name) => ["zod", "undici", "pg"].includes(name))).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("exits cleanly when the engine closes its stdin", async () => {
