@@ -67,6 +67,19 @@ describe("imports in src/", () => {
     expect(show(forbiddenImports(graph, under(REFERENCE_SERVER), allowed))).toEqual([]);
   });
 
+  it("keeps the native provider plugin away from the SDK-loading resource classes, the policies and the reference server", () => {
+    // Everything src/native/ reaches, directly or not: the shared pure logic only.
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      for (const to of graph.get(file) ?? []) if (!reached.has(to)) (reached.add(to), visit(to));
+    };
+    [...graph.keys()].filter(under("src/native/")).forEach(visit);
+    const classes = ["src/index.ts", "src/resources/kind-resource.ts", "src/resources/organization.ts", "src/resources/data-source.ts", "src/resources/provider.ts"];
+    const others = ["src/policy/", "src/orphans/", "src/reference-server/", "src/toolchain/"];
+    expect([...reached].filter((file) => classes.includes(file) || others.some((folder) => file.startsWith(folder)))).toEqual([]);
+    expect(reached).toContain("src/resources/provider-impl.ts");
+  });
+
   it("has the package root load only resources, kinds and the error classes, which load nothing else", () => {
     // The client's error classes are re-exported by the root; the rest of src/client/ (HTTP, zod) is not.
     const errors = new Set(["src/errors.ts", "src/client/errors.ts"]);
