@@ -12,11 +12,11 @@ import { backArrows, buildImportGraph, findCycles, forbiddenImports, formatCycle
 const repoRoot = path.resolve(__dirname, "..");
 const REFERENCE_SERVER = "src/reference-server/";
 
-/** Every non-test TypeScript module under src/, by repo-relative posix path. */
+/** Every non-test TypeScript module under src/ and every JSON file it may import, by repo-relative posix path. */
 function sources(): Map<string, string> {
   const files = (fs.readdirSync(path.join(repoRoot, "src"), { recursive: true }) as string[])
     .map((file) => `src/${file.split(path.sep).join("/")}`)
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts"))
+    .filter((file) => (file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts")) || file.endsWith(".json"))
     .sort();
   return new Map(files.map((file) => [file, fs.readFileSync(path.join(repoRoot, file), "utf8")]));
 }
@@ -65,6 +65,19 @@ describe("imports in src/", () => {
   it("keeps the reference server away from the client and the resources", () => {
     const allowed = (to: string): boolean => !to.startsWith("src/client/") && !to.startsWith("src/resources/");
     expect(show(forbiddenImports(graph, under(REFERENCE_SERVER), allowed))).toEqual([]);
+  });
+
+  it("keeps the native provider plugin away from the SDK-loading resource classes, the policies and the reference server", () => {
+    // Everything src/native/ reaches, directly or not: the shared pure logic only.
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      for (const to of graph.get(file) ?? []) if (!reached.has(to)) (reached.add(to), visit(to));
+    };
+    [...graph.keys()].filter(under("src/native/")).forEach(visit);
+    const classes = ["src/index.ts", "src/resources/kind-resource.ts", "src/resources/organization.ts", "src/resources/data-source.ts", "src/resources/provider.ts"];
+    const others = ["src/policy/", "src/orphans/", "src/reference-server/", "src/toolchain/"];
+    expect([...reached].filter((file) => classes.includes(file) || others.some((folder) => file.startsWith(folder)))).toEqual([]);
+    expect(reached).toContain("src/resources/provider-impl.ts");
   });
 
   it("has the package root load only resources, kinds and the error classes, which load nothing else", () => {

@@ -6,7 +6,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KINDS, dynamicTypeToken } from "../src/kinds";
+import { KINDS, dynamicTypeToken, nativeTypeToken } from "../src/kinds";
 import { widgetSpec } from "./support/widget-kind";
 
 
@@ -27,6 +27,17 @@ describe("a third kind registered in src/kinds alone", () => {
       ],
     });
     expect(validate(requestSchema(widgetSpec), { title: "Sales" })).toEqual({ ok: true, value: { title: "Sales", pinned: false } });
+  });
+
+  it("gets the native provider's type token, check with its secret wrapped, and preview create", async () => {
+    const { NativeProvider } = await import("../src/native/provider");
+    const { SECRET_SIG, SIG_KEY, UNKNOWN } = await import("../src/native/property-values");
+    const urn = `urn:pulumi:s::p::${nativeTypeToken(widgetSpec)}::w`;
+    expect(nativeTypeToken(widgetSpec)).toBe("analytics:index:Widget");
+    const provider = new NativeProvider();
+    const checked = await provider.check(urn, { orgId: "org_1", title: "Sales", token: TOKEN });
+    expect(checked).toEqual({ inputs: { orgId: "org_1", title: "Sales", token: { [SIG_KEY]: SECRET_SIG, value: TOKEN }, pinned: false }, failures: [] });
+    expect((await provider.create(urn, checked.inputs, true)).properties).toMatchObject({ id: UNKNOWN, title: "Sales", statusObservedAt: UNKNOWN });
   });
 
   it("gets the providers' check and diff, its secrets and a replace on any change", async () => {

@@ -1,15 +1,9 @@
 /** Pure input handling for the dynamic providers: validation (check), defaults and diffing. */
 import { describeValue, requestSchema, validate } from "../contract";
 import { bodyFieldNames, defaultsOf, inputNames, kindSpec, ownerFieldNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
+import { PROVIDER_KEY, UNKNOWN } from "./engine-markers";
 
-/**
- * The engine's placeholder for a value not known until apply (`pulumi.runtime.unknownValue`),
- * repeated here so this module stays free of the SDK.
- */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** Property the dynamic provider host keeps the serialized provider under. */
-export const PROVIDER_KEY = "__provider";
+export { PROVIDER_KEY, UNKNOWN } from "./engine-markers";
 
 export type { ResourceKind } from "../kinds";
 

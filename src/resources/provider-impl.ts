@@ -10,6 +10,7 @@ import { undiciTransport } from "../client/transport";
 import { STATUS_OBSERVED_AT } from "./status";
 import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT, inPulumiTerms } from "./pulumi-words";
 import { kindSpec } from "../kinds";
+import { ORPHANS_HINT, leftBehindNotice, notifyOnStderr, replaceNotice, type Notify } from "./notices";
 import { PROVIDER_KEY, checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
 /** Provider settings from stack config, captured by `configure` in the provider process only. */
@@ -59,30 +60,21 @@ export function check(kind: ResourceKind, news: Record<string, unknown>): CheckO
 }
 
 /**
- * Prints a line under the stack's diagnostics. Provider processes have no engine connection
- * for `pulumi.log`, but the engine shows whatever they write to stderr.
- */
-function notify(level: "info" | "warning", message: string): void {
-  process.stderr.write(`${level}: ${message}\n`);
-}
-
-/**
  * diff: every declared change is a replace. Sends nothing. The changed fields are named in the
- * output too, because the engine shows a changed secret as an unchanged `[secret]`.
+ * output too (through `notify`, stderr by default), because the engine shows a changed secret as
+ * an unchanged `[secret]`.
  */
-export function diff(kind: ResourceKind, id: string, olds: Record<string, unknown>, news: Record<string, unknown>): DiffOutcome {
+export function diff(kind: ResourceKind, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, notify: Notify = notifyOnStderr): DiffOutcome {
   const result = diffInputs(kind, olds, news);
-  if (result.changes) {
-    notify("info", `${describe(kind, id, olds)} will be replaced because ${result.replaces.join(", ")} changed: the analytics API cannot update objects.`);
-  }
+  if (result.changes) void notify("info", replaceNotice(kind, id, olds, result.replaces));
   return result;
 }
 
 /** Clients of this provider process by settings, so every create reuses one keep-alive connection pool. */
 const clients = new Map<string, AnalyticsClient>();
 
-/** The process's client for these settings (created on first use; the engine ends the process when done). */
-export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): AnalyticsClient {
+/** The process's client for these settings (created on first use; the engine ends the process when done); retries are told to `notify`. */
+export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env, notify: Notify = notifyOnStderr): AnalyticsClient {
   const resolved = resolveSettings(settings, env);
   const requestTimeoutMs = requestTimeoutFromEnv(env);
   const cacheKey = JSON.stringify([resolved.baseUrl, resolved.apiKey, requestTimeoutMs ?? null]);
@@ -92,7 +84,7 @@ export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = p
       ...resolved,
       transport: undiciTransport(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
       onRetry: (event) => {
-        notify("info", `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
+        void notify("info", `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`);
       },
     });
     clients.set(cacheKey, client);
@@ -101,41 +93,32 @@ export function clientFor(settings: ProviderSettings, env: NodeJS.ProcessEnv = p
 }
 
 /** create: one POST; outputs are the API's object plus the declared inputs (secrets included, kept secret by the engine). */
-export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
+export async function create(
+  kind: ResourceKind,
+  inputs: Record<string, unknown>,
+  settings: ProviderSettings,
+  notify: Notify = notifyOnStderr,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
   try {
-    return await createObject(kind, inputs, settings);
+    return await createObject(kind, inputs, settings, notify);
   } catch (error) {
     throw inPulumiTerms(error);
   }
 }
 
-async function createObject(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings): Promise<{ id: string; outs: Record<string, unknown> }> {
-  const client = clientFor(settings);
+async function createObject(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings, notify: Notify): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const client = clientFor(settings, process.env, notify);
   const { [PROVIDER_KEY]: _provider, ...declared } = inputs;
   const created = await client.createObject(kindSpec(kind), requestBody(kind, declared), ownerIds(kind, declared));
   // Receipt time on this machine: the only clock both kinds of response can be dated by.
   return { id: String(created.id), outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
 }
 
-/** Said once per provider process (one per update), on its first delete: a provider cannot tell which delete is the last. */
-export const ORPHANS_HINT = "`npx analytics-orphans` lists every object this stack has left in the service.";
-let orphansHinted = false;
+export { ORPHANS_HINT };
 
-/** delete: the API cannot delete; succeed, and tell the user what was left behind. */
-export function remove(kind: ResourceKind, id: string, props: Record<string, unknown>): void {
-  const hint = orphansHinted ? "" : ` ${ORPHANS_HINT}`;
-  orphansHinted = true;
-  notify(
-    "warning",
-    `${describe(kind, id, props)} was left in the analytics service: its API has no delete endpoint. ` +
-      `It is no longer managed by this stack; remove it in the service if you no longer need it.${hint}`,
-  );
-}
-
-/** `DataSource "Warehouse" (id ds_1)`: type, name and id, never a secret. */
-function describe(kind: ResourceKind, id: string, props: Record<string, unknown>): string {
-  const spec = kindSpec(kind);
-  return `${spec.typeName} ${JSON.stringify(props[spec.labelField])} (id ${id})`;
+/** delete: the API cannot delete; succeed, and tell the user (through `notify`, stderr by default) what was left behind. */
+export function remove(kind: ResourceKind, id: string, props: Record<string, unknown>, notify: Notify = notifyOnStderr): void {
+  void notify("warning", leftBehindNotice(kind, id, props));
 }
 
 /** Settings holder shared by one provider object's methods in the provider process. */

@@ -2,7 +2,7 @@
  * The client speaks of its options and of HTTP; a Pulumi user sets stack config and runs
  * `pulumi up`. This module rewords the client's advice for them, in one place.
  */
-import { AMBIGUOUS_CREATE_HINT, API_KEY_HINT, BASE_URL_HINT } from "../client/requests";
+import { AMBIGUOUS_CREATE_HINT, API_KEY_HINT, BASE_URL_HINT } from "../client/hints";
 
 /** How to set the API key of a stack. */
 export const PULUMI_API_KEY_HINT =

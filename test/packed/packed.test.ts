@@ -72,7 +72,7 @@ function packedManifest(): Record<string, unknown> {
 
 describe("the packed tarball", () => {
   it("ships the build, the engine pins, README and LICENSE, and nothing of tests, demo, fixtures or sources", () => {
-    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/toolchain/bin.js", "dist/resources/provider-impl.js", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml", "tools/pulumi/go.mod", "tools/pulumi/go.sum", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go"]) {
+    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/toolchain/bin.js", "dist/resources/provider-impl.js", "dist/native/bin.js", "dist/native/schema.json", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml", "tools/pulumi/go.mod", "tools/pulumi/go.sum", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go"]) {
       expect(tarball.files).toContain(file);
     }
     const stray = tarball.files.filter(

@@ -1,0 +1,198 @@
+/**
+ * The built plugin (`dist/native/bin.js`, run `npm run build` first) driven over gRPC with the
+ * engine's own bindings, against a reference server: what the engine sends, what comes back.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
+import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dataSourceSpec, nativeTypeToken, organizationSpec } from "../kinds";
+import { startReferenceServer, type ReferenceServer } from "../reference-server";
+import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
+
+const BIN = path.resolve(__dirname, "..", "..", "dist", "native", "bin.js");
+const ORG = `urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::org`;
+const DS = `urn:pulumi:test::native::${nativeTypeToken(dataSourceSpec)}::wh`;
+const PASSWORD = "grpc-password-5e6f7a";
+const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
+
+interface Plugin {
+  child: ChildProcessWithoutNullStreams;
+  client: ResourceProviderClient;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** A stand-in for the engine's Engine service: keeps every Log request. */
+async function startEngine(): Promise<{ address: string; logs: Array<{ severity: number; message: string; urn: string }>; close(): void }> {
+  const logs: Array<{ severity: number; message: string; urn: string }> = [];
+  const server = new grpc.Server();
+  server.addService(EngineService, {
+    log: (call: { request: LogRequest }, callback: (error: null, response: Empty) => void) => {
+      logs.push({ severity: call.request.getSeverity(), message: call.request.getMessage(), urn: call.request.getUrn() });
+      callback(null, new Empty());
+    },
+  } as never);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return { address: `127.0.0.1:${port}`, logs, close: () => server.forceShutdown() };
+}
+
+async function startPlugin(engineAddress: string, nodeOptions: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Plugin> {
+  const child = spawn(process.execPath, [...nodeOptions, BIN, engineAddress], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "", ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes("\n")) resolve(stdout.split("\n")[0]!);
+    });
+    child.on("exit", () => reject(new Error(`plugin exited: ${stderr}`)));
+  });
+  expect(port).toMatch(/^\d+$/);
+  return { child, client: new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()), stderr: () => stderr, exited };
+}
+
+/** One unary call as a promise. */
+function call<Req, Res>(client: ResourceProviderClient, method: string, request: Req): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    (client as unknown as Record<string, (r: Req, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!.call(client, request, (error, response) =>
+      error ? reject(error) : resolve(response),
+    );
+  });
+}
+
+const struct = (values: Record<string, unknown>) => Struct.fromJavaScript(values as never);
+
+describe("the plugin over gRPC", () => {
+  let server: ReferenceServer;
+  let plugin: Plugin;
+  let engine: Awaited<ReturnType<typeof startEngine>>;
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
+    engine = await startEngine();
+    plugin = await startPlugin(engine.address);
+  });
+  afterAll(async () => {
+    plugin?.client.close();
+    plugin?.child.kill();
+    engine?.close();
+    await server?.close();
+  });
+
+  it("answers plugin info and the schema, and UNIMPLEMENTED where the engine falls back", async () => {
+    const info = await call<Empty, { getVersion(): string }>(plugin.client, "getPluginInfo", new Empty());
+    expect(info.getVersion()).toBe((require("../../package.json") as { version: string }).version);
+    const schema = await call<proto.GetSchemaRequest, proto.GetSchemaResponse>(plugin.client, "getSchema", new proto.GetSchemaRequest());
+    expect(JSON.parse(schema.getSchema())).toMatchObject({ name: "analytics" });
+    for (const [method, request] of [
+      ["handshake", new proto.ProviderHandshakeRequest()],
+      ["parameterize", new proto.ParameterizeRequest()],
+      ["construct", new proto.ConstructRequest()],
+      ["call", new proto.CallRequest()],
+      ["invoke", new proto.InvokeRequest()],
+    ] as const) {
+      await expect(call(plugin.client, method, request), method).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED });
+    }
+  });
+
+  it("checks config: the key comes back a secret", async () => {
+    const request = new proto.CheckRequest().setUrn("urn:pulumi:test::native::pulumi:providers:analytics::second").setNews(struct({ baseUrl: server.url, apiKey: server.apiKeys.alice! }));
+    const response = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "checkConfig", request);
+    expect(response.getInputs()!.toJavaScript()).toEqual({ baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) });
+    expect(response.getFailuresList()).toHaveLength(0);
+  });
+
+  it("configures, checks, diffs, previews, creates, refuses an import, refreshes and deletes", async () => {
+    const configure = new proto.ConfigureRequest().setName("second").setArgs(struct({ baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) }));
+    const configured = await call<proto.ConfigureRequest, proto.ConfigureResponse>(plugin.client, "configure", configure);
+    expect([configured.getAcceptsecrets(), configured.getSupportspreview()]).toEqual([true, true]);
+
+    const bad = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "check", new proto.CheckRequest().setUrn(DS).setNews(struct({ type: "jdbc", port: -1 })));
+    expect(bad.getFailuresList().map((f) => f.getProperty()).sort()).toEqual(["dialect", "displayName", "orgId", "port", "type"]);
+
+    const dsNews = { orgId: UNKNOWN, type: "direct", dialect: "POSTGRES", displayName: "WH", host: "127.0.0.1", port: 5432, password: PASSWORD, sslEnabled: false };
+    const checked = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "check", new proto.CheckRequest().setUrn(DS).setNews(struct(dsNews)));
+    expect(checked.getInputs()!.toJavaScript()).toMatchObject({ orgId: UNKNOWN, password: secret(PASSWORD), sshEnabled: false });
+
+    const preview = await call<proto.CreateRequest, proto.CreateResponse>(plugin.client, "create", new proto.CreateRequest().setUrn(DS).setProperties(checked.getInputs()).setPreview(true));
+    expect(preview.getProperties()!.toJavaScript()).toMatchObject({ id: UNKNOWN, lastSyncStatus: UNKNOWN, password: secret(PASSWORD) });
+    expect(server.inspect.requestCount()).toBe(0);
+
+    const org = await call<proto.CreateRequest, proto.CreateResponse>(plugin.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Acme" })));
+    expect(org.getId()).toMatch(/^org_/);
+    const dsChecked = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "check", new proto.CheckRequest().setUrn(DS).setNews(struct({ ...dsNews, orgId: org.getId() })));
+    const ds = await call<proto.CreateRequest, proto.CreateResponse>(plugin.client, "create", new proto.CreateRequest().setUrn(DS).setProperties(dsChecked.getInputs()));
+    const state = ds.getProperties()!.toJavaScript();
+    expect(state).toMatchObject({ id: ds.getId(), orgId: org.getId(), password: secret(PASSWORD), lastSyncStatus: "PENDING", statusObservedAt: expect.any(String) });
+    expect(server.inspect.dataSources().map((d) => d.id)).toEqual([ds.getId()]);
+
+    const none = await call<proto.DiffRequest, proto.DiffResponse>(plugin.client, "diff", new proto.DiffRequest().setUrn(DS).setId(ds.getId()).setOlds(ds.getProperties()).setNews(dsChecked.getInputs()));
+    expect(none.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_NONE);
+    const renamed = struct({ ...(dsChecked.getInputs()!.toJavaScript() as Record<string, unknown>), displayName: "WH2", password: secret("rotated") });
+    const diff = await call<proto.DiffRequest, proto.DiffResponse>(plugin.client, "diff", new proto.DiffRequest().setUrn(DS).setId(ds.getId()).setOlds(ds.getProperties()).setNews(renamed));
+    expect([diff.getChanges(), diff.getReplacesList(), diff.getDeletebeforereplace()]).toEqual([proto.DiffResponse.DiffChanges.DIFF_SOME, ["displayName", "password"], false]);
+
+    const imported = call(plugin.client, "read", new proto.ReadRequest().setUrn(`urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::x`).setId("org_1"));
+    await expect(imported).rejects.toMatchObject({ code: grpc.status.UNKNOWN, details: expect.stringMatching(/^Organization "x" cannot be imported: the analytics API has no read endpoint/) });
+    const error = (await imported.catch((e: grpc.ServiceError) => e)) as grpc.ServiceError;
+    expect(error.metadata.get("analytics-error-code")).toEqual(["ANALYTICS_IMPORT_UNSUPPORTED"]);
+    expect(error.details).not.toMatch(/\n\s+at /);
+
+    const refreshed = await call<proto.ReadRequest, proto.ReadResponse>(plugin.client, "read", new proto.ReadRequest().setUrn(DS).setId(ds.getId()).setProperties(ds.getProperties()).setInputs(dsChecked.getInputs()));
+    expect([refreshed.getId(), refreshed.getProperties()!.toJavaScript()]).toEqual([ds.getId(), state]);
+
+    await call(plugin.client, "delete", new proto.DeleteRequest().setUrn(DS).setId(ds.getId()).setProperties(ds.getProperties()));
+    await expect(call(plugin.client, "update", new proto.UpdateRequest().setUrn(DS).setId(ds.getId()))).rejects.toMatchObject({ details: expect.stringMatching(/cannot be updated/) });
+
+    // Notices go to the engine's log under the resource (the engine hides a native plugin's stderr).
+    expect(engine.logs).toEqual([
+      { severity: LogSeverity.INFO, urn: DS, message: `DataSource "WH" (id ${ds.getId()}) will be replaced because displayName, password changed: the analytics API cannot update objects.` },
+      { severity: LogSeverity.WARNING, urn: DS, message: expect.stringMatching(/^DataSource "WH" \(id ds_\w+\) was left in the analytics service: .*`npx analytics-orphans`/) },
+    ]);
+    for (const credential of [PASSWORD, "rotated", server.apiKeys.alice!]) expect(plugin.stderr() + JSON.stringify(engine.logs)).not.toContain(credential);
+    expect(server.inspect.requestCount()).toBe(2);
+  });
+
+  it("starts, configures and answers the schema without loading zod or undici", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "native-lazy-"));
+    try {
+      const probe = path.join(dir, "probe.js");
+      const loaded = path.join(dir, "loaded.json");
+      fs.writeFileSync(probe, `process.on("exit", () => require("fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`);
+      const own = await startPlugin(engine.address, ["--require", probe], { LOADED_MODULES_FILE: loaded });
+      await call(own.client, "getPluginInfo", new Empty());
+      await call(own.client, "checkConfig", new proto.CheckRequest().setNews(struct({ baseUrl: server.url, apiKey: "k" })));
+      await call(own.client, "configure", new proto.ConfigureRequest().setName("default").setArgs(struct({ baseUrl: server.url })));
+      await call(own.client, "getSchema", new proto.GetSchemaRequest());
+      own.client.close();
+      own.child.stdin.end();
+      expect(await own.exited).toBe(0);
+      const packages = new Set((JSON.parse(fs.readFileSync(loaded, "utf8")) as string[]).flatMap((file) => /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file)?.[1] ?? []));
+      expect(packages.has("@grpc/grpc-js")).toBe(true);
+      expect([...packages].filter((name) => ["zod", "undici", "pg"].includes(name))).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits cleanly when the engine closes its stdin", async () => {
+    const own = await startPlugin(engine.address);
+    await call(own.client, "cancel", new Empty());
+    own.client.close();
+    own.child.stdin.end();
+    expect(await own.exited).toBe(0);
+  });
+});

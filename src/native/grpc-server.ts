@@ -1,0 +1,202 @@
+/**
+ * The ResourceProvider gRPC service of `pulumi-resource-analytics`: each method decodes its
+ * request, calls {@link NativeProvider} and encodes the answer. Errors go back as a gRPC status
+ * with the message alone (no stack); methods the provider has no use for answer UNIMPLEMENTED, so
+ * the engine falls back. The gRPC library and the bindings are @pulumi/pulumi's own.
+ */
+import { createRequire } from "node:module";
+import type * as Grpc from "@grpc/grpc-js";
+import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
+import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
+import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
+import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
+import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
+import { notifyOnStderr } from "../resources/notices";
+import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
+import type { PropertyMap } from "./property-values";
+
+/** The modules the service needs, loaded from where @pulumi/pulumi finds them, so they are the bindings' own copies. */
+interface Bindings {
+  grpc: typeof Grpc;
+  empty: typeof EmptyProto;
+  struct: typeof StructProto;
+  plugin: typeof PluginProto;
+  service: typeof ProviderGrpc;
+  proto: typeof ProviderProto;
+  engine: typeof EngineGrpc;
+  engineProto: typeof EngineProto;
+}
+
+function loadBindings(): Bindings {
+  const fromPulumi = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+  return {
+    grpc: fromPulumi("@grpc/grpc-js") as typeof Grpc,
+    empty: fromPulumi("google-protobuf/google/protobuf/empty_pb") as typeof EmptyProto,
+    struct: fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructProto,
+    plugin: fromPulumi("@pulumi/pulumi/proto/plugin_pb") as typeof PluginProto,
+    service: fromPulumi("@pulumi/pulumi/proto/provider_grpc_pb") as typeof ProviderGrpc,
+    proto: fromPulumi("@pulumi/pulumi/proto/provider_pb") as typeof ProviderProto,
+    engine: fromPulumi("@pulumi/pulumi/proto/engine_grpc_pb") as typeof EngineGrpc,
+    engineProto: fromPulumi("@pulumi/pulumi/proto/engine_pb") as typeof EngineProto,
+  };
+}
+
+/** The methods the engine falls back from when they answer UNIMPLEMENTED. */
+const UNIMPLEMENTED = ["handshake", "parameterize", "diffConfig", "invoke", "call", "construct", "list", "getMapping", "getMappings"] as const;
+
+/** A running plugin server. */
+export interface PluginServer {
+  /** The port on 127.0.0.1 the engine connects to. */
+  port: number;
+  /** Stops accepting calls and closes the server (in-flight calls are cut after `graceMs`). */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+type Callback = (error: Partial<Grpc.StatusObject> | null, value?: unknown) => void;
+type Call = { request: unknown };
+
+/** Options of {@link startPluginServer}. */
+export interface PluginServerOptions {
+  /** The engine's address (the plugin's first argument): notices go to its log, shown under each resource. */
+  engineAddress?: string | undefined;
+}
+
+/**
+ * A {@link ProviderLog} writing to the engine's log at `address`: the engine hides what a native
+ * plugin writes to stderr. A notice the engine does not take goes to stderr instead.
+ */
+function engineLog(b: Bindings, address: string): { log: ProviderLog; close(): void } {
+  const client = new b.engine.EngineClient(address, b.grpc.credentials.createInsecure());
+  const severities = { info: b.engineProto.LogSeverity.INFO, warning: b.engineProto.LogSeverity.WARNING } as const;
+  const log: ProviderLog = (level, message, urn) =>
+    new Promise<void>((resolve) => {
+      const request = new b.engineProto.LogRequest().setSeverity(severities[level]).setMessage(message).setUrn(urn ?? "");
+      client.log(request, (error) => {
+        if (error) void notifyOnStderr(level, message);
+        resolve();
+      });
+    });
+  return { log, close: () => client.close() };
+}
+
+/** Serves `provider` on 127.0.0.1 at a free port. */
+export async function startPluginServer(provider: NativeProvider, options: PluginServerOptions = {}): Promise<PluginServer> {
+  const b = loadBindings();
+  const { grpc, proto } = b;
+  let engine: ReturnType<typeof engineLog> | undefined;
+  const attach = (address: string): void => {
+    engine?.close();
+    engine = engineLog(b, address);
+    provider.log = engine.log;
+  };
+  if (options.engineAddress) attach(options.engineAddress);
+
+  const toJs = (struct: StructProto.Struct | undefined): PropertyMap => (struct ? (struct.toJavaScript() as PropertyMap) : {});
+  const toStruct = (values: PropertyMap): StructProto.Struct =>
+    b.struct.Struct.fromJavaScript(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Record<string, StructProto.JavaScriptValue>);
+  const failure = (error: unknown): Partial<Grpc.StatusObject> => {
+    const metadata = new grpc.Metadata();
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string") metadata.set("analytics-error-code", code);
+    return { code: grpc.status.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
+  };
+  /** One unary method: the handler's answer, or its error as a status. */
+  const unary =
+    <Req>(handler: (request: Req) => unknown) =>
+    (call: Call, callback: Callback): void => {
+      Promise.resolve()
+        .then(() => handler(call.request as Req))
+        .then(
+          (answer) => callback(null, answer),
+          (error: unknown) => callback(failure(error)),
+        );
+    };
+  const checkResponse = (result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse => {
+    const response = new proto.CheckResponse();
+    response.setInputs(toStruct(result.inputs));
+    response.setFailuresList(
+      result.failures.map((f) => {
+        const failed = new proto.CheckFailure();
+        failed.setProperty(f.property);
+        failed.setReason(f.reason);
+        return failed;
+      }),
+    );
+    return response;
+  };
+
+  const implementation: Record<string, (call: Call, callback: Callback) => void> = {
+    getPluginInfo: unary(() => new b.plugin.PluginInfo().setVersion(pluginVersion())),
+    getSchema: unary((request: ProviderProto.GetSchemaRequest) => {
+      if (request.getVersion() !== 0) throw new Error(`The analytics provider has no schema version ${request.getVersion()}.`);
+      return provider.schema().then((schema) => new proto.GetSchemaResponse().setSchema(schema));
+    }),
+    attach: unary((request: PluginProto.PluginAttach) => {
+      if (request.getAddress()) attach(request.getAddress());
+      return new b.empty.Empty();
+    }),
+    cancel: unary(() => {
+      provider.cancel();
+      return new b.empty.Empty();
+    }),
+    checkConfig: unary((request: ProviderProto.CheckRequest) => checkResponse(provider.checkConfig(toJs(request.getNews())))),
+    configure: unary((request: ProviderProto.ConfigureRequest) => {
+      const variables: Record<string, string> = {};
+      request.getVariablesMap().forEach((value, key) => (variables[key] = value));
+      provider.configure({ name: request.getName(), args: toJs(request.getArgs()), variables });
+      return new proto.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true).setAcceptresources(false).setAcceptoutputs(false);
+    }),
+    check: unary(async (request: ProviderProto.CheckRequest) => checkResponse(await provider.check(request.getUrn(), toJs(request.getNews())))),
+    diff: unary(async (request: ProviderProto.DiffRequest) => {
+      const result = await provider.diff(request.getUrn(), request.getId(), toJs(request.getOlds()), toJs(request.getNews()));
+      return new proto.DiffResponse()
+        .setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
+        .setReplacesList(result.replaces)
+        .setDiffsList(result.replaces)
+        .setDeletebeforereplace(result.deleteBeforeReplace);
+    }),
+    create: unary(async (request: ProviderProto.CreateRequest) => {
+      const created = await provider.create(request.getUrn(), toJs(request.getProperties()), request.getPreview());
+      return new proto.CreateResponse().setId(created.id).setProperties(toStruct(created.properties));
+    }),
+    read: unary((request: ProviderProto.ReadRequest) => {
+      const read = provider.read(request.getUrn(), request.getId(), toJs(request.getProperties()), toJs(request.getInputs()));
+      return new proto.ReadResponse().setId(read.id).setProperties(toStruct(read.properties)).setInputs(toStruct(read.inputs));
+    }),
+    update: unary((request: ProviderProto.UpdateRequest) => provider.update(request.getUrn())),
+    delete: unary(async (request: ProviderProto.DeleteRequest) => {
+      await provider.delete(request.getUrn(), request.getId(), toJs(request.getProperties()));
+      return new b.empty.Empty();
+    }),
+  };
+  for (const method of UNIMPLEMENTED) {
+    implementation[method] = (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED, details: `The analytics provider does not implement ${method}.` });
+  }
+
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(b.service.ResourceProviderService as unknown as Grpc.ServiceDefinition, implementation as unknown as Grpc.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    shutdown(graceMs = 1000) {
+      closing ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          engine?.close();
+          resolve();
+        });
+      });
+      return closing;
+    },
+  };
+}

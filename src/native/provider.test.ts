@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nativeTypeToken, organizationSpec, dataSourceSpec } from "../kinds";
+import { startReferenceServer, type ReferenceServer } from "../reference-server";
+import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
+import { NativeProvider, checkConfig, isDefaultProvider, kindOfUrn, pluginVersion, settingsOf, urnName } from "./provider";
+
+const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
+const urn = (type: string, name: string) => `urn:pulumi:test::native::${type}::${name}`;
+const ORG = urn(nativeTypeToken(organizationSpec), "org");
+const DS = urn(nativeTypeToken(dataSourceSpec), "wh");
+const KEY = "analytics_key_never-print-me-0123456789abcdef";
+
+/** Collects what is written to stderr until restored. */
+function captureStderr() {
+  const chunks: string[] = [];
+  const original = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  return { text: () => chunks.join(""), restore: () => void (process.stderr.write = original) };
+}
+
+const dsInputs = { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "WH", host: "db", port: 5432, password: "pw-plain" };
+
+describe("settings of a Configure request", () => {
+  const env = { PULUMI_CONFIG: JSON.stringify({ baseUrl: "http://from-config", apiKey: "config-key" }) };
+
+  it.each([
+    ["explicit args (a secret key unwrapped)", { name: "second", args: { baseUrl: "http://args", apiKey: secret("args-key") } }, { baseUrl: "http://args", apiKey: "args-key" }],
+    ["the variables map", { name: "default_0_1_0", variables: { "analytics:config:baseUrl": "http://vars", "analytics:config:apiKey": "vars-key" } }, { baseUrl: "http://vars", apiKey: "vars-key" }],
+    ["PULUMI_CONFIG for the default provider", { name: "default" }, { baseUrl: "http://from-config", apiKey: "config-key" }],
+    ["args before PULUMI_CONFIG", { name: "default", args: { apiKey: "args-key" } }, { baseUrl: "http://from-config", apiKey: "args-key" }],
+    ["no PULUMI_CONFIG for an explicit provider", { name: "second", args: { baseUrl: "http://args" } }, { baseUrl: "http://args" }],
+    ["unknowns and empty strings as unset", { name: "second", args: { baseUrl: UNKNOWN, apiKey: "" } }, {}],
+  ])("reads %s", (_name, request, settings) => {
+    expect(settingsOf(request, env)).toEqual(settings);
+  });
+
+  it("ignores a PULUMI_CONFIG that is not JSON", () => {
+    expect(settingsOf({ name: "default" }, { PULUMI_CONFIG: "{not json" })).toEqual({});
+  });
+
+  it("tells default providers by name", () => {
+    expect(["default", "default_0_1_0", undefined].map(isDefaultProvider)).toEqual([true, true, true]);
+    expect(["second", "defaultish"].map(isDefaultProvider)).toEqual([false, false]);
+  });
+});
+
+describe("CheckConfig", () => {
+  it("returns the key as a secret, even when given in plain text", () => {
+    expect(checkConfig({ baseUrl: "http://x", apiKey: KEY, version: "0.1.0" })).toEqual({ inputs: { baseUrl: "http://x", apiKey: secret(KEY), version: "0.1.0" }, failures: [] });
+    expect(checkConfig({ apiKey: secret(KEY) }).inputs).toEqual({ apiKey: secret(KEY) });
+    expect(checkConfig({})).toEqual({ inputs: {}, failures: [] });
+  });
+
+  it("fails a key or base URL that is not a string with the stack-config words, never quoting the value", () => {
+    const { failures } = checkConfig({ apiKey: 42, baseUrl: "" });
+    expect(failures.map((f) => f.property)).toEqual(["apiKey", "baseUrl"]);
+    expect(failures[0]!.reason).toMatch(/pulumi config set --secret analytics:apiKey.*ANALYTICS_API_KEY/);
+    expect(failures[1]!.reason).toMatch(/analytics:baseUrl.*ANALYTICS_BASE_URL/);
+    expect(JSON.stringify(failures)).not.toContain("42");
+  });
+});
+
+describe("the native provider's resource methods", () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
+  });
+  afterAll(() => server.close());
+
+  it("maps URNs of its native types to kinds, and refuses others", () => {
+    expect(kindOfUrn(ORG).kind).toBe("organization");
+    expect(kindOfUrn(`urn:pulumi:s::p::my:index:Parent$${nativeTypeToken(dataSourceSpec)}::wh`).kind).toBe("dataSource");
+    expect(() => kindOfUrn(urn("pulumi-nodejs:dynamic/analytics:Organization", "x"))).toThrow(/no resource type "pulumi-nodejs:dynamic\/analytics:Organization"/);
+    expect(urnName(DS)).toBe("wh");
+  });
+
+  it("checks every field at once, sending nothing", async () => {
+    const before = server.inspect.requestCount();
+    const result = await new NativeProvider().check(DS, { orgId: "", type: "jdbc", dialect: "POSTGRES", displayName: "", port: 70000 });
+    expect(result.failures.map((f) => f.property).sort()).toEqual(["displayName", "orgId", "port", "type"]);
+    for (const failure of result.failures) expect(failure.reason.length).toBeGreaterThan(10);
+    expect(server.inspect.requestCount()).toBe(before);
+  });
+
+  it("applies defaults and returns credentials as secrets though given in plain text, keeping unknowns", async () => {
+    const result = await new NativeProvider().check(DS, { ...dsInputs, orgId: UNKNOWN });
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({ orgId: UNKNOWN, password: secret("pw-plain"), sslEnabled: true, sshEnabled: false, databaseName: null });
+    expect((await new NativeProvider().check(DS, { ...dsInputs, password: secret("pw") })).inputs.password).toEqual(secret("pw"));
+  });
+
+  it("diffs: any change is a replace naming the fields, secrets included, with the dynamic provider's notice", async () => {
+    const provider = new NativeProvider();
+    const olds = { ...dsInputs, id: "ds_1", sslEnabled: true, password: secret("old-pw") };
+    const lines = captureStderr();
+    let result;
+    try {
+      expect(await provider.diff(DS, "ds_1", olds, { ...dsInputs, password: secret("old-pw") })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+      result = await provider.diff(DS, "ds_1", olds, { ...dsInputs, displayName: "WH2", password: secret("new-pw") });
+    } finally {
+      lines.restore();
+    }
+    expect(result).toEqual({ changes: true, replaces: ["displayName", "password"], deleteBeforeReplace: false });
+    expect(lines.text()).toBe('info: DataSource "WH" (id ds_1) will be replaced because displayName, password changed: the analytics API cannot update objects.\n');
+    expect(lines.text()).not.toContain("pw");
+  });
+
+  it("previews a create without a request: outputs unknown, credentials secret", async () => {
+    const provider = new NativeProvider();
+    const before = server.inspect.requestCount();
+    const { id, properties } = await provider.create(DS, { ...dsInputs, orgId: UNKNOWN }, true);
+    expect(id).toBe("");
+    expect(properties).toMatchObject({ id: UNKNOWN, lastSyncStatus: UNKNOWN, statusObservedAt: UNKNOWN, displayName: "WH", orgId: UNKNOWN, password: secret("pw-plain") });
+    expect(server.inspect.requestCount()).toBe(before);
+  });
+
+  it("creates over HTTP like the dynamic provider: answer, declared inputs and statusObservedAt, credentials secret", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) } });
+    const org = await provider.create(ORG, { name: "Acme" }, false);
+    expect(org.id).toMatch(/^org_/);
+    expect(org.properties).toMatchObject({ id: org.id, name: "Acme", slug: "acme", onboardingStatus: "STARTED", statusObservedAt: expect.any(String) });
+    const checked = (await provider.check(DS, { ...dsInputs, orgId: org.id })).inputs;
+    const ds = await provider.create(DS, checked, false);
+    expect(ds.properties).toMatchObject({ id: ds.id, orgId: org.id, displayName: "WH", password: secret("pw-plain"), lastSyncStatus: "PENDING" });
+    expect(server.inspect.dataSources().map((d) => d.id)).toContain(ds.id);
+  });
+
+  it("fails a create without a key with the stack-config words", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url } }, {});
+    const saved = process.env.ANALYTICS_API_KEY;
+    delete process.env.ANALYTICS_API_KEY;
+    try {
+      await expect(provider.create(ORG, { name: "Acme" }, false)).rejects.toThrow(/No analytics API key is set\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
+    } finally {
+      if (saved !== undefined) process.env.ANALYTICS_API_KEY = saved;
+    }
+  });
+
+  it("rewords a rejected key in Pulumi terms, never quoting it", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: KEY } });
+    const error = (await provider.create(ORG, { name: "Acme" }, false).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ code: "ANALYTICS_UNAUTHORIZED" });
+    expect(error.message).toContain("pulumi config set --secret analytics:apiKey");
+    expect(error.message).not.toContain(KEY);
+  });
+
+  it("refuses creates after Cancel", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: server.apiKeys.alice! } });
+    provider.cancel();
+    await expect(provider.create(ORG, { name: "Acme" }, false)).rejects.toThrow(/cancelled/);
+  });
+
+  it("refreshes as is, and refuses an import with the import option's words", () => {
+    const provider = new NativeProvider();
+    const state = { id: "org_1", name: "Acme" };
+    expect(provider.read(ORG, "org_1", state, { name: "Acme" })).toEqual({ id: "org_1", properties: state, inputs: { name: "Acme" } });
+    let error: unknown;
+    try {
+      provider.read(urn(nativeTypeToken(organizationSpec), "x"), "org_1", {}, {});
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: "ANALYTICS_IMPORT_UNSUPPORTED" });
+    expect((error as Error).message).toMatch(/^Organization "x" cannot be imported: the analytics API has no read endpoint/);
+  });
+
+  it("answers an update with an error: every change replaces", () => {
+    expect(() => new NativeProvider().update(ORG)).toThrow(/Organization "org" cannot be updated/);
+  });
+
+  it("leaves the object on delete with the dynamic provider's warning", async () => {
+    const lines = captureStderr();
+    try {
+      await new NativeProvider().delete(DS, "ds_9", { ...dsInputs, password: secret("never-print-me") });
+    } finally {
+      lines.restore();
+    }
+    expect(lines.text()).toMatch(/^warning: DataSource "WH" \(id ds_9\) was left in the analytics service: its API has no delete endpoint/);
+    expect(lines.text()).not.toContain("never-print-me");
+  });
+
+  it("knows its version and its schema", async () => {
+    expect(pluginVersion()).toBe((require("../../package.json") as { version: string }).version);
+    expect(JSON.parse(await new NativeProvider().schema())).toMatchObject({ name: "analytics" });
+  });
+});

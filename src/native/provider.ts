@@ -1,0 +1,252 @@
+/**
+ * The native provider's handlers on plain values (no gRPC types): the same check, diff, create
+ * and delete as the dynamic providers (src/resources/provider-impl.ts), reached by type token
+ * instead of by a serialized closure, with the provider's settings from its Configure request.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ImportUnsupportedError } from "../client/errors";
+import { kindOfTypeToken, nativeTypeToken, outputNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
+import { importUnsupportedMessage } from "../resources/import-guard";
+import type { ProviderSettings } from "../resources/provider-impl";
+import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT } from "../resources/pulumi-words";
+import { notifyOnStderr, type NoticeLevel, type Notify } from "../resources/notices";
+import { STATUS_OBSERVED_AT } from "../resources/status";
+import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
+
+/** The package name: types are `analytics:index:<TypeName>`, config keys `analytics:<key>`. */
+export const PACKAGE = "analytics";
+
+/** The provider's own inputs, as an explicit provider declares them and `analytics:<key>` config sets them. */
+const SETTING_KEYS = { apiKey: "apiKey", baseUrl: "baseUrl" } as const;
+
+/** A failed input, as the engine reports it. */
+export interface CheckFailure {
+  /** Input property name. */
+  property: string;
+  /** What is wrong and what is allowed. */
+  reason: string;
+}
+
+/** Inputs after a check, secrets wrapped, with the failures (none when valid). */
+export interface CheckResult {
+  /** Inputs to keep: defaults applied, credentials wrapped as secrets. */
+  inputs: PropertyMap;
+  /** One per offending property. */
+  failures: CheckFailure[];
+}
+
+/** A Diff answer: every change replaces. */
+export interface DiffResult {
+  /** Whether any declared input changed. */
+  changes: boolean;
+  /** The changed inputs, each forcing a replace. */
+  replaces: string[];
+  /** Always false: the replacement is created first. */
+  deleteBeforeReplace: false;
+}
+
+/** A Configure request's content. */
+export interface ConfigureInput {
+  /** The provider resource's name (`default…` for a default provider), when the engine sends it. */
+  name?: string | undefined;
+  /** The provider's inputs (explicit provider args, or stack config for a default provider). */
+  args?: PropertyMap | undefined;
+  /** The same inputs as `analytics:config:<key>` strings. */
+  variables?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The shared logic, loaded on first use: it loads zod and the HTTP client, which start-up does not need. */
+function impl(): Promise<typeof import("../resources/provider-impl")> {
+  return import("../resources/provider-impl");
+}
+
+/** The `name` of a URN (its last `::` segment). */
+export function urnName(urn: string): string {
+  return urn.split("::").pop() ?? urn;
+}
+
+/** The type token of a URN (its third `::` segment, after any parent types). */
+export function urnType(urn: string): string {
+  return (urn.split("::")[2] ?? "").split("$").pop() ?? "";
+}
+
+/** The kind behind a URN of this package's native types, or an error naming the type. */
+export function kindOfUrn(urn: string): { kind: ResourceKind; spec: KindSpec } {
+  const type = urnType(urn);
+  const spec = kindOfTypeToken(type);
+  if (spec === undefined || nativeTypeToken(spec) !== type) throw new Error(`The analytics provider has no resource type ${JSON.stringify(type)}.`);
+  return { kind: spec.kind as ResourceKind, spec };
+}
+
+/** Whether a provider resource's name is the engine's default provider (`default`, `default_0_1_0`). */
+export function isDefaultProvider(name: string | undefined): boolean {
+  return name === undefined || name === "" || /^default(_|$)/.test(name);
+}
+
+/** A setting's value when it is a non-empty, known string. */
+function settingValue(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" && value !== UNKNOWN ? value : undefined;
+}
+
+/** The stack config the engine hands a provider process in PULUMI_CONFIG (plain text, secrets too: never logged). */
+function stackConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const text = env.PULUMI_CONFIG;
+  if (!text) return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The settings of a Configure request: its args, then its `analytics:config:<key>` variables,
+ * then (for the default provider only) the PULUMI_CONFIG stack config; ANALYTICS_API_KEY and
+ * ANALYTICS_BASE_URL apply at create, as for the dynamic providers.
+ */
+export function settingsOf(request: ConfigureInput, env: NodeJS.ProcessEnv = process.env): ProviderSettings {
+  const args = unwrapProperties(request.args ?? {}).values;
+  const config = isDefaultProvider(request.name) ? stackConfig(env) : {};
+  const settings: ProviderSettings = {};
+  for (const key of Object.values(SETTING_KEYS)) {
+    const value =
+      settingValue(args[key]) ??
+      settingValue(request.variables?.[`${PACKAGE}:config:${key}`]) ??
+      settingValue(config[key]) ??
+      settingValue(config[`${PACKAGE}:${key}`]);
+    if (value !== undefined) settings[key] = value;
+  }
+  return settings;
+}
+
+/** CheckConfig: `apiKey` and `baseUrl` must be strings if set; the key comes back a secret. Sends nothing. */
+export function checkConfig(news: PropertyMap): CheckResult {
+  const { values } = unwrapProperties(news);
+  const failures: CheckFailure[] = [];
+  const hints = { apiKey: `The analytics API key must be a non-empty string. ${PULUMI_API_KEY_HINT}`, baseUrl: `The analytics base URL must be a non-empty string. ${PULUMI_BASE_URL_HINT}` };
+  for (const key of Object.values(SETTING_KEYS)) {
+    const value = values[key];
+    if (value === undefined || value === null || value === UNKNOWN) continue;
+    if (typeof value !== "string" || value === "") failures.push({ property: key, reason: hints[key] });
+  }
+  const inputs = { ...news };
+  if (inputs[SETTING_KEYS.apiKey] !== undefined && inputs[SETTING_KEYS.apiKey] !== null) inputs[SETTING_KEYS.apiKey] = asSecret(inputs[SETTING_KEYS.apiKey]);
+  return { inputs, failures };
+}
+
+/** The package.json version: the plugin's version. */
+export function pluginVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/** The secret names of a kind plus whatever the engine sent as secret: kept secret on the way back. */
+function secretNames(spec: KindSpec, secretKeys: Iterable<string>): Set<string> {
+  return new Set([...secretFieldNames(spec), ...secretKeys]);
+}
+
+/** Where the provider's notices go: the engine's log, under the resource of `urn` when given. */
+export type ProviderLog = (level: NoticeLevel, message: string, urn?: string) => void | Promise<void>;
+
+/** One provider process's provider: its settings, set by Configure, and the resource methods. */
+export class NativeProvider {
+  /** Settings from the last Configure. */
+  settings: ProviderSettings = {};
+  private cancelled = false;
+
+  /**
+   * @param log where notices go; the gRPC server points it at the engine's log, since the engine
+   *   hides what a native plugin writes to stderr.
+   */
+  constructor(public log: ProviderLog = notifyOnStderr) {}
+
+  /** Runs `step` with a notify bound to `urn`, and waits until its notices are delivered. */
+  private async noticing<T>(urn: string | undefined, step: (notify: Notify) => T | Promise<T>): Promise<T> {
+    const pending: Array<void | Promise<void>> = [];
+    const result = await step((level, message) => void pending.push(this.log(level, message, urn)));
+    await Promise.all(pending);
+    return result;
+  }
+
+  /** CheckConfig: see {@link checkConfig}. */
+  checkConfig(news: PropertyMap): CheckResult {
+    return checkConfig(news);
+  }
+
+  /** Configure: keeps the settings in this process; a missing key fails at create, as for the dynamic providers. */
+  configure(request: ConfigureInput, env: NodeJS.ProcessEnv = process.env): void {
+    this.settings = settingsOf(request, env);
+  }
+
+  /** Check: every constraint of the spec, every failing field named; credentials come back secret. Sends nothing. */
+  async check(urn: string, news: PropertyMap): Promise<CheckResult> {
+    const { kind, spec } = kindOfUrn(urn);
+    const { values, secretKeys } = unwrapProperties(news);
+    const outcome = (await impl()).check(kind, values);
+    return { inputs: wrapSecrets(outcome.inputs, secretNames(spec, secretKeys)), failures: outcome.failures };
+  }
+
+  /** Diff: any change of a declared input is a replace, named on stderr (a changed secret shows as `[secret]`). */
+  async diff(urn: string, id: string, olds: PropertyMap, news: PropertyMap): Promise<DiffResult> {
+    const { kind } = kindOfUrn(urn);
+    const shared = await impl();
+    const { changes, replaces } = await this.noticing(urn, (notify) => shared.diff(kind, id, unwrapProperties(olds).values, unwrapProperties(news).values, notify));
+    return { changes, replaces, deleteBeforeReplace: false };
+  }
+
+  /**
+   * Create: one POST, as the dynamic create does; outputs are the answer, the declared inputs and
+   * `statusObservedAt`, the credentials secret. A preview sends nothing and leaves outputs unknown.
+   */
+  async create(urn: string, news: PropertyMap, preview: boolean): Promise<{ id: string; properties: PropertyMap }> {
+    const { kind, spec } = kindOfUrn(urn);
+    const { values, secretKeys } = unwrapProperties(news);
+    const secrets = secretNames(spec, secretKeys);
+    if (preview) {
+      const pending = Object.fromEntries([...outputNames(spec), STATUS_OBSERVED_AT].filter((name) => values[name] === undefined).map((name) => [name, UNKNOWN]));
+      return { id: "", properties: wrapSecrets({ ...pending, ...values }, secrets) };
+    }
+    if (this.cancelled) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the operation was cancelled.`);
+    const shared = await impl();
+    // Retry notices name the object; the process's one client keeps the first notify, so none is bound to a URN.
+    const { id, outs } = await this.noticing(undefined, (notify) => shared.create(kind, values, this.settings, notify));
+    return { id, properties: wrapSecrets(outs, secrets) };
+  }
+
+  /**
+   * Read: a refresh keeps the state as it is (the API has no read endpoint). An import (no state
+   * and no inputs) fails with the words of the dynamic resources' `import` option.
+   */
+  read(urn: string, id: string, properties: PropertyMap, inputs: PropertyMap): { id: string; properties: PropertyMap; inputs: PropertyMap } {
+    const { spec } = kindOfUrn(urn);
+    if (Object.keys(properties).length === 0 && Object.keys(inputs).length === 0) {
+      throw new ImportUnsupportedError(importUnsupportedMessage(spec, urnName(urn)));
+    }
+    return { id, properties, inputs };
+  }
+
+  /** Update: never asked for, since every change replaces. */
+  update(urn: string): never {
+    const { spec } = kindOfUrn(urn);
+    throw new Error(`${spec.typeName} "${urnName(urn)}" cannot be updated: the analytics API has no update endpoint, so every change replaces it.`);
+  }
+
+  /** Delete: the object stays in the service; the same warning as the dynamic providers. */
+  async delete(urn: string, id: string, properties: PropertyMap): Promise<void> {
+    const { kind } = kindOfUrn(urn);
+    const shared = await impl();
+    await this.noticing(urn, (notify) => shared.remove(kind, id, unwrapProperties(properties).values, notify));
+  }
+
+  /** Cancel: creates not yet sent are refused from now on. */
+  cancel(): void {
+    this.cancelled = true;
+  }
+
+  /** GetSchema: the package schema, loaded on first request. */
+  async schema(): Promise<string> {
+    return (await import("./schema")).schemaText();
+  }
+}
