@@ -7,6 +7,7 @@ import {
   STATE_FORMAT,
   STATE_VERSION,
   StateError,
+  isStateRecord,
   parseStateSnapshot,
   stateRecordSchemas,
   type DataSourceRecord,
@@ -93,7 +94,6 @@ export async function readJournal(file: string, afterSeq: number): Promise<Journ
   const validBytes = bytes.lastIndexOf(0x0a) + 1;
   const lines = bytes.toString("utf8", 0, validBytes).split("\n");
   lines.pop(); // "" after the last newline
-  const schemas = stateRecordSchemas();
   const entries: JournalEntry[] = [];
   let skipped = 0;
   let previous: number | undefined;
@@ -120,9 +120,11 @@ export async function readJournal(file: string, afterSeq: number): Promise<Journ
     }
     if (entries.length === 0 && seq !== afterSeq + 1) fail(`seq ${seq} follows the state file's ${afterSeq}: lines are missing`);
     const op = line.op as JournalOp;
-    const parsed = schemas[op].safeParse(line.record);
-    if (!parsed.success) fail(`not a valid ${op} record (first problem at ${parsed.error.issues[0]?.path.join(".") || "(root)"})`);
-    entries.push({ seq, op, record: parsed.data as JournalEntry["record"] });
+    if (!isStateRecord(op, line.record)) {
+      const issue = stateRecordSchemas()[op].safeParse(line.record).error?.issues[0];
+      fail(`not a valid ${op} record (first problem at ${issue?.path.join(".") || "(root)"})`);
+    }
+    entries.push({ seq, op, record: line.record as JournalEntry["record"] });
   });
   return { entries, skipped, validBytes, torn: validBytes < bytes.length };
 }
@@ -164,8 +166,11 @@ export interface LoadedState {
  */
 export async function readState(file: string, now: Date): Promise<LoadedState> {
   let text: string | undefined;
+  let snapshotBytes = 0;
   try {
-    text = await fs.promises.readFile(file, "utf8");
+    const bytes = await fs.promises.readFile(file);
+    snapshotBytes = bytes.length;
+    text = bytes.toString("utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
       throw new StateError(`cannot read state file ${file}: ${(err as NodeJS.ErrnoException).code ?? "unknown error"}`);
@@ -190,7 +195,7 @@ export async function readState(file: string, now: Date): Promise<LoadedState> {
       store,
       version: snapshot.version,
       journalSeq: journal?.entries.at(-1)?.seq ?? journalSeq,
-      snapshotBytes: Buffer.byteLength(text),
+      snapshotBytes,
       journal,
       staleJournal: snapshot.version === 1 && fs.existsSync(journalFile),
     };
