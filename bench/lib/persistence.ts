@@ -103,7 +103,7 @@ async function freshServer(mode: PersistenceMode): Promise<{ server: ServerChild
 }
 
 /**
- * A state file in today's whole-file format (version 1) holding `count` data sources in one
+ * A state file (version 2, with no journal yet: what a server leaves at a clean stop) holding `count` data sources in one
  * organization of user `bench`, built from a real create answer.
  */
 export async function writeBigStateFile(file: string, count: number): Promise<number> {
@@ -122,7 +122,7 @@ export async function writeBigStateFile(file: string, count: number): Promise<nu
   const out = fs.openSync(file, "w", 0o600);
   const write = (text: string): void => void fs.writeSync(out, text);
   const digest = createHash("sha256").update(randomBytes(16)).digest("hex");
-  write(`{"format":"pulumi-analytics/reference-server-state","version":1,"apiKeys":[{"digest":"${digest}","userName":"bench","createdAt":"${now}"}],`);
+  write(`{"format":"pulumi-analytics/reference-server-state","version":2,"journalSeq":0,"apiKeys":[{"digest":"${digest}","userName":"bench","createdAt":"${now}"}],`);
   write(`"organizations":[${JSON.stringify({ id: orgId, name: "Bench", slug: "bench", customAiContext: null, onboardingStatus: "STARTED", ownerUserName: "bench", createdAt: now, trial: null })}],"dataSources":[`);
   for (let i = 0; i < count; i++) {
     const fields = { ...template, id: id("ds", i), lastSyncStatus: "SUCCEEDED", hasCompletedFirstSync: true, lastSuccessfulSyncAt: now, lastSyncAttemptAt: now };
