@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up) and memory in one run, written to
+ * `npm run bench`: scenarios A-E, S (start-up), P (persistent state) and memory in one run, written to
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
@@ -16,6 +16,7 @@ import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
+import { runPersistenceScenario } from "./lib/persistence";
 import { writeOpenApiDocument } from "./lib/prism";
 import { clientFigures, figuresOf, writeReport, type BenchReport } from "./lib/report";
 import { runStartupScenario } from "./lib/startup";
@@ -83,6 +84,10 @@ async function main(): Promise<void> {
     log,
   );
   const client = await runClientScenario(CLIENT_PLAN, log);
+  const persistence = await runPersistenceScenario(
+    { held: quick ? 1000 : 10_000, startupDataSources: quick ? 10_000 : 100_000, reps: quick ? 1 : 3, durationS: quick ? 1 : 3, startupReps: quick ? 1 : 5 },
+    log,
+  );
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
 
   const report: BenchReport = {
@@ -90,7 +95,7 @@ async function main(): Promise<void> {
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup }),
+    figures: figuresOf({ engine, http, client, memory, startup, persistence }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
@@ -98,9 +103,10 @@ async function main(): Promise<void> {
       "C: state footprint": engine.commands.export,
       "D: load (reference server, Prism and the bare server, same flags)": http.command,
       "D: Prism": http.prismCommand ?? "",
+      "P: persistent state": persistence.command,
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory, startup },
+    raw: { engine, http, client, memory, startup, persistence },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());

@@ -5,6 +5,7 @@ import { renderCharts, type Chart } from "./charts";
 import type { ClientComparison, ClientMode } from "./client";
 import type { EngineResult, Footprint, Variant } from "./engine";
 import type { HttpResult, LoadRun, MemoryResult } from "./http";
+import type { PersistenceResult } from "./persistence";
 import { median, pairedRatio, round } from "./stats";
 import type { StartupResult, StartupSubject } from "./startup";
 import type { SystemInfo } from "./system";
@@ -38,7 +39,7 @@ export interface BenchReport {
   /** Exact commands. */
   commands: Record<string, string>;
   /** Raw measurements behind the figures. */
-  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult };
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult };
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
@@ -69,7 +70,7 @@ export function clientFigures(client: ClientComparison[]): Figure[] {
 }
 
 /** Computes every figure of the report from the raw measurements. */
-export function figuresOf({ engine, http, client, memory, startup }: BenchReport["raw"]): Figure[] {
+export function figuresOf({ engine, http, client, memory, startup, persistence }: BenchReport["raw"]): Figure[] {
   const figures: Figure[] = [];
   for (const run of engine.runs) {
     const n = run.plan.count;
@@ -125,6 +126,7 @@ export function figuresOf({ engine, http, client, memory, startup }: BenchReport
   }
   figures.push(...loadFigures(http));
   if (startup) figures.push(...startupFigures(startup));
+  if (persistence) figures.push(...persistenceFigures(persistence));
   figures.push(...clientFigures(client));
   figures.push({
     scenario: "M",
@@ -179,6 +181,37 @@ function loadFigures(http: HttpResult): Figure[] {
       status: "info",
     });
   }
+  return figures;
+}
+
+/** Scenario P: the create rate with a state file against memory, empty and full, and start-up on a big state file. */
+export function persistenceFigures(p: PersistenceResult): Figure[] {
+  const figures: Figure[] = [];
+  const counts = [...new Set(p.runs.map((r) => r.heldAtStart))].sort((a, b) => a - b);
+  for (const held of counts) {
+    const rates = (mode: "memory" | "state"): number[] => p.runs.filter((r) => r.mode === mode && r.heldAtStart === held).map((r) => r.rps);
+    const r = pairedRatio(rates("state"), rates("memory"));
+    const full = held > 0;
+    figures.push({
+      scenario: "P",
+      name: `create rate, ${p.connections} conn, ${held.toLocaleString("en-US")} data sources held: --state ${round(median(rates("state")), 0)} / in memory ${round(median(rates("memory")), 0)} creates/s (medians)`,
+      value: ratio(r),
+      target: full ? "≥ 0.50×" : "–",
+      status: full ? check(r >= 0.5) : "info",
+    });
+    const p99 = median(p.runs.filter((x) => x.mode === "state" && x.heldAtStart === held).map((x) => x.p99));
+    figures.push({ scenario: "P", name: `create latency p99 with --state, ${held.toLocaleString("en-US")} held`, value: ms(p99), target: "–", status: "info" });
+  }
+  const failures = p.runs.reduce((sum, x) => sum + x.failures, 0);
+  if (failures) figures.push({ scenario: "P", name: "failed requests (errors, timeouts, non-2xx)", value: String(failures), target: "0", status: "miss" });
+  const start = median(p.startup.firstAnswerMs);
+  figures.push({
+    scenario: "P",
+    name: `start to first answer with --state holding ${p.startup.dataSources.toLocaleString("en-US")} data sources (${round(p.startup.stateBytes / 2 ** 20, 0)} MiB, ${p.startup.firstAnswerMs.length} starts, median)`,
+    value: wholeMs(start),
+    target: "< 2000 ms",
+    status: check(start < 2000),
+  });
   return figures;
 }
 

@@ -4,7 +4,7 @@ import { INSPECTION_PREFIX } from "./control/inspection";
 import { OPENAPI_PATH, openApiJson } from "./control/openapi";
 import { assertUserName, startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "./server";
 import { DEFAULT_KEY_PREFIX, assertKeyPrefix, digestApiKey, generateApiKey } from "./state/auth";
-import { loadState, serializeState, writeFileAtomic } from "./state/state-file";
+import { StateFile } from "./state/state-file";
 
 /** Port of the standalone server unless `--port` says otherwise. */
 export const DEFAULT_CLI_PORT = 8080;
@@ -50,10 +50,11 @@ export type CliResult = { kind: "exit"; code: number } | { kind: "serving"; serv
 /** Adds a new key for `userName` to the state file at `statePath` (created if missing) and returns it. */
 export async function mintKeyIntoStateFile(statePath: string, userName: string, keyPrefix: string = DEFAULT_KEY_PREFIX): Promise<string> {
   assertUserName(userName);
-  const store = await loadState(statePath, new Date());
+  const file = await StateFile.open(statePath, new Date());
   const key = generateApiKey(keyPrefix);
-  store.addApiKey({ digest: digestApiKey(key), userName, createdAt: new Date().toISOString() });
-  await writeFileAtomic(statePath, serializeState(store.snapshot()));
+  file.store.addApiKey({ digest: digestApiKey(key), userName, createdAt: new Date().toISOString() });
+  // Closing writes the whole state file, the new digest included, and removes the journal.
+  await file.close();
   return key;
 }
 

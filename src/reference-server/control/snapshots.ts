@@ -72,6 +72,7 @@ function restartDueSyncs({ state, jobs }: SnapshotDeps): void {
   for (const record of state.store.dataSources.values()) {
     if (record.fields.lastSyncStatus !== "PENDING" && record.fields.lastSyncStatus !== "SYNCING") continue;
     record.fields.lastSyncStatus = "PENDING";
+    state.store.touchDataSource(record.fields.id);
     jobs.enqueue(record.fields.id)();
   }
 }

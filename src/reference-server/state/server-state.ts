@@ -1,5 +1,5 @@
 import { digestApiKey, generateApiKey } from "./auth";
-import { StateWriter, loadState } from "./state-file";
+import { StateFile } from "./state-file";
 import { ReferenceStore, USER_NAME_PATTERN } from "./store";
 
 /** Throws unless `userName` is a valid user name. */
@@ -15,8 +15,8 @@ function saveFailure(err: unknown): string {
 }
 
 /**
- * The server's state: the store, and (with a state file) the writer that saves it after each
- * change. Once closed, saves stop except {@link ServerState.finalSave}.
+ * The server's state: the store, and (with a state file) the state file and journal that save it
+ * after each change. Once closed, saves stop except {@link ServerState.finalSave}.
  */
 export class ServerState {
   private closed = false;
@@ -24,15 +24,15 @@ export class ServerState {
   private constructor(
     /** Organizations, data sources, keys and credentials. */
     readonly store: ReferenceStore,
-    private readonly writer: StateWriter | undefined,
+    private readonly writer: StateFile | undefined,
     private readonly log: (line: string) => void,
   ) {}
 
   /** Loads the state file at `statePath` (in memory only when undefined). */
   static async open(statePath: string | undefined, now: Date, log: (line: string) => void): Promise<ServerState> {
     if (statePath === undefined) return new ServerState(new ReferenceStore(), undefined, log);
-    const store = await loadState(statePath, now);
-    return new ServerState(store, new StateWriter(statePath, () => store.snapshot()), log);
+    const file = await StateFile.open(statePath, now);
+    return new ServerState(file.store, file, log);
   }
 
   /** True when changes are saved to a file. */
@@ -69,11 +69,12 @@ export class ServerState {
     this.closed = true;
   }
 
-  /** Waits for a running save, then writes once more (no-op in memory). */
+  /**
+   * Waits for a running save, then writes the whole state file once more if anything is not in it
+   * yet (changes whose own save was cut short by closing too) and removes the journal (no-op in memory).
+   */
   async finalSave(): Promise<void> {
     if (this.writer === undefined) return;
-    await this.writer.idle();
-    // One last write, so changes whose own save was cut short by closing are kept.
-    await this.writer.save().catch((err: unknown) => this.log(saveFailure(err)));
+    await this.writer.close().catch((err: unknown) => this.log(saveFailure(err)));
   }
 }

@@ -1,7 +1,19 @@
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ReferenceStore, StateError, type StateSnapshot } from "./store";
+import type { ApiKeyRecord } from "./auth";
+import {
+  ReferenceStore,
+  STATE_FORMAT,
+  STATE_VERSION,
+  StateError,
+  isStateRecord,
+  parseStateSnapshot,
+  stateRecordSchemas,
+  type DataSourceRecord,
+  type OrganizationRecord,
+  type StateSnapshot,
+} from "./store";
 
 /**
  * Writes `data` to `file` so readers see the old or the new content, never a torn one: a temp
@@ -24,16 +36,8 @@ export async function writeFileAtomic(file: string, data: string): Promise<void>
     await fs.promises.rm(temp, { force: true });
     throw err;
   }
-  try {
-    const dirHandle = await fs.promises.open(dir, "r");
-    try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is done either way.
-  }
+  // Some filesystems refuse fsync on directories; the rename is done either way.
+  await syncDirectory(dir);
 }
 
 /** Serializes a snapshot the way the state file stores it. */
@@ -41,14 +45,140 @@ export function serializeState(snapshot: StateSnapshot): string {
   return `${JSON.stringify(snapshot, null, 2)}\n`;
 }
 
-/** The store saved in `file`, or an empty one if the file does not exist yet. */
-export async function loadState(file: string, now: Date): Promise<ReferenceStore> {
-  let text: string;
+/** The journal beside a state file: `<file>.journal`. */
+export function journalPathOf(file: string): string {
+  return `${file}.journal`;
+}
+
+/** What a journal line records: a key, an organization or a data source as it now is (added or replaced whole). */
+export type JournalOp = "apiKey" | "organization" | "dataSource";
+
+/** One line of the journal. */
+export interface JournalEntry {
+  /** Sequence number: each line's is the previous one's plus 1; the state file names the last it includes. */
+  seq: number;
+  /** The kind of record. */
+  op: JournalOp;
+  /** The record, whole (never a credential: the same shapes as the state file's). */
+  record: ApiKeyRecord | OrganizationRecord | DataSourceRecord;
+}
+
+/** A journal as read: the lines to apply, and where its last complete line ends. */
+export interface JournalRead {
+  /** Lines after the state file's `journalSeq`, in order. */
+  entries: JournalEntry[];
+  /** Complete lines the state file already includes (a crash between a compaction's two steps leaves them). */
+  skipped: number;
+  /** Bytes up to the end of the last complete line. */
+  validBytes: number;
+  /** True when the journal ends in an unfinished line (a crash mid-append): it is ignored. */
+  torn: boolean;
+}
+
+const JOURNAL_OPS: readonly JournalOp[] = ["apiKey", "organization", "dataSource"];
+
+/**
+ * Reads the journal `file` against a state file whose last included line is `afterSeq`: a torn
+ * last line (no newline: a crash mid-append) is ignored; any other line that is not a valid
+ * record, or out of sequence, is a {@link StateError} naming the file and line. Undefined when
+ * there is no journal.
+ */
+export async function readJournal(file: string, afterSeq: number): Promise<JournalRead | undefined> {
+  let bytes: Buffer;
   try {
-    text = await fs.promises.readFile(file, "utf8");
+    bytes = await fs.promises.readFile(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return new ReferenceStore();
-    throw new StateError(`cannot read state file ${file}: ${(err as NodeJS.ErrnoException).code ?? "unknown error"}`);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new StateError(`cannot read state journal ${file}: ${(err as NodeJS.ErrnoException).code ?? "unknown error"}`);
+  }
+  const validBytes = bytes.lastIndexOf(0x0a) + 1;
+  const lines = bytes.toString("utf8", 0, validBytes).split("\n");
+  lines.pop(); // "" after the last newline
+  const entries: JournalEntry[] = [];
+  let skipped = 0;
+  let previous: number | undefined;
+  lines.forEach((text, index) => {
+    const fail = (why: string): never => {
+      throw new StateError(`state journal ${file} line ${index + 1}: ${why}`);
+    };
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      fail("not valid JSON");
+    }
+    const line = raw as { seq?: unknown; op?: unknown; record?: unknown };
+    if (typeof line !== "object" || line === null || Object.keys(line).length !== 3) fail("not a journal line");
+    if (!Number.isSafeInteger(line.seq) || (line.seq as number) < 1) fail("no valid seq");
+    if (!JOURNAL_OPS.includes(line.op as JournalOp)) fail("unknown op");
+    const seq = line.seq as number;
+    if (previous !== undefined && seq !== previous + 1) fail(`seq ${seq} follows ${previous}`);
+    previous = seq;
+    if (seq <= afterSeq) {
+      skipped++;
+      return;
+    }
+    if (entries.length === 0 && seq !== afterSeq + 1) fail(`seq ${seq} follows the state file's ${afterSeq}: lines are missing`);
+    const op = line.op as JournalOp;
+    if (!isStateRecord(op, line.record)) {
+      const issue = stateRecordSchemas()[op].safeParse(line.record).error?.issues[0];
+      fail(`not a valid ${op} record (first problem at ${issue?.path.join(".") || "(root)"})`);
+    }
+    entries.push({ seq, op, record: line.record as JournalEntry["record"] });
+  });
+  return { entries, skipped, validBytes, torn: validBytes < bytes.length };
+}
+
+/** `snapshot` with the journal's records applied in order: each replaces the record of its id, or is added after the others. */
+function applyJournal(snapshot: StateSnapshot, entries: readonly JournalEntry[]): StateSnapshot {
+  if (entries.length === 0) return snapshot;
+  const apiKeys = new Map(snapshot.apiKeys.map((k) => [k.digest, k]));
+  const organizations = new Map(snapshot.organizations.map((o) => [o.id, o]));
+  const dataSources = new Map(snapshot.dataSources.map((d) => [d.fields.id, d]));
+  for (const { op, record } of entries) {
+    if (op === "apiKey") apiKeys.set((record as ApiKeyRecord).digest, record as ApiKeyRecord);
+    else if (op === "organization") organizations.set((record as OrganizationRecord).id, record as OrganizationRecord);
+    else dataSources.set((record as DataSourceRecord).fields.id, record as DataSourceRecord);
+  }
+  return { ...snapshot, apiKeys: [...apiKeys.values()], organizations: [...organizations.values()], dataSources: [...dataSources.values()] };
+}
+
+/** A state file and its journal, as loaded. */
+export interface LoadedState {
+  /** The store they hold. */
+  store: ReferenceStore;
+  /** Layout version of the state file; undefined when there is none yet. */
+  version: StateSnapshot["version"] | undefined;
+  /** The last journal line the store includes. */
+  journalSeq: number;
+  /** Size of the state file, bytes (0 when there is none). */
+  snapshotBytes: number;
+  /** The journal as read; undefined when there is none, or when it was ignored (beside no state file or a version 1 one, it cannot be this file's). */
+  journal: JournalRead | undefined;
+  /** True when a journal exists that is not this state file's: it must be emptied before anything is appended. */
+  staleJournal: boolean;
+}
+
+/**
+ * Loads the state file `file` and replays its journal (`<file>.journal`) over it. A missing file
+ * means an empty state. A journal is only read beside a version 2 state file, whose `journalSeq`
+ * says which lines it already includes.
+ */
+export async function readState(file: string, now: Date): Promise<LoadedState> {
+  let text: string | undefined;
+  let snapshotBytes = 0;
+  try {
+    const bytes = await fs.promises.readFile(file);
+    snapshotBytes = bytes.length;
+    text = bytes.toString("utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new StateError(`cannot read state file ${file}: ${(err as NodeJS.ErrnoException).code ?? "unknown error"}`);
+    }
+  }
+  const journalFile = journalPathOf(file);
+  if (text === undefined) {
+    return { store: new ReferenceStore(), version: undefined, journalSeq: 0, snapshotBytes: 0, journal: undefined, staleJournal: fs.existsSync(journalFile) };
   }
   let raw: unknown;
   try {
@@ -57,47 +187,108 @@ export async function loadState(file: string, now: Date): Promise<ReferenceStore
     throw new StateError(`state file ${file} is not valid JSON`);
   }
   try {
-    return ReferenceStore.fromSnapshot(raw, now);
+    const snapshot = parseStateSnapshot(raw);
+    const journalSeq = snapshot.version === 1 ? 0 : snapshot.journalSeq!;
+    const journal = snapshot.version === 1 ? undefined : await readJournal(journalFile, journalSeq);
+    const store = ReferenceStore.fromParsed(applyJournal(snapshot, journal?.entries ?? []), now);
+    return {
+      store,
+      version: snapshot.version,
+      journalSeq: journal?.entries.at(-1)?.seq ?? journalSeq,
+      snapshotBytes,
+      journal,
+      staleJournal: snapshot.version === 1 && fs.existsSync(journalFile),
+    };
   } catch (err) {
-    throw err instanceof StateError ? new StateError(`${file}: ${err.message}`) : err;
+    throw err instanceof StateError && !err.message.includes(file) ? new StateError(`${file}: ${err.message}`) : err;
   }
 }
 
+/** The store saved in `file` and its journal, or an empty one if the file does not exist yet. */
+export async function loadState(file: string, now: Date): Promise<ReferenceStore> {
+  return (await readState(file, now)).store;
+}
+
+/** A JSON array with one item per line. */
+function jsonLines(items: Iterable<unknown>): string {
+  const lines: string[] = [];
+  for (const item of items) lines.push(JSON.stringify(item));
+  return lines.length === 0 ? "[]" : `[\n${lines.join(",\n")}\n]`;
+}
+
+/** The store as a version 2 state file including the journal up to `journalSeq`: one record per line, no credential (the store's records hold none). */
+export function serializeStore(store: ReferenceStore, journalSeq: number): string {
+  return (
+    `{"format":${JSON.stringify(STATE_FORMAT)},"version":${STATE_VERSION},"journalSeq":${journalSeq},\n` +
+    `"apiKeys":${jsonLines(store.apiKeys.values())},\n` +
+    `"organizations":${jsonLines(store.organizations.values())},\n` +
+    `"dataSources":${jsonLines(store.dataSources.values())}}\n`
+  );
+}
+
+/** The journal grows to the state file's size, and at least this much, before it is folded into a new state file. */
+export const DEFAULT_COMPACT_MIN_BYTES = 8 * 2 ** 20;
+
+/** Options of {@link StateFile.open}. */
+export interface StateFileOptions {
+  /** Journal size below which it is never compacted, bytes; default {@link DEFAULT_COMPACT_MIN_BYTES}. */
+  compactMinBytes?: number;
+}
+
 /**
- * Saves a store to its file with group commit: changes made while a write is running share
- * the next write, so many concurrent requests cost a handful of writes, and each caller's
- * promise settles only once a write that includes its change is on disk.
+ * A store kept in a state file plus an append-only journal beside it (`<file>.journal`). A save
+ * appends one JSON line per record changed since the last save (whole records: keys, organizations,
+ * data sources) and fsyncs once; saves requested while one runs share the next (group commit), and
+ * each resolves only once a write including its change is on disk. When the journal outgrows the
+ * state file, or something was removed (reset, snapshot restore), or at close, the save writes a
+ * new state file instead (atomically) and empties the journal: a compaction.
  */
-export class StateWriter {
+export class StateFile {
   private inFlight: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  private handle: fs.promises.FileHandle | undefined;
+  /** Set when the next save must write the whole state: no state file of version 2 yet, or an append failed midway. */
+  private compactDue: boolean;
+  private closed = false;
 
-  constructor(
-    /** Destination file. */
-    private readonly file: string,
-    /** Returns the current state to write. */
-    private readonly snapshot: () => StateSnapshot,
-  ) {}
+  private constructor(
+    /** The state file. */
+    readonly file: string,
+    /** The store saved. */
+    readonly store: ReferenceStore,
+    private nextSeq: number,
+    private snapshotBytes: number,
+    private journalBytes: number,
+    compactDue: boolean,
+    private readonly compactMinBytes: number,
+  ) {
+    this.compactDue = compactDue;
+  }
+
+  /** The journal's path. */
+  get journalFile(): string {
+    return journalPathOf(this.file);
+  }
+
+  /**
+   * Loads `file` and its journal and returns them ready for saving: changes to the store are
+   * tracked from here on. A torn last journal line is cut off, and a journal that is not this
+   * file's is emptied, before anything is appended.
+   */
+  static async open(file: string, now: Date, options: StateFileOptions = {}): Promise<StateFile> {
+    const loaded = await readState(file, now);
+    const journalFile = journalPathOf(file);
+    if (loaded.staleJournal) await truncateDurably(journalFile, 0);
+    else if (loaded.journal?.torn) await truncateDurably(journalFile, loaded.journal.validBytes);
+    loaded.store.trackChanges();
+    const compactDue = loaded.version !== STATE_VERSION || (loaded.journal?.skipped ?? 0) > 0;
+    const journalBytes = loaded.staleJournal ? 0 : (loaded.journal?.validBytes ?? 0);
+    return new StateFile(file, loaded.store, loaded.journalSeq + 1, loaded.snapshotBytes, journalBytes, compactDue, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES);
+  }
 
   /** Resolves once the state as of this call is on disk; rejects if that write failed. */
   save(): Promise<void> {
-    if (this.queued) return this.queued;
-    const previous = this.inFlight ?? Promise.resolve();
-    const run = previous
-      .catch(() => undefined)
-      .then(async () => {
-        // From here on, later changes need a later write: this one may already miss them.
-        this.queued = undefined;
-        const write = writeFileAtomic(this.file, serializeState(this.snapshot()));
-        this.inFlight = write;
-        try {
-          await write;
-        } finally {
-          if (this.inFlight === write) this.inFlight = undefined;
-        }
-      });
-    this.queued = run;
-    return run;
+    return this.enqueue(() => this.flush(false));
   }
 
   /** Resolves once no write is running or queued (failures are the savers' to handle). */
@@ -105,5 +296,141 @@ export class StateWriter {
     while (this.queued ?? this.inFlight) {
       await (this.queued ?? this.inFlight)!.catch(() => undefined);
     }
+  }
+
+  /**
+   * Waits for running saves, writes the whole state once more if anything is not in the state
+   * file yet, and removes the emptied journal. Later saves are refused.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.idle();
+    this.closed = true;
+    try {
+      await this.flush(true);
+      await fs.promises.rm(this.journalFile, { force: true });
+    } finally {
+      await this.handle?.close();
+      this.handle = undefined;
+    }
+  }
+
+  private enqueue(write: () => Promise<void>): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the state file is closed"));
+    if (this.queued) return this.queued;
+    const previous = this.inFlight ?? Promise.resolve();
+    const run = previous
+      .catch(() => undefined)
+      .then(async () => {
+        // From here on, later changes need a later write: this one may already miss them.
+        this.queued = undefined;
+        const running = write();
+        this.inFlight = running;
+        try {
+          await running;
+        } finally {
+          if (this.inFlight === running) this.inFlight = undefined;
+        }
+      });
+    this.queued = run;
+    return run;
+  }
+
+  /** Appends the changes since the last save, or writes the whole state (compaction) when due or `final`. */
+  private async flush(final: boolean): Promise<void> {
+    const changes = this.store.takeChanges();
+    const changed = changes.replaced || changes.apiKeys.size + changes.organizations.size + changes.dataSources.size > 0;
+    if (final ? changed || this.compactDue || this.journalBytes > 0 : changes.replaced || this.compactDue || this.journalBytes >= Math.max(this.snapshotBytes, this.compactMinBytes)) {
+      return this.compact();
+    }
+    if (!changed) return;
+    const { store } = this;
+    let text = "";
+    const line = (op: JournalOp, record: unknown): void => {
+      if (record !== undefined) text += `{"seq":${this.nextSeq++},"op":"${op}","record":${JSON.stringify(record)}}\n`;
+    };
+    // Keys, then organizations, then data sources: each line's references precede it, even in a torn batch.
+    for (const digest of changes.apiKeys) line("apiKey", store.apiKeys.get(digest));
+    for (const id of changes.organizations) line("organization", store.organizations.get(id));
+    for (const id of changes.dataSources) line("dataSource", store.dataSources.get(id));
+    try {
+      const handle = await this.journal();
+      const bytes = Buffer.from(text, "utf8");
+      await handle.write(bytes);
+      await handle.datasync();
+      // A journal removed under an open handle takes appends without an error, and keeps none of them.
+      if ((await handle.stat()).nlink === 0) {
+        this.handle = undefined;
+        await handle.close();
+        throw Object.assign(new Error("the state journal was removed"), { code: "ENOENT" });
+      }
+      this.journalBytes += bytes.length;
+    } catch (err) {
+      // Part of the batch may be on disk: nothing more may be appended after it. The next save rewrites all.
+      this.compactDue = true;
+      throw err;
+    }
+  }
+
+  /** Writes the whole state as a new state file (atomically), then empties the journal. */
+  private async compact(): Promise<void> {
+    this.compactDue = true;
+    const text = serializeStore(this.store, this.nextSeq - 1);
+    await writeFileAtomic(this.file, text);
+    // The state file now includes every line: a crash before the journal is emptied only leaves lines it skips.
+    if (this.handle) {
+      await this.handle.truncate(0);
+      await this.handle.datasync();
+    } else {
+      await truncateDurably(this.journalFile, 0);
+    }
+    this.journalBytes = 0;
+    this.snapshotBytes = Buffer.byteLength(text);
+    this.compactDue = false;
+  }
+
+  /** The journal, opened for appending on first use (created with mode 0600, its directory entry fsynced). */
+  private async journal(): Promise<fs.promises.FileHandle> {
+    if (this.handle) return this.handle;
+    const handle = await fs.promises.open(this.journalFile, "a", 0o600);
+    try {
+      await syncDirectory(path.dirname(this.journalFile));
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    this.handle = handle;
+    return handle;
+  }
+}
+
+/** fsyncs a directory, so a file created or renamed in it survives a crash; a no-op where the filesystem refuses. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const dirHandle = await fs.promises.open(dir, "r");
+    try {
+      await dirHandle.sync();
+    } finally {
+      await dirHandle.close();
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories.
+  }
+}
+
+/** Cuts `file` to `length` bytes and fsyncs it; nothing if it does not exist. */
+async function truncateDurably(file: string, length: number): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, "r+");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
+  try {
+    await handle.truncate(length);
+    await handle.datasync();
+  } finally {
+    await handle.close();
   }
 }

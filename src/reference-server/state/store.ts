@@ -100,50 +100,66 @@ export interface DataSourceRecord {
   providedSecretFields: readonly SecretDataSourceField[];
 }
 
-const STATE_FORMAT = "pulumi-analytics/reference-server-state";
+/** Identifies a state file as this server's. */
+export const STATE_FORMAT = "pulumi-analytics/reference-server-state";
 
-/** The state file's shape. Secrets have no place in it: data source fields are the public ones only. */
-const stateSnapshotSchema = lazySchema((z) => {
+/**
+ * Layout versions of the state file. 1: the whole state in one file (still loaded). 2: the same,
+ * plus `journalSeq`, the last line of the journal beside it (`<file>.journal`) the file includes.
+ */
+export const STATE_VERSION = 2;
+
+/** Shapes of the records the state file and its journal hold. Secrets have no place in them: data source fields are the public ones only. */
+export const stateRecordSchemas = lazySchema((z) => {
   const syncedTableSchema = z.strictObject({
     schema: z.string(),
     name: z.string(),
     columns: z.array(z.strictObject({ name: z.string(), type: z.string(), nullable: z.boolean() })),
   });
-  return z.strictObject({
+  return {
+    apiKey: z.strictObject({
+      digest: z.string().regex(/^[0-9a-f]{64}$/),
+      userName: z.string().regex(USER_NAME_PATTERN),
+      createdAt: z.string(),
+    }),
+    organization: z.strictObject({
+      ...responseShape(organizationSpec.outputs),
+      ownerUserName: z.string(),
+      createdAt: z.string(),
+      trial: z.strictObject({ startedAt: z.string(), endsAt: z.string() }).nullable(),
+    }),
+    dataSource: z.strictObject({
+      organizationId: z.string(),
+      fields: dataSourceFieldsSchema(),
+      tables: z.array(syncedTableSchema).nullable(),
+      providedSecretFields: z.array(z.enum(SECRET_DATA_SOURCE_FIELDS)),
+    }),
+  };
+});
+
+/** The state file's shape, either version. */
+const stateSnapshotSchema = lazySchema((z) => {
+  const records = stateRecordSchemas();
+  const shape = {
     format: z.literal(STATE_FORMAT),
-    version: z.literal(1),
-    apiKeys: z.array(
-      z.strictObject({
-        digest: z.string().regex(/^[0-9a-f]{64}$/),
-        userName: z.string().regex(USER_NAME_PATTERN),
-        createdAt: z.string(),
-      }),
-    ),
-    organizations: z.array(
-      z.strictObject({
-        ...responseShape(organizationSpec.outputs),
-        ownerUserName: z.string(),
-        createdAt: z.string(),
-        trial: z.strictObject({ startedAt: z.string(), endsAt: z.string() }).nullable(),
-      }),
-    ),
-    dataSources: z.array(
-      z.strictObject({
-        organizationId: z.string(),
-        fields: dataSourceFieldsSchema(),
-        tables: z.array(syncedTableSchema).nullable(),
-        providedSecretFields: z.array(z.enum(SECRET_DATA_SOURCE_FIELDS)),
-      }),
-    ),
-  });
+    apiKeys: z.array(records.apiKey),
+    organizations: z.array(records.organization),
+    dataSources: z.array(records.dataSource),
+  };
+  return z.discriminatedUnion("version", [
+    z.strictObject({ ...shape, version: z.literal(1) }),
+    z.strictObject({ ...shape, version: z.literal(2), journalSeq: z.number().int().nonnegative() }),
+  ]);
 });
 
 /** Everything the state file holds. */
 export interface StateSnapshot {
   /** Identifies the file as this server's state. */
   format: typeof STATE_FORMAT;
-  /** Layout version. */
-  version: 1;
+  /** Layout version: 1 (no journal) or {@link STATE_VERSION}. */
+  version: 1 | typeof STATE_VERSION;
+  /** Version 2: the last journal line this file includes (0: none). */
+  journalSeq?: number;
   /** Key digests and owners (never keys). */
   apiKeys: ApiKeyRecord[];
   /** All organizations. */
@@ -168,6 +184,105 @@ export interface StoredResources {
   secrets: Array<[string, DataSourceSecrets]>;
 }
 
+/** The parsed JSON of a state file, checked against its shape (either version). Throws a {@link StateError} naming the first problem. */
+export function parseStateSnapshot(raw: unknown): StateSnapshot {
+  // The common case, checked without zod (a second or more at 100,000 data sources); zod names the problem otherwise.
+  if (isStateSnapshot(raw)) return raw;
+  const parsed = stateSnapshotSchema().safeParse(raw);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join(".") || "(root)";
+    throw new StateError(`state file is not a reference-server state file (first problem at ${where})`);
+  }
+  return parsed.data;
+}
+
+type FieldCheck = (value: unknown) => boolean;
+
+const isString: FieldCheck = (v) => typeof v === "string";
+
+/** Checks of a spec's output fields, as {@link responseShape} types them. */
+function outputChecks(outputs: Readonly<Record<string, { type: string; nullable?: boolean }>>): Record<string, FieldCheck> {
+  return Object.fromEntries(
+    Object.entries(outputs).map(([name, field]) => {
+      const base: FieldCheck = field.type === "string" ? isString : field.type === "integer" ? (v) => Number.isSafeInteger(v) : (v) => typeof v === "boolean";
+      return [name, field.nullable ? (v: unknown) => v === null || base(v) : base];
+    }),
+  );
+}
+
+/** True when `value` is a plain object with exactly the keys of `checks`, each passing its check. */
+function isExactly(value: unknown, checks: Readonly<Record<string, FieldCheck>>, size: number): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(checks, key) || !checks[key]!((value as Record<string, unknown>)[key])) return false;
+    keys++;
+  }
+  return keys === size;
+}
+
+/** Built on first use: the same rules as {@link stateRecordSchemas}, without zod. */
+let fastChecks: { apiKey: FieldCheck; organization: FieldCheck; dataSource: FieldCheck } | undefined;
+
+function recordChecks(): NonNullable<typeof fastChecks> {
+  if (fastChecks) return fastChecks;
+  const exactly = (checks: Record<string, FieldCheck>): FieldCheck => {
+    const size = Object.keys(checks).length;
+    return (v) => isExactly(v, checks, size);
+  };
+  const arrayOf = (check: FieldCheck): FieldCheck => (v) => Array.isArray(v) && v.every(check);
+  const column = exactly({ name: isString, type: isString, nullable: (v) => typeof v === "boolean" });
+  const table = exactly({ schema: isString, name: isString, columns: arrayOf(column) });
+  const secretField: FieldCheck = (v) => (SECRET_DATA_SOURCE_FIELDS as readonly unknown[]).includes(v);
+  fastChecks = {
+    apiKey: exactly({ digest: (v) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v), userName: (v) => typeof v === "string" && USER_NAME_PATTERN.test(v), createdAt: isString }),
+    organization: exactly({
+      ...outputChecks(organizationSpec.outputs),
+      ownerUserName: isString,
+      createdAt: isString,
+      trial: (v) => v === null || exactly({ startedAt: isString, endsAt: isString })(v),
+    }),
+    dataSource: exactly({
+      organizationId: isString,
+      fields: exactly(outputChecks(dataSourceSpec.outputs)),
+      tables: (v) => v === null || arrayOf(table)(v),
+      providedSecretFields: arrayOf(secretField),
+    }),
+  };
+  return fastChecks;
+}
+
+/** True when `raw` is a valid record of kind `kind` (a key, an organization, a data source), by the rules of {@link stateRecordSchemas}. */
+export function isStateRecord(kind: "apiKey" | "organization" | "dataSource", raw: unknown): boolean {
+  return recordChecks()[kind](raw);
+}
+
+/** True when `raw` is a state file of either version, by the rules of its zod schema. */
+function isStateSnapshot(raw: unknown): raw is StateSnapshot {
+  if (typeof raw !== "object" || raw === null) return false;
+  const { format, version, journalSeq, apiKeys, organizations, dataSources, ...rest } = raw as Record<string, unknown>;
+  if (format !== STATE_FORMAT || Object.keys(rest).length > 0) return false;
+  if (version === 1 ? journalSeq !== undefined || "journalSeq" in raw : version !== 2 || !Number.isSafeInteger(journalSeq) || (journalSeq as number) < 0) return false;
+  const checks = recordChecks();
+  return Array.isArray(apiKeys) && apiKeys.every(checks.apiKey) && Array.isArray(organizations) && organizations.every(checks.organization) && Array.isArray(dataSources) && dataSources.every(checks.dataSource);
+}
+
+/** Ids of the records changed since the journal's last line, or `replaced` when something was removed (reset, restore). */
+export interface StoreChanges {
+  /** Key digests added. */
+  apiKeys: Set<string>;
+  /** Organizations created or changed (a trial started). */
+  organizations: Set<string>;
+  /** Data sources created or changed (sync status). */
+  dataSources: Set<string>;
+  /** Organizations or data sources were removed or replaced: only a whole new state file says so. */
+  replaced: boolean;
+}
+
+function emptyChanges(): StoreChanges {
+  return { apiKeys: new Set(), organizations: new Set(), dataSources: new Set(), replaced: false };
+}
+
 /** Sync error recorded for a sync a restart cut short; credentials were not kept, so it is not retried. */
 export const INTERRUPTED_SYNC_MESSAGE =
   "The schema sync was interrupted by a restart of the reference server; credentials are not persisted, so it was not retried.";
@@ -185,10 +300,30 @@ export class ReferenceStore {
   readonly dataSources = new Map<string, DataSourceRecord>();
   private readonly secrets = new Map<string, DataSourceSecrets>();
   private readonly slugs = new Set<string>();
+  /** What changed since the last {@link ReferenceStore.takeChanges}; undefined unless changes are tracked. */
+  private changes: StoreChanges | undefined;
+
+  /** From now on, records what changes, for {@link ReferenceStore.takeChanges} (a state file's journal). */
+  trackChanges(): void {
+    this.changes ??= emptyChanges();
+  }
+
+  /** What changed since the last call (nothing unless tracked), and starts afresh. */
+  takeChanges(): StoreChanges {
+    const taken = this.changes ?? emptyChanges();
+    if (this.changes) this.changes = emptyChanges();
+    return taken;
+  }
+
+  /** Notes that a data source's record changed in place (a sync's status); saved with the next change. */
+  touchDataSource(id: string): void {
+    this.changes?.dataSources.add(id);
+  }
 
   /** Records a minted key's digest for `userName`. */
   addApiKey(record: ApiKeyRecord): void {
     this.apiKeys.set(record.digest, record);
+    this.changes?.apiKeys.add(record.digest);
   }
 
   /** Names of every user holding a key, sorted. */
@@ -210,6 +345,7 @@ export class ReferenceStore {
     };
     this.organizations.set(record.id, record);
     this.slugs.add(record.slug);
+    this.changes?.organizations.add(record.id);
     return record;
   }
 
@@ -246,7 +382,9 @@ export class ReferenceStore {
     this.secrets.set(record.fields.id, secrets);
     if (org.trial === null) {
       org.trial = { startedAt: at, endsAt: new Date(now.getTime() + trialDays * 86_400_000).toISOString() };
+      this.changes?.organizations.add(org.id);
     }
+    this.changes?.dataSources.add(record.fields.id);
     return record;
   }
 
@@ -266,6 +404,8 @@ export class ReferenceStore {
     this.dataSources.clear();
     this.secrets.clear();
     this.slugs.clear();
+    // Removals have no journal line: the next save writes the whole state.
+    if (this.changes) this.changes = { ...emptyChanges(), replaced: true };
   }
 
   /** A deep copy of organizations, data sources and credentials (keys excluded); later changes never alter it. */
@@ -298,7 +438,8 @@ export class ReferenceStore {
   snapshot(): StateSnapshot {
     return structuredClone({
       format: STATE_FORMAT,
-      version: 1,
+      version: STATE_VERSION,
+      journalSeq: 0,
       apiKeys: [...this.apiKeys.values()],
       organizations: [...this.organizations.values()],
       dataSources: [...this.dataSources.values()],
@@ -310,12 +451,11 @@ export class ReferenceStore {
    * restart cut short (PENDING, SYNCING) are marked FAILED: without credentials they cannot rerun.
    */
   static fromSnapshot(raw: unknown, now: Date): ReferenceStore {
-    const parsed = stateSnapshotSchema().safeParse(raw);
-    if (!parsed.success) {
-      const where = parsed.error.issues[0]?.path.join(".") || "(root)";
-      throw new StateError(`state file is not a reference-server state file (first problem at ${where})`);
-    }
-    const snapshot: StateSnapshot = parsed.data;
+    return ReferenceStore.fromParsed(parseStateSnapshot(raw), now);
+  }
+
+  /** {@link ReferenceStore.fromSnapshot} of an already checked snapshot (references are checked here). */
+  static fromParsed(snapshot: StateSnapshot, now: Date): ReferenceStore {
     const store = new ReferenceStore();
     for (const key of snapshot.apiKeys) store.addApiKey(key);
     const users = new Set(store.userNames());

@@ -157,6 +157,7 @@ export class SyncJobs {
     fields.lastSyncStatus = "SYNCING";
     fields.lastSyncAttemptAt = startedAt;
     fields.updatedAt = startedAt;
+    store.touchDataSource(id);
     if (this.options.persist) await this.options.persist().catch(() => undefined);
     if (!this.current(job)) return;
 
@@ -201,6 +202,7 @@ export class SyncJobs {
       // The sync is the health check: a failed one means the database could not be used.
       fields.lastHealthStatus = "UNHEALTHY";
     }
+    store.touchDataSource(id);
     if (this.options.persist) await this.options.persist().catch(() => undefined);
   }
 }

@@ -65,7 +65,8 @@ export function auditWorkspace(ws: PulumiWorkspace, secrets: readonly string[], 
 
 /** A file's text for the audit, or nothing when it does not exist. */
 export function fileForAudit(file: string): Array<{ where: string; text: string }> {
-  return fs.existsSync(file) ? [{ where: path.basename(file), text: fs.readFileSync(file, "utf8") }] : [];
+  // The state file and the journal beside it.
+  return [file, `${file}.journal`].filter((f) => fs.existsSync(f)).map((f) => ({ where: path.basename(f), text: fs.readFileSync(f, "utf8") }));
 }
 
 /** Polls `probe` every `everyMs` until it returns a value, at most `attempts` times. */
