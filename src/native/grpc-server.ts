@@ -30,7 +30,12 @@ interface Bindings {
 }
 
 function loadBindings(): Bindings {
-  const fromPulumi = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+  let fromPulumi: NodeRequire;
+  try {
+    fromPulumi = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+  } catch {
+    return bundledBindings();
+  }
   return {
     grpc: fromPulumi("@grpc/grpc-js") as typeof Grpc,
     empty: fromPulumi("google-protobuf/google/protobuf/empty_pb") as typeof EmptyProto,
@@ -40,6 +45,23 @@ function loadBindings(): Bindings {
     proto: fromPulumi("@pulumi/pulumi/proto/provider_pb") as typeof ProviderProto,
     engine: fromPulumi("@pulumi/pulumi/proto/engine_grpc_pb") as typeof EngineGrpc,
     engineProto: fromPulumi("@pulumi/pulumi/proto/engine_pb") as typeof EngineProto,
+  };
+}
+
+/**
+ * The same modules by literal name: what the plugin archive's bundle carries inside itself
+ * (tools/build-plugin-archive.js), where no @pulumi/pulumi is installed to load them from.
+ */
+function bundledBindings(): Bindings {
+  return {
+    grpc: require("@grpc/grpc-js") as typeof Grpc,
+    empty: require("google-protobuf/google/protobuf/empty_pb") as typeof EmptyProto,
+    struct: require("google-protobuf/google/protobuf/struct_pb") as typeof StructProto,
+    plugin: require("@pulumi/pulumi/proto/plugin_pb") as typeof PluginProto,
+    service: require("@pulumi/pulumi/proto/provider_grpc_pb") as typeof ProviderGrpc,
+    proto: require("@pulumi/pulumi/proto/provider_pb") as typeof ProviderProto,
+    engine: require("@pulumi/pulumi/proto/engine_grpc_pb") as typeof EngineGrpc,
+    engineProto: require("@pulumi/pulumi/proto/engine_pb") as typeof EngineProto,
   };
 }
 

@@ -3,8 +3,6 @@
  * and delete as the dynamic providers (src/resources/provider-impl.ts), reached by type token
  * instead of by a serialized closure, with the provider's settings from its Configure request.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { ImportUnsupportedError } from "../client/errors";
 import { kindOfTypeToken, nativeTypeToken, outputNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
 import { importUnsupportedMessage } from "../resources/import-guard";
@@ -136,10 +134,9 @@ export function checkConfig(news: PropertyMap): CheckResult {
   return { inputs, failures };
 }
 
-/** The package.json version: the plugin's version. */
+/** The plugin's version: the package's, as the generated schema records it (a bundled plugin has no package.json beside it). */
 export function pluginVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
-  return manifest.version;
+  return (require("./schema") as typeof import("./schema")).schemaVersion();
 }
 
 /** The secret names of a kind plus whatever the engine sent as secret: kept secret on the way back. */

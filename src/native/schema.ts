@@ -8,3 +8,8 @@ import schema from "./schema.json";
 export function schemaText(): string {
   return JSON.stringify(schema);
 }
+
+/** The package version the schema was generated for (package.json's). */
+export function schemaVersion(): string {
+  return schema.version;
+}

@@ -1,0 +1,120 @@
+/**
+ * A Pulumi YAML program with the real CLI, as a user without node_modules runs it: the plugin
+ * archive that `npm run build:plugin` makes, installed with `pulumi plugin install --file`, then
+ * preview, up, refresh, a rename, a rejected key, import and destroy, with a default and an
+ * explicit provider against two reference servers. Needs `npm run build`.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+
+const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
+
+const toolchain = inject("pulumiToolchain");
+const PASSWORD = "yaml-password-7f8e9d";
+const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
+const STACK_TRACE = /\n\s+at .*:\d+:\d+\)?|unhandled exception/;
+const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
+
+describe("a YAML program with the installed plugin archive", () => {
+  let ws: PulumiWorkspace;
+  let first: ReferenceServer;
+  let second: ReferenceServer;
+  let archiveDir: string;
+  const requests = () => first.inspect.requestCount() + second.inspect.requestCount();
+
+  beforeAll(async () => {
+    first = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
+    second = await startReferenceServer({ port: 0, bootstrapUsers: ["bob"], inspection: true });
+    ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/yaml-native"), withoutNodeModules: true });
+    archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-archive-"));
+    const archive = buildPluginArchive(archiveDir);
+    await ws.pulumi(["plugin", "install", "resource", "analytics", version, "--file", archive]);
+    await ws.pulumi(["config", "set", "analytics:baseUrl", first.url]);
+    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
+    await ws.pulumi(["config", "set", "--secret", "password", PASSWORD]);
+    await ws.pulumi(["config", "set", "secondBaseUrl", second.url]);
+    await ws.pulumi(["config", "set", "--secret", "secondApiKey", second.apiKeys.bob!]);
+  }, 300_000);
+
+  afterAll(async () => {
+    ws?.dispose();
+    if (archiveDir) fs.rmSync(archiveDir, { recursive: true, force: true });
+    await first?.close();
+    await second?.close();
+  });
+
+  it("previews with no request, creates each object on its provider's server, then previews no change", async () => {
+    const preview = await ws.pulumi(["preview"]);
+    expect(preview.stdout).toMatch(/\+\s+analytics:index:Organization\s+org\s+create/);
+    expect(preview.stdout).toMatch(/\+\s+analytics:index:DataSource\s+warehouse\s+create/);
+    expect(requests()).toBe(0);
+
+    await ws.pulumi(["up", "--yes"]);
+    const state = await ws.exportStack();
+    const orgs = resourcesOfType(state, "analytics:index:Organization");
+    const [ds] = resourcesOfType(state, "analytics:index:DataSource");
+    expect(first.inspect.organizations().map((o) => o.id)).toEqual([orgs.find((r) => r.urn.endsWith("::org"))?.id]);
+    expect(first.inspect.dataSources().map((d) => d.id)).toEqual([ds?.id]);
+    expect(second.inspect.organizations().map((o) => o.id)).toEqual([orgs.find((r) => r.urn.endsWith("::org2"))?.id]);
+    expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ lastSyncStatus: "PENDING" });
+
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+    await ws.pulumi(["refresh", "--yes"]);
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+    expect(requests()).toBe(3);
+  }, 300_000);
+
+  it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
+    await ws.pulumi(["config", "set", "displayName", "Renamed YAML warehouse"]);
+    const preview = await ws.pulumi(["preview"]);
+    expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
+    expect(output(preview)).toMatch(/DataSource "YAML warehouse" \(id ds_\w+\) will be replaced because displayName changed/);
+    const up = await ws.pulumi(["up", "--yes"]);
+    expect(output(up)).toMatch(/warning: DataSource "YAML warehouse" \(id ds_\w+\) was left in the analytics service/);
+    expect(first.inspect.dataSources().map((d) => d.displayName)).toEqual(["YAML warehouse", "Renamed YAML warehouse"]);
+  }, 300_000);
+
+  it("fails a rejected key with the key's advice, never printing it, and changes nothing", async () => {
+    const wrongKey = `analytics_key_${"W".repeat(32)}`;
+    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", wrongKey]);
+    await ws.pulumi(["config", "set", "displayName", "Never created"]);
+    const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
+    expect(up.code).not.toBe(0);
+    expect(output(up)).toMatch(/The API key was not accepted\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
+    expect(output(up)).not.toContain(wrongKey);
+    expect(output(up)).not.toMatch(STACK_TRACE);
+    expect(first.inspect.dataSources()).toHaveLength(2);
+    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
+    await ws.pulumi(["config", "set", "displayName", "Renamed YAML warehouse"]);
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+  }, 300_000);
+
+  it("refuses `pulumi import` with a clear message and no stack trace", async () => {
+    const before = requests();
+    const result = await ws.pulumi(["import", "analytics:index:Organization", "x", "org_1", "--yes"], { allowFailure: true });
+    expect(result.code).not.toBe(0);
+    expect(output(result)).toContain('Organization "x" cannot be imported: the analytics API has no read endpoint');
+    expect(output(result)).not.toMatch(STACK_TRACE);
+    expect(requests()).toBe(before);
+  }, 300_000);
+
+  it("destroys by leaving the objects, with the warning", async () => {
+    const destroy = await ws.pulumi(["destroy", "--yes"]);
+    expect(output(destroy)).toMatch(/warning: Organization "YAML Org" \(id org_\w+\) was left in the analytics service/);
+    expect(output(destroy)).toMatch(/warning: Organization "Second Org" \(id org_\w+\) was left in the analytics service/);
+    expect(resourcesOfType(await ws.exportStack(), "analytics:index:Organization")).toEqual([]);
+  }, 300_000);
+
+  it("leaves no credential in plain text in the state, its history or any output", async () => {
+    const haystacks = [{ where: "stack export", text: output(await ws.pulumi(["stack", "export", "--show-secrets=false"])) }];
+    for (const [file, text] of ws.backendFiles()) haystacks.push({ where: `backend/${file}`, text });
+    ws.transcript.forEach((result, i) => haystacks.push({ where: `command #${i}`, text: output(result) }));
+    for (const credential of [first.apiKeys.alice!, second.apiKeys.bob!, PASSWORD]) {
+      for (const { where, text } of haystacks) expect(text.includes(credential), `${credential.slice(0, 6)}… found in ${where}`).toBe(false);
+    }
+  }, 300_000);
+});
