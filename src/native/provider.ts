@@ -6,6 +6,7 @@
 import { ImportUnsupportedError } from "../client/errors";
 import { kindOfTypeToken, nativeTypeToken, outputNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
 import { importUnsupportedMessage } from "../resources/import-guard";
+import { schemaText, schemaVersion } from "./package-schema";
 import type { ProviderSettings } from "../resources/provider-impl";
 import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT } from "../resources/pulumi-words";
 import { notifyOnStderr, type NoticeLevel, type Notify } from "../resources/notices";
@@ -136,7 +137,7 @@ export function checkConfig(news: PropertyMap): CheckResult {
 
 /** The plugin's version: the package's, as the generated schema records it (a bundled plugin has no package.json beside it). */
 export function pluginVersion(): string {
-  return (require("./schema") as typeof import("./schema")).schemaVersion();
+  return schemaVersion();
 }
 
 /** The secret names of a kind plus whatever the engine sent as secret: kept secret on the way back. */
@@ -242,8 +243,8 @@ export class NativeProvider {
     this.cancelled = true;
   }
 
-  /** GetSchema: the package schema, loaded on first request. */
+  /** GetSchema: the package schema. */
   async schema(): Promise<string> {
-    return (await import("./schema")).schemaText();
+    return schemaText();
   }
 }

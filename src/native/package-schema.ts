@@ -1,6 +1,6 @@
 /**
- * The package schema (`schema.json`, generated and committed), in its own module so the provider
- * loads it only when the engine asks for it; the static import is what copies it to dist.
+ * The package schema (`schema.json`, generated from the kind specs and committed). The static
+ * import is what copies it to dist and into the plugin archive's bundle.
  */
 import schema from "./schema.json";
 
