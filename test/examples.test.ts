@@ -10,7 +10,10 @@ const toolchain = inject("pulumiToolchain");
 const examplesDir = path.join(repoRoot, "examples");
 
 /** Config each example needs besides the analytics settings; `secret` values are set with --secret. */
-const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[]; policyConfig?: string }> = {
+const EXAMPLES: Record<
+  string,
+  { stack?: string; yaml?: true; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[]; policyConfig?: string }
+> = {
   quickstart: {
     config: [
       ["db:host", "db.example.com", "plain"],
@@ -48,6 +51,16 @@ const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, 
     // Previewed as its workflow does: with the package's policy pack and the example's config.
     policyConfig: "policy-config.json",
   },
+  // A Pulumi YAML program through the native provider plugin (test/yaml-native.test.ts runs its whole lifecycle).
+  yaml: {
+    yaml: true,
+    config: [
+      ["dbHost", "db.example.com", "plain"],
+      ["dbUser", "reader", "plain"],
+      ["dbPassword", "yaml-pw", "secret"],
+    ],
+    creates: ["Organization acme", "DataSource warehouse"],
+  },
   // Its own test suite (program.test.ts) runs in `npm test` too, from the root vitest config.
   "testing-recipe": {
     config: [
@@ -58,6 +71,15 @@ const EXAMPLES: Record<string, { stack?: string; config: Array<[string, string, 
     creates: ["Organization acme", "DataSource warehouse"],
   },
 };
+
+/** Points a copied YAML example at this repository's plugin build, as its README's `plugins:` alternative does. */
+function usePluginBuild(programDir: string): void {
+  const pluginDir = path.join(programDir, "plugin-bin");
+  fs.mkdirSync(pluginDir);
+  const bin = path.join(repoRoot, "dist/native/bin.js");
+  fs.writeFileSync(path.join(pluginDir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`, { mode: 0o755 });
+  fs.appendFileSync(path.join(programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
+}
 
 let server: ReferenceServer;
 beforeAll(async () => {
@@ -70,7 +92,8 @@ describe("examples", () => {
     const folders = fs.readdirSync(examplesDir).filter((entry) => fs.statSync(path.join(examplesDir, entry)).isDirectory());
     expect(folders.sort()).toEqual(Object.keys(EXAMPLES).sort());
     for (const folder of folders) {
-      for (const file of ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"]) {
+      const files = EXAMPLES[folder]?.yaml ? ["Pulumi.yaml", "README.md"] : ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"];
+      for (const file of files) {
         expect(fs.existsSync(path.join(examplesDir, folder, file)), `${folder}/${file}`).toBe(true);
       }
     }
@@ -91,13 +114,16 @@ describe("examples", () => {
     it(`${name} type-checks and previews its creates without calling the API`, async () => {
       const ws = await PulumiWorkspace.create(toolchain, {
         programDir: path.join(examplesDir, name),
-        linkPackage: true,
+        ...(example.yaml ? { withoutNodeModules: true } : { linkPackage: true }),
         ...(example.stack ? { stack: example.stack } : {}),
       });
       try {
-        execFileSync(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(ws.programDir, "tsconfig.json")], {
-          stdio: "pipe",
-        });
+        if (example.yaml) usePluginBuild(ws.programDir);
+        else {
+          execFileSync(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(ws.programDir, "tsconfig.json")], {
+            stdio: "pipe",
+          });
+        }
         if (name !== "multi-env") await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
         await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.examples ?? ""]);
         for (const [key, value, kind] of example.config) {
@@ -110,7 +136,8 @@ describe("examples", () => {
         if (policy.length) expect(preview.stdout).toMatch(/✅ pulumi-analytics@v/);
         for (const create of example.creates) {
           const [type, resource] = create.split(" ");
-          expect(preview.stdout).toMatch(new RegExp(`\\+\\s+pulumi-nodejs:dynamic/analytics:${type}\\s+${resource}\\s+create`));
+          const token = example.yaml ? `analytics:index:${type}` : `pulumi-nodejs:dynamic/analytics:${type}`;
+          expect(preview.stdout).toMatch(new RegExp(`\\+\\s+${token}\\s+${resource}\\s+create`));
         }
         expect(server.inspect.requestCount()).toBe(before);
         for (const [, value, kind] of example.config) if (kind !== "plain") expect(preview.stdout + preview.stderr).not.toContain(value);
