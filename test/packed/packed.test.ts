@@ -107,6 +107,8 @@ describe("the packed tarball", () => {
         process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk}: ${(ms / 1000).toFixed(1)} s\n`);
         expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${sdk}`]);
         expectPolicySubpathNamesItsPackage(workspace.programDir);
+        // The S3 client is for analytics-orphans on s3:// only: an optional peer, never installed with the package.
+        expect(fs.existsSync(path.join(workspace.programDir, "node_modules", "@aws-sdk", "client-s3"))).toBe(false);
         await compileApp(workspace.programDir);
 
         server = await startInstalledServer(workspace.programDir);
