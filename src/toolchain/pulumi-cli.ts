@@ -482,6 +482,83 @@ async function buildYamlHost(target: string, env: NodeJS.ProcessEnv, log: (line:
   log(`[toolchain] ${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION} ready in ${elapsed()}: ${path.join(target, "bin")}`);
 }
 
+/** A Go program pinned by a module of its own under tools/ and built into the cache like the engine. */
+export interface PinnedGoTool {
+  /** Name in progress lines and errors, e.g. `versitygw`. */
+  name: string;
+  /** The pinned release, without `v`; part of the cache key (the module's go.mod pins the same one). */
+  version: string;
+  /** Directory of the module (go.mod, go.sum, tools.go) that pins it. */
+  moduleDir: string;
+  /** Go package of its main. */
+  goPackage: string;
+  /** File name of the built binary, and the cache entry's prefix. */
+  binary: string;
+  /** Extra `-ldflags` (e.g. `-X` version symbols), after `-s -w`. */
+  ldflags?: string;
+}
+
+/** Cache key of a {@link PinnedGoTool}: binary, version, platform and a digest of its module's files. */
+export function pinnedGoToolCacheKey(tool: PinnedGoTool): string {
+  const hash = createHash("sha256");
+  for (const file of ["go.mod", "go.sum", "tools.go"]) hash.update(fs.readFileSync(path.join(tool.moduleDir, file)));
+  return `${tool.binary}-v${tool.version}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The cached binary of a {@link PinnedGoTool}, built on first use the way the engine and the YAML
+ * host are: a cache entry of its own beside them (`<binary>-v<version>-<platform>-<arch>-<hash>/bin/`),
+ * the same cross-process lock, `GOTOOLCHAIN=local`, `-mod=readonly`, `CGO_ENABLED=0`, the
+ * committed go.sum, and progress lines. Throws a {@link ToolchainError} naming what is missing.
+ */
+export async function resolvePinnedGoTool(tool: PinnedGoTool, options: Pick<ResolveOptions, "log" | "env" | "cacheDir"> = {}): Promise<string> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const dir = path.join(options.cacheDir ?? defaultCacheRoot(env), pinnedGoToolCacheKey(tool));
+  const binary = path.join(dir, "bin", tool.binary);
+  const complete = () => fs.existsSync(path.join(dir, ".complete")) && fs.existsSync(binary);
+  if (complete()) return binary;
+  await withLock(`${dir}.lock`, log, async () => {
+    if (!complete()) await buildPinnedGoTool(tool, dir, env, log);
+  }, tool.name);
+  return binary;
+}
+
+async function buildPinnedGoTool(tool: PinnedGoTool, target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  const goEnv = pinnedGoEnv(env);
+  const minimumGo = minimumGoVersion(tool.moduleDir);
+  const go = await goVersion(goEnv);
+  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build ${tool.name} ${tool.version}: install Go >= ${minimumGo} with access to the Go module proxy.`);
+  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}, which ${tool.name} ${tool.version} needs.`);
+
+  const staging = `${target}.tmp-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+  const prefix = `[toolchain] ${tool.name}`;
+
+  log(`${prefix}: building ${tool.version} with Go ${go} into ${target} (first run only; a minute or a few)`);
+  log(`${prefix} step 1/2: downloading Go modules`);
+  await runWithProgress("go", ["mod", "download", "-x"], tool.moduleDir, goEnv, (lines) => `${prefix}   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
+
+  log(`${prefix} step 2/2: compiling`);
+  const total = await countPackages(tool.moduleDir, goEnv, [tool.goPackage]);
+  await runWithProgress(
+    "go",
+    ["build", "-v", "-trimpath", "-ldflags", `-s -w${tool.ldflags ? ` ${tool.ldflags}` : ""}`, "-o", path.join(staging, "bin", tool.binary), tool.goPackage],
+    tool.moduleDir,
+    goEnv,
+    (lines) => `${prefix}   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
+    log,
+    missingProxyHint,
+  );
+  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: tool.version, go, builtAt: new Date().toISOString() }) + "\n");
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(staging, target);
+  log(`${prefix} ${tool.version} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+}
+
 function missingProxyHint(output: string): string {
   if (/proxy|dial tcp|no such host|403|404|timeout/i.test(output)) {
     return " The Go module proxy could not serve a pinned module: check network access to it (GOPROXY), or install a Pulumi CLI >= " + MINIMUM_PULUMI_VERSION + ".";

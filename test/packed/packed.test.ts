@@ -83,9 +83,10 @@ describe("the packed tarball", () => {
 
   it("declares the SDK as a peer range, no embedded Postgres, and no install-time script", () => {
     const manifest = packedManifest();
-    expect(manifest.peerDependencies).toEqual({ "@pulumi/pulumi": `^${OLDEST_SDK}`, "@pulumi/policy": "^1.21.0" });
-    // The policy SDK is only for policy packs: provider users never get it installed.
-    expect(manifest.peerDependenciesMeta).toEqual({ "@pulumi/policy": { optional: true } });
+    expect(manifest.peerDependencies).toEqual({ "@aws-sdk/client-s3": "^3.600.0", "@pulumi/pulumi": `^${OLDEST_SDK}`, "@pulumi/policy": "^1.21.0" });
+    // The policy SDK is only for policy packs, the S3 client only for `analytics-orphans` on an
+    // s3:// backend: provider users never get either installed.
+    expect(manifest.peerDependenciesMeta).toEqual({ "@aws-sdk/client-s3": { optional: true }, "@pulumi/policy": { optional: true } });
     expect(Object.keys(manifest.dependencies as object).sort()).toEqual(["pg", "undici", "zod"]);
     const scripts = manifest.scripts as Record<string, string>;
     for (const hook of ["prepare", "preinstall", "install", "postinstall"]) expect(scripts[hook]).toBeUndefined();
@@ -106,6 +107,8 @@ describe("the packed tarball", () => {
         process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk}: ${(ms / 1000).toFixed(1)} s\n`);
         expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${sdk}`]);
         expectPolicySubpathNamesItsPackage(workspace.programDir);
+        // The S3 client is for analytics-orphans on s3:// only: an optional peer, never installed with the package.
+        expect(fs.existsSync(path.join(workspace.programDir, "node_modules", "@aws-sdk", "client-s3"))).toBe(false);
         await compileApp(workspace.programDir);
 
         server = await startInstalledServer(workspace.programDir);
