@@ -29,40 +29,31 @@ interface Bindings {
   engineProto: typeof EngineProto;
 }
 
+/**
+ * Each binding's module id, and the same module required by its literal name: the plugin archive's
+ * bundle (tools/build-plugin-archive.js) carries those inside itself, where no @pulumi/pulumi is
+ * installed to load them from.
+ */
+const BINDING_MODULES: { [K in keyof Bindings]: readonly [id: string, bundled: () => Bindings[K]] } = {
+  grpc: ["@grpc/grpc-js", () => require("@grpc/grpc-js")],
+  empty: ["google-protobuf/google/protobuf/empty_pb", () => require("google-protobuf/google/protobuf/empty_pb")],
+  struct: ["google-protobuf/google/protobuf/struct_pb", () => require("google-protobuf/google/protobuf/struct_pb")],
+  plugin: ["@pulumi/pulumi/proto/plugin_pb", () => require("@pulumi/pulumi/proto/plugin_pb")],
+  service: ["@pulumi/pulumi/proto/provider_grpc_pb", () => require("@pulumi/pulumi/proto/provider_grpc_pb")],
+  proto: ["@pulumi/pulumi/proto/provider_pb", () => require("@pulumi/pulumi/proto/provider_pb")],
+  engine: ["@pulumi/pulumi/proto/engine_grpc_pb", () => require("@pulumi/pulumi/proto/engine_grpc_pb")],
+  engineProto: ["@pulumi/pulumi/proto/engine_pb", () => require("@pulumi/pulumi/proto/engine_pb")],
+};
+
 function loadBindings(): Bindings {
-  let fromPulumi: NodeRequire;
+  let fromPulumi: NodeRequire | undefined;
   try {
     fromPulumi = createRequire(require.resolve("@pulumi/pulumi/package.json"));
   } catch {
-    return bundledBindings();
+    // The bundled plugin: no installed @pulumi/pulumi, the modules are inside the bundle.
   }
-  return {
-    grpc: fromPulumi("@grpc/grpc-js") as typeof Grpc,
-    empty: fromPulumi("google-protobuf/google/protobuf/empty_pb") as typeof EmptyProto,
-    struct: fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructProto,
-    plugin: fromPulumi("@pulumi/pulumi/proto/plugin_pb") as typeof PluginProto,
-    service: fromPulumi("@pulumi/pulumi/proto/provider_grpc_pb") as typeof ProviderGrpc,
-    proto: fromPulumi("@pulumi/pulumi/proto/provider_pb") as typeof ProviderProto,
-    engine: fromPulumi("@pulumi/pulumi/proto/engine_grpc_pb") as typeof EngineGrpc,
-    engineProto: fromPulumi("@pulumi/pulumi/proto/engine_pb") as typeof EngineProto,
-  };
-}
-
-/**
- * The same modules by literal name: what the plugin archive's bundle carries inside itself
- * (tools/build-plugin-archive.js), where no @pulumi/pulumi is installed to load them from.
- */
-function bundledBindings(): Bindings {
-  return {
-    grpc: require("@grpc/grpc-js") as typeof Grpc,
-    empty: require("google-protobuf/google/protobuf/empty_pb") as typeof EmptyProto,
-    struct: require("google-protobuf/google/protobuf/struct_pb") as typeof StructProto,
-    plugin: require("@pulumi/pulumi/proto/plugin_pb") as typeof PluginProto,
-    service: require("@pulumi/pulumi/proto/provider_grpc_pb") as typeof ProviderGrpc,
-    proto: require("@pulumi/pulumi/proto/provider_pb") as typeof ProviderProto,
-    engine: require("@pulumi/pulumi/proto/engine_grpc_pb") as typeof EngineGrpc,
-    engineProto: require("@pulumi/pulumi/proto/engine_pb") as typeof EngineProto,
-  };
+  const entries = Object.entries(BINDING_MODULES).map(([name, [id, bundled]]) => [name, fromPulumi ? fromPulumi(id) : bundled()]);
+  return Object.fromEntries(entries) as Bindings;
 }
 
 /** The methods the engine falls back from when they answer UNIMPLEMENTED. */

@@ -3,6 +3,7 @@ import { nativeTypeToken, organizationSpec, dataSourceSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
 import { NativeProvider, checkConfig, isDefaultProvider, kindOfUrn, pluginVersion, settingsOf, urnName } from "./provider";
+import { captureStderr } from "../../test/support/capture-stderr";
 
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
 const urn = (type: string, name: string) => `urn:pulumi:test::native::${type}::${name}`;
@@ -10,16 +11,6 @@ const ORG = urn(nativeTypeToken(organizationSpec), "org");
 const DS = urn(nativeTypeToken(dataSourceSpec), "wh");
 const KEY = "analytics_key_never-print-me-0123456789abcdef";
 
-/** Collects what is written to stderr until restored. */
-function captureStderr() {
-  const chunks: string[] = [];
-  const original = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  }) as typeof process.stderr.write;
-  return { text: () => chunks.join(""), restore: () => void (process.stderr.write = original) };
-}
 
 const dsInputs = { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "WH", host: "db", port: 5432, password: "pw-plain" };
 

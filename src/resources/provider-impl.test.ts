@@ -4,17 +4,8 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startReferenceServer } from "../reference-server";
 import { clientFor, dispatch, requestTimeoutFromEnv, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
+import { captureStderr } from "../../test/support/capture-stderr";
 
-/** Collects what is written to stderr until restored. */
-function captureStderr() {
-  const chunks: string[] = [];
-  const original = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  }) as typeof process.stderr.write;
-  return { text: () => chunks.join(""), restore: () => void (process.stderr.write = original) };
-}
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 
