@@ -12,7 +12,7 @@ const examplesDir = path.join(repoRoot, "examples");
 /** Config each example needs besides the analytics settings; `secret` values are set with --secret. */
 const EXAMPLES: Record<
   string,
-  { stack?: string; yaml?: true; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[]; policyConfig?: string }
+  { stack?: string; yaml?: true; go?: true; config: Array<[string, string, "plain" | "secret" | "secret-path"]>; creates: string[]; policyConfig?: string }
 > = {
   quickstart: {
     config: [
@@ -61,6 +61,16 @@ const EXAMPLES: Record<
     ],
     creates: ["Organization acme", "DataSource warehouse"],
   },
+  // A Go program with the generated SDK through the native provider plugin (test/go-program.test.ts runs its whole lifecycle).
+  go: {
+    go: true,
+    config: [
+      ["dbHost", "db.example.com", "plain"],
+      ["dbUser", "reader", "plain"],
+      ["dbPassword", "go-pw", "secret"],
+    ],
+    creates: ["Organization acme", "DataSource warehouse"],
+  },
   // Its own test suite (program.test.ts) runs in `npm test` too, from the root vitest config.
   "testing-recipe": {
     config: [
@@ -81,6 +91,16 @@ function usePluginBuild(programDir: string): void {
   fs.appendFileSync(path.join(programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
 }
 
+/** Points a copied Go example's `replace` at this repository's sdk/ (its relative path no longer leads there). */
+function useSdkBuild(programDir: string): void {
+  execFileSync("go", ["mod", "edit", `-replace=github.com/pulumi-analytics/pulumi-analytics/sdk=${path.join(repoRoot, "sdk")}`], { cwd: programDir, env: goProgramEnv(), stdio: "pipe" });
+}
+
+/** Go for the Go example: the local toolchain, and the committed go.sum decides every module. */
+function goProgramEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };
+}
+
 let server: ReferenceServer;
 beforeAll(async () => {
   server = await startReferenceServer({ port: 0, bootstrapUsers: ["examples"], inspection: true });
@@ -92,7 +112,11 @@ describe("examples", () => {
     const folders = fs.readdirSync(examplesDir).filter((entry) => fs.statSync(path.join(examplesDir, entry)).isDirectory());
     expect(folders.sort()).toEqual(Object.keys(EXAMPLES).sort());
     for (const folder of folders) {
-      const files = EXAMPLES[folder]?.yaml ? ["Pulumi.yaml", "README.md"] : ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"];
+      const files = EXAMPLES[folder]?.yaml
+        ? ["Pulumi.yaml", "README.md"]
+        : EXAMPLES[folder]?.go
+          ? ["Pulumi.yaml", "README.md", "main.go", "go.mod", "go.sum"]
+          : ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"];
       for (const file of files) {
         expect(fs.existsSync(path.join(examplesDir, folder, file)), `${folder}/${file}`).toBe(true);
       }
@@ -114,11 +138,13 @@ describe("examples", () => {
     it(`${name} type-checks and previews its creates without calling the API`, async () => {
       const ws = await PulumiWorkspace.create(toolchain, {
         programDir: path.join(examplesDir, name),
-        ...(example.yaml ? { withoutNodeModules: true } : { linkPackage: true }),
+        ...(example.yaml || example.go ? { withoutNodeModules: true } : { linkPackage: true }),
+        ...(example.go ? { env: goProgramEnv() } : {}),
         ...(example.stack ? { stack: example.stack } : {}),
       });
       try {
-        if (example.yaml) usePluginBuild(ws.programDir);
+        if (example.yaml || example.go) usePluginBuild(ws.programDir);
+        if (example.go) useSdkBuild(ws.programDir);
         else {
           execFileSync(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(ws.programDir, "tsconfig.json")], {
             stdio: "pipe",
@@ -136,7 +162,7 @@ describe("examples", () => {
         if (policy.length) expect(preview.stdout).toMatch(/✅ pulumi-analytics@v/);
         for (const create of example.creates) {
           const [type, resource] = create.split(" ");
-          const token = example.yaml ? `analytics:index:${type}` : `pulumi-nodejs:dynamic/analytics:${type}`;
+          const token = example.yaml || example.go ? `analytics:index:${type}` : `pulumi-nodejs:dynamic/analytics:${type}`;
           expect(preview.stdout).toMatch(new RegExp(`\\+\\s+${token}\\s+${resource}\\s+create`));
         }
         expect(server.inspect.requestCount()).toBe(before);

@@ -149,6 +149,23 @@ function generateSchema() {
       properties: settings,
     },
     resources,
+    language: languageSections(kinds.PULUMI_MODULE, manifest),
+  };
+}
+
+/**
+ * What each SDK generator needs to name the package it writes (tools/generate-sdks.js writes them
+ * to sdk/): the Go import path (the module sdk/go.mod declares), the .NET root namespace, the
+ * Python distribution and the npm name of the generated Node.js SDK (not the npm package this
+ * repository publishes, which does not ship sdk/).
+ */
+function languageSections(name, manifest) {
+  const repository = manifest.repository.url.replace(/^git\+https:\/\//, "").replace(/\.git$/, "");
+  return {
+    csharp: { rootNamespace: "PulumiAnalytics", respectSchemaVersion: true },
+    go: { importBasePath: `${repository}/sdk/go/${name}`, respectSchemaVersion: true },
+    nodejs: { packageName: `@pulumi-analytics/${name}`, respectSchemaVersion: true },
+    python: { packageName: `pulumi_${name}`, respectSchemaVersion: true, pyproject: { enabled: true } },
   };
 }
 

@@ -10,7 +10,8 @@ pulumi, the Node.js language host, the dynamic-provider plugin, pulumi-analyzer-
 (for \`pulumi preview --policy-pack\`) and pulumi-language-yaml (for \`runtime: yaml\`); the
 analyzer's path also goes to stderr. When an installed CLI has no YAML host, the one built into
 the cache lives in a directory of its own, printed after the CLI's (dir:dir).
-  --json   print {"pulumi","binDir","version","source","policyAnalyzer","yamlLanguageHost"} instead
+  --json   print {"pulumi","binDir","version","source","policyAnalyzer","yamlLanguageHost",
+           "goLanguageHost","pythonLanguageHost","dotnetGenerator"} instead
 `;
 
 async function main(argv: string[]): Promise<number> {

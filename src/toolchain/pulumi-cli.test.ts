@@ -21,6 +21,10 @@ import {
   pulumiEnvironment,
   resolvePulumiToolchain,
   toolchainPathDirs,
+  GO_LANGUAGE_HOST,
+  PYTHON_LANGUAGE_HOST,
+  langhostsCacheKey,
+  langhostsModuleDir,
   yamlHostCacheKey,
   yamlModuleDir,
 } from "./pulumi-cli";
@@ -84,6 +88,24 @@ describe("version pins agree", () => {
     expect(devSdk).toMatch(/^3\.\d+\.\d+$/);
     expect(compareVersions(devSdk, MINIMUM_PULUMI_VERSION)).toBeGreaterThanOrEqual(0);
     expect(require("@pulumi/pulumi/package.json").version).toBe(devSdk);
+  });
+
+  it("tools/pulumi-langhosts pins the Go and Python hosts of the engine's release, on its pkg/sdk, Go line and replacements, with their go.sum lines", () => {
+    const engineMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
+    const hostsMod = fs.readFileSync(path.join(langhostsModuleDir(), "go.mod"), "utf8");
+    const nodeHost = /pulumi-language-nodejs\/v3 (\S+)/.exec(engineMod)![1]!;
+    const sum = fs.readFileSync(path.join(langhostsModuleDir(), "go.sum"), "utf8");
+    for (const mod of ["github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3", "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3"]) {
+      expect(hostsMod).toContain(`${mod} ${nodeHost}`);
+      expect(sum).toContain(`${mod} ${nodeHost} h1:`);
+    }
+    expect(hostsMod).toContain(`github.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION}`);
+    expect(hostsMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION}`);
+    const goLine = (mod: string) => /^go .*$/m.exec(mod)?.[0];
+    expect(goLine(hostsMod)).toBe(goLine(engineMod));
+    const replaces = (mod: string) => mod.split("\n").filter((l) => l.startsWith("replace ")).sort();
+    expect(replaces(hostsMod)).toEqual(replaces(engineMod));
+    expect(langhostsCacheKey()).toMatch(new RegExp(`^pulumi-langhosts-v${PINNED_PULUMI_VERSION.replace(/\./g, "\\.")}-`));
   });
 
   it("tools/pulumi-yaml/go.mod pins the YAML host on the engine's pkg/sdk release, Go line and replacements", () => {
@@ -162,6 +184,8 @@ describe("YAML language host", () => {
     const apart = { ...inBin, yamlLanguageHost: "/cache/yaml/bin/pulumi-language-yaml" };
     expect(toolchainPathDirs(apart)).toEqual(["/opt/p/bin", "/cache/yaml/bin"]);
     expect(pulumiEnvironment(apart, base).PATH).toBe("/opt/p/bin:/cache/yaml/bin:/usr/bin");
+    const hosts = { ...apart, goLanguageHost: "/cache/lh/bin/pulumi-language-go", pythonLanguageHost: "/cache/lh/bin/pulumi-language-python" };
+    expect(toolchainPathDirs(hosts)).toEqual(["/opt/p/bin", "/cache/yaml/bin", "/cache/lh/bin"]);
   });
 
   it("is taken from the cache for an installed CLI that has none", async (context) => {
@@ -177,7 +201,11 @@ describe("YAML language host", () => {
     expect(lines).toEqual([]);
     expect(found.source).toBe("path");
     expect(found.yamlLanguageHost).toBe(path.join(defaultCacheRoot(), yamlHostCacheKey(), "bin", YAML_LANGUAGE_HOST));
-    expect(pulumiEnvironment(found, { PATH: "/usr/bin" }).PATH).toBe(`${dir}:${path.dirname(found.yamlLanguageHost!)}:/usr/bin`);
+    // The Go and Python hosts come from their own cache entry too: the fake CLI has none.
+    const langhosts = path.join(defaultCacheRoot(), langhostsCacheKey(), "bin");
+    expect(found.goLanguageHost).toBe(path.join(langhosts, GO_LANGUAGE_HOST));
+    expect(found.pythonLanguageHost).toBe(path.join(langhosts, PYTHON_LANGUAGE_HOST));
+    expect(pulumiEnvironment(found, { PATH: "/usr/bin" }).PATH).toBe(`${dir}:${path.dirname(found.yamlLanguageHost!)}:${langhosts}:/usr/bin`);
   });
 });
 
@@ -186,7 +214,7 @@ describe("resolvePulumiToolchain", () => {
     const cli = fakePulumi(tempDir(), "3.200.0");
     const yaml = fakeYamlHost(path.dirname(cli));
     const found = await resolvePulumiToolchain({ env: { PATH: process.env.PATH, PULUMI_CLI: cli }, log: () => {} });
-    expect(found).toEqual({ pulumi: cli, binDir: path.dirname(cli), version: "3.200.0", source: "env", yamlLanguageHost: yaml });
+    expect(found).toMatchObject({ pulumi: cli, binDir: path.dirname(cli), version: "3.200.0", source: "env", yamlLanguageHost: yaml });
   });
 
   it("rejects an old $PULUMI_CLI, naming the minimum version", async () => {

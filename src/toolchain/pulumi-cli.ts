@@ -17,6 +17,14 @@ export const PINNED_YAML_VERSION = "1.19.1";
 /** File name of the language host the engine starts for `runtime: yaml` programs. */
 export const YAML_LANGUAGE_HOST = "pulumi-language-yaml";
 
+/** File names of the Go and Python language hosts the engine starts for `runtime: go` / `runtime: python` programs and `pulumi package gen-sdk --language go|python`. */
+export const GO_LANGUAGE_HOST = "pulumi-language-go";
+export const PYTHON_LANGUAGE_HOST = "pulumi-language-python";
+/** The Python script the Python host runs programs with (`python/cmd/` of sdk/v3). */
+export const PYTHON_EXEC = "pulumi-language-python-exec";
+/** The stand-in for pulumi-language-dotnet's code generator, built from the engine's pkg/v3 (tools/pulumi-langhosts/gen-dotnet). */
+export const DOTNET_GENERATOR = "gen-dotnet";
+
 /** Oldest CLI accepted from the machine: dynamic providers get `configure` from 3.139 on. */
 export const MINIMUM_PULUMI_VERSION = "3.139.0";
 
@@ -44,6 +52,12 @@ export interface PulumiToolchain {
   policyAnalyzer?: string;
   /** The `pulumi-language-yaml` language host for `runtime: yaml` programs, when one was found or built; its directory is on {@link pulumiEnvironment}'s PATH. */
   yamlLanguageHost?: string;
+  /** The `pulumi-language-go` language host (`runtime: go`, Go SDK generation), when one was found or built; its directory is on {@link pulumiEnvironment}'s PATH. */
+  goLanguageHost?: string;
+  /** The `pulumi-language-python` language host (`runtime: python`, Python SDK generation), when one was found or built, with `pulumi-language-python-exec` beside it. */
+  pythonLanguageHost?: string;
+  /** `gen-dotnet <schema> <out> [version]`: writes a C# SDK with the engine release's codegen (pulumi-language-dotnet is not built here), when built. */
+  dotnetGenerator?: string;
 }
 
 /** Options for {@link resolvePulumiToolchain}. */
@@ -70,6 +84,10 @@ const VERSION_SYMBOL = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Versio
 const BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"] as const;
 const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
 const YAML_VERSION_SYMBOL = "github.com/pulumi/pulumi-yaml/pkg/version.Version";
+const GO_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3";
+const PYTHON_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3";
+const DOTNET_GENERATOR_PACKAGE = "./gen-dotnet";
+const LANGHOST_BINARIES = [GO_LANGUAGE_HOST, PYTHON_LANGUAGE_HOST, PYTHON_EXEC, DOTNET_GENERATOR] as const;
 
 /**
  * The dynamic-provider plugin: the engine starts it in the program's directory, and it runs
@@ -129,6 +147,11 @@ export function yamlModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi-yaml");
 }
 
+/** Directory holding the Go module that pins the Go and Python language hosts and the C# generator (shipped with the package). */
+export function langhostsModuleDir(): string {
+  return path.resolve(__dirname, "..", "..", "tools", "pulumi-langhosts");
+}
+
 /** Oldest Go that builds the pinned engine: the `go` line of tools/pulumi/go.mod, read from there. */
 export const MINIMUM_GO_VERSION = minimumGoVersion(engineModuleDir());
 
@@ -175,6 +198,17 @@ export function yamlHostCacheKey(moduleDir = yamlModuleDir()): string {
 }
 
 /**
+ * Cache key of the Go and Python language hosts and the C# generator, a cache entry of its own like
+ * the YAML host's: the engine release they come with, the platform and a digest of
+ * tools/pulumi-langhosts's files. Changing that module rebuilds only these; the engine's key stays.
+ */
+export function langhostsCacheKey(moduleDir = langhostsModuleDir()): string {
+  const hash = createHash("sha256");
+  for (const file of ["go.mod", "go.sum", "tools.go", path.join("gen-dotnet", "main.go")]) hash.update(fs.readFileSync(path.join(moduleDir, file)));
+  return `pulumi-langhosts-v${PINNED_PULUMI_VERSION}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
+}
+
+/**
  * An installed CLI's YAML language host: the one next to `pulumi` (where Pulumi's releases ship
  * it and where the CLI looks first), else one on PATH; undefined when there is none.
  */
@@ -188,7 +222,12 @@ export function findYamlLanguageHost(pulumiBinDir: string, env: NodeJS.ProcessEn
  * entry is not rebuilt. A link to another build (the module changed) is replaced.
  */
 export function linkYamlLanguageHost(engineBinDir: string, host: string): string {
-  const link = path.join(engineBinDir, YAML_LANGUAGE_HOST);
+  return linkBeside(engineBinDir, host, YAML_LANGUAGE_HOST);
+}
+
+/** Puts `file` at `engineBinDir/name` as a hard link (a copy where linking fails), replacing a link to another build; see {@link linkYamlLanguageHost}. */
+export function linkBeside(engineBinDir: string, host: string, name: string): string {
+  const link = path.join(engineBinDir, name);
   const want = fs.statSync(host);
   const have = fs.statSync(link, { throwIfNoEntry: false });
   const same = have && ((have.ino === want.ino && have.dev === want.dev) || (have.size === want.size && have.mtimeMs === want.mtimeMs));
@@ -238,6 +277,10 @@ function isYamlHostComplete(dir: string): boolean {
   return fs.existsSync(path.join(dir, ".complete")) && fs.existsSync(path.join(dir, "bin", YAML_LANGUAGE_HOST));
 }
 
+function isLanghostsComplete(dir: string): boolean {
+  return fs.existsSync(path.join(dir, ".complete")) && LANGHOST_BINARIES.every((b) => fs.existsSync(path.join(dir, "bin", b)));
+}
+
 function isComplete(dir: string): boolean {
   return fs.existsSync(path.join(dir, ".complete")) && BINARIES.every((b) => fs.existsSync(path.join(dir, "bin", b)));
 }
@@ -257,7 +300,8 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     if (compareVersions(version, MINIMUM_PULUMI_VERSION) < 0) {
       throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} is Pulumi ${version}; dynamic-provider configuration needs >= ${MINIMUM_PULUMI_VERSION}. Upgrade it, or unset PULUMI_CLI to use the built engine.`);
     }
-    return withInstalledYamlHost(withAnalyzer({ pulumi, binDir: path.dirname(pulumi), version, source: "env" }), options.cacheDir ?? defaultCacheRoot(env), env, log);
+    const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
+    return withInstalledLanghosts(await withInstalledYamlHost(withAnalyzer({ pulumi, binDir: path.dirname(pulumi), version, source: "env" }), cacheRoot, env, log), cacheRoot, env, log);
   }
 
   const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
@@ -268,13 +312,13 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     if (onPath && !onPath.startsWith(cacheRoot)) {
       const version = await versionOf(onPath);
       if (version && compareVersions(version, MINIMUM_PULUMI_VERSION) >= 0) {
-        return withInstalledYamlHost(withAnalyzer({ pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" }), cacheRoot, env, log);
+        return withInstalledLanghosts(await withInstalledYamlHost(withAnalyzer({ pulumi: onPath, binDir: path.dirname(onPath), version, source: "path" }), cacheRoot, env, log), cacheRoot, env, log);
       }
       if (version) log(`[toolchain] ignoring ${onPath}: Pulumi ${version} is older than ${MINIMUM_PULUMI_VERSION}`);
     }
   }
 
-  if (isComplete(cached)) return withBuiltYamlHost(fromDir(cached, "cache"), cacheRoot, env, log);
+  if (isComplete(cached)) return withBuiltLanghosts(await withBuiltYamlHost(fromDir(cached, "cache"), cacheRoot, env, log), cacheRoot, env, log);
 
   let built = false;
   await withLock(`${cached}.lock`, log, async () => {
@@ -282,7 +326,7 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     await buildEngine(cached, env, log);
     built = true;
   });
-  return withBuiltYamlHost(fromDir(cached, built ? "build" : "cache"), cacheRoot, env, log);
+  return withBuiltLanghosts(await withBuiltYamlHost(fromDir(cached, built ? "build" : "cache"), cacheRoot, env, log), cacheRoot, env, log);
 }
 
 function fromDir(dir: string, source: ToolchainSource): PulumiToolchain {
@@ -308,6 +352,55 @@ async function withInstalledYamlHost(toolchain: PulumiToolchain, cacheRoot: stri
 async function withBuiltYamlHost(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
   const built = await yamlHostOrWarn(cacheRoot, env, log);
   return built ? { ...toolchain, yamlLanguageHost: linkYamlLanguageHost(toolchain.binDir, built) } : toolchain;
+}
+
+/**
+ * An installed CLI keeps its own Go and Python hosts (next to it, else on PATH; Pulumi's releases
+ * ship both); ours are built into the cache only when one is missing. The C# generator is always ours.
+ */
+async function withInstalledLanghosts(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
+  const lookup = { PATH: [toolchain.binDir, env.PATH ?? ""].join(path.delimiter) };
+  const go = findOnPath(GO_LANGUAGE_HOST, lookup);
+  const python = findOnPath(PYTHON_LANGUAGE_HOST, lookup);
+  const pythonExec = python && fs.existsSync(path.join(path.dirname(python), PYTHON_EXEC));
+  const built = await langhostsOrWarn(cacheRoot, env, log);
+  const ours = (name: string) => (built ? path.join(built, name) : undefined);
+  const result: PulumiToolchain = { ...toolchain };
+  const goHost = go ?? ours(GO_LANGUAGE_HOST);
+  const pythonHost = python && pythonExec ? python : ours(PYTHON_LANGUAGE_HOST);
+  const dotnet = ours(DOTNET_GENERATOR);
+  if (goHost) result.goLanguageHost = goHost;
+  if (pythonHost) result.pythonLanguageHost = pythonHost;
+  if (dotnet) result.dotnetGenerator = dotnet;
+  return result;
+}
+
+/** The cached engine gets the cached (or freshly built) Go and Python hosts, and the python-exec script, linked in next to `pulumi`; the C# generator stays in its cache entry. */
+async function withBuiltLanghosts(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
+  const built = await langhostsOrWarn(cacheRoot, env, log);
+  if (!built) return toolchain;
+  linkBeside(toolchain.binDir, path.join(built, PYTHON_EXEC), PYTHON_EXEC);
+  return {
+    ...toolchain,
+    goLanguageHost: linkBeside(toolchain.binDir, path.join(built, GO_LANGUAGE_HOST), GO_LANGUAGE_HOST),
+    pythonLanguageHost: linkBeside(toolchain.binDir, path.join(built, PYTHON_LANGUAGE_HOST), PYTHON_LANGUAGE_HOST),
+    dotnetGenerator: path.join(built, DOTNET_GENERATOR),
+  };
+}
+
+/** The cached language hosts' bin directory, built on first use; a failure only stops Go and Python programs and SDK generation, so it is reported as a progress line. */
+async function langhostsOrWarn(cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string | undefined> {
+  const dir = path.join(cacheRoot, langhostsCacheKey());
+  if (isLanghostsComplete(dir)) return path.join(dir, "bin");
+  try {
+    await withLock(`${dir}.lock`, log, async () => {
+      if (!isLanghostsComplete(dir)) await buildLanghosts(dir, env, log);
+    }, "the Go and Python language hosts");
+    return path.join(dir, "bin");
+  } catch (err) {
+    log(`[toolchain] no ${GO_LANGUAGE_HOST}/${PYTHON_LANGUAGE_HOST}, so Go and Python programs and SDK generation will not run: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /**
@@ -559,6 +652,51 @@ async function buildPinnedGoTool(tool: PinnedGoTool, target: string, env: NodeJS
   log(`${prefix} ${tool.version} ready in ${elapsed()}: ${path.join(target, "bin")}`);
 }
 
+async function buildLanghosts(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  const goEnv = pinnedGoEnv(env);
+  const moduleDir = langhostsModuleDir();
+  const minimumGo = minimumGoVersion(moduleDir);
+  const go = await goVersion(goEnv);
+  const install = `Put Pulumi's ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build them.`;
+  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build them. ${install}`);
+  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}. ${install}`);
+
+  const staging = `${target}.tmp-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+
+  log(`[toolchain] building ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} of Pulumi ${PINNED_PULUMI_VERSION} with Go ${go} into ${target} (first run only; seconds to a minute)`);
+  log("[toolchain] language hosts step 1/2: downloading Go modules");
+  await runWithProgress("go", ["mod", "download", "-x"], moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
+
+  log("[toolchain] language hosts step 2/2: compiling the Go and Python language hosts and the C# generator");
+  const packages = [GO_HOST_PACKAGE, PYTHON_HOST_PACKAGE, DOTNET_GENERATOR_PACKAGE];
+  const total = await countPackages(moduleDir, goEnv, packages);
+  await runWithProgress(
+    "go",
+    ["build", "-v", "-trimpath", "-ldflags", `-s -w -X ${VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`, "-o", path.join(staging, "bin") + path.sep, ...packages],
+    moduleDir,
+    goEnv,
+    (lines) => `[toolchain]   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
+    log,
+    missingProxyHint,
+  );
+  // The Python host runs programs through this script of sdk/v3 (python/cmd/); it is taken from
+  // the module the build just verified against go.sum.
+  const { stdout } = await execFileAsync("go", ["mod", "download", "-json", "github.com/pulumi/pulumi/sdk/v3"], { cwd: moduleDir, env: goEnv, timeout: 300_000 });
+  const sdkDir = (JSON.parse(stdout) as { Dir?: string }).Dir;
+  if (!sdkDir) throw new ToolchainError(`\`go mod download\` did not report where github.com/pulumi/pulumi/sdk/v3 is.`);
+  fs.copyFileSync(path.join(sdkDir, "python", "cmd", PYTHON_EXEC), path.join(staging, "bin", PYTHON_EXEC));
+  fs.chmodSync(path.join(staging, "bin", PYTHON_EXEC), 0o755);
+
+  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: PINNED_PULUMI_VERSION, go, builtAt: new Date().toISOString() }) + "\n");
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(staging, target);
+  log(`[toolchain] ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} ${PINNED_PULUMI_VERSION} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+}
+
 function missingProxyHint(output: string): string {
   if (/proxy|dial tcp|no such host|403|404|timeout/i.test(output)) {
     return " The Go module proxy could not serve a pinned module: check network access to it (GOPROXY), or install a Pulumi CLI >= " + MINIMUM_PULUMI_VERSION + ".";
@@ -618,10 +756,14 @@ function runWithProgress(
   });
 }
 
-/** Directories the toolchain needs first on PATH: `pulumi`'s, then the YAML host's when that is elsewhere. */
+/** Directories the toolchain needs first on PATH: `pulumi`'s, then the YAML, Go and Python hosts' when those are elsewhere. */
 export function toolchainPathDirs(toolchain: PulumiToolchain): string[] {
-  const yamlDir = toolchain.yamlLanguageHost && path.dirname(toolchain.yamlLanguageHost);
-  return yamlDir && yamlDir !== toolchain.binDir ? [toolchain.binDir, yamlDir] : [toolchain.binDir];
+  const dirs = [toolchain.binDir];
+  for (const host of [toolchain.yamlLanguageHost, toolchain.goLanguageHost, toolchain.pythonLanguageHost]) {
+    const dir = host && path.dirname(host);
+    if (dir && !dirs.includes(dir)) dirs.push(dir);
+  }
+  return dirs;
 }
 
 /** Environment for running the CLI offline: the toolchain first on PATH, no update checks, no plugin downloads. */

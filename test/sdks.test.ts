@@ -1,0 +1,79 @@
+/**
+ * The SDKs committed in sdk/ are exactly what tools/generate-sdks.js makes from the schema with the
+ * test run's toolchain (file list and bytes), and the ones that can be checked without a package
+ * registry are: the Python SDK byte-compiles, the Node.js SDK type-checks. The Go SDK is compiled
+ * and run by test/go-program.test.ts; the C# SDK is only generated (no .NET SDK or NuGet here).
+ * Needs `npm run build`.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import * as toolchainModule from "../src/toolchain/pulumi-cli";
+import { repoRoot } from "./support/pulumi-workspace";
+
+const { LANGUAGES, generateSdks, listFiles } = require("../tools/generate-sdks.js") as {
+  LANGUAGES: string[];
+  generateSdks(outDir: string, toolchain: unknown, module: typeof toolchainModule): void;
+  listFiles(dir: string): string[];
+};
+
+const toolchain = inject("pulumiToolchain");
+const SDK = path.join(repoRoot, "sdk");
+
+describe("the generated SDKs", () => {
+  const temps: string[] = [];
+  const tempDir = (prefix: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    temps.push(dir);
+    return dir;
+  };
+  afterAll(() => temps.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
+  it("are what tools/generate-sdks.js writes from src/native/schema.json, file for file", () => {
+    const out = tempDir("analytics-sdks-check-");
+    generateSdks(out, toolchain, toolchainModule);
+    for (const language of LANGUAGES) {
+      const committed = listFiles(path.join(SDK, language));
+      const generated = listFiles(path.join(out, language));
+      expect(committed, `sdk/${language}: file list (run npm run generate:sdks)`).toEqual(generated);
+      for (const file of generated) {
+        const want = fs.readFileSync(path.join(out, language, file));
+        const have = fs.readFileSync(path.join(SDK, language, file));
+        expect(have.equals(want), `sdk/${language}/${file} differs from the generator's output (run npm run generate:sdks)`).toBe(true);
+      }
+    }
+  }, 120_000);
+
+  it("carry the package's version and names, with no placeholder left", () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { version: string };
+    for (const language of LANGUAGES) {
+      for (const file of listFiles(path.join(SDK, language))) {
+        if (file.endsWith(".png")) continue;
+        expect(fs.readFileSync(path.join(SDK, language, file), "utf8"), `sdk/${language}/${file}`).not.toContain("${VERSION}");
+      }
+    }
+    expect(JSON.parse(fs.readFileSync(path.join(SDK, "nodejs/package.json"), "utf8"))).toMatchObject({ name: "@pulumi-analytics/analytics", version });
+    expect(fs.readFileSync(path.join(SDK, "python/pyproject.toml"), "utf8")).toContain(`version = "${version}"`);
+    expect(fs.readFileSync(path.join(SDK, "go/analytics/internal/pulumiUtilities.go"), "utf8")).toContain(`semver.MustParse("${version}")`);
+    expect(fs.readFileSync(path.join(SDK, "go.mod"), "utf8")).toMatch(/^module github\.com\/pulumi-analytics\/pulumi-analytics\/sdk$/m);
+    expect(fs.readFileSync(path.join(SDK, "nodejs/config/vars.ts"), "utf8")).toContain('from "../utilities"');
+  });
+
+  it("are not in the published npm package", () => {
+    const { files } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { files: string[] };
+    expect(files.filter((f) => f === "sdk" || f.startsWith("sdk/"))).toEqual([]);
+  });
+
+  it("Python: byte-compiles with python3 -m compileall", () => {
+    const out = tempDir("analytics-sdk-python-");
+    fs.cpSync(path.join(SDK, "python"), out, { recursive: true });
+    execFileSync("python3", ["-m", "compileall", "-q", out], { stdio: "pipe" });
+    expect(listFiles(out).filter((f) => f.endsWith(".pyc")).length).toBeGreaterThanOrEqual(7);
+  }, 60_000);
+
+  it("Node.js: type-checks with tsc against the repository's @pulumi/pulumi", () => {
+    execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "--noEmit", "-p", path.join(SDK, "nodejs", "tsconfig.json")], { stdio: "pipe" });
+  }, 120_000);
+});

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Generates the native provider's SDKs from its package schema (src/native/schema.json) with the
+ * pinned toolchain, into sdk/go, sdk/python, sdk/nodejs and sdk/dotnet. Nothing under those four
+ * directories is written by hand; test/sdks.test.ts regenerates them into a temporary directory
+ * and fails on any difference. sdk/go.mod and sdk/go.sum (the Go module holding sdk/go) are kept
+ * by hand: `go mod tidy` in sdk/ after a change of imports.
+ *
+ * - Go, Python, Node.js: `pulumi package gen-sdk <schema> --language <lang>`, whose code
+ *   generator in Pulumi 3.188 is each language's host (pulumi-language-go, pulumi-language-python,
+ *   pulumi-language-nodejs), all built by the toolchain.
+ * - C#: pulumi-language-dotnet is not built here (its module is not served by the Go module
+ *   proxy), so the toolchain's `gen-dotnet` runs the same release's codegen/dotnet instead.
+ *
+ * Usage: npm run build && node tools/generate-sdks.js [out-dir]   (default: sdk/)
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const ROOT = path.join(__dirname, "..");
+const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
+/** The generated directories under sdk/, each replaced as a whole. */
+const LANGUAGES = ["go", "python", "nodejs", "dotnet"];
+
+/**
+ * The Node.js code generator of Pulumi 3.188, built with Go >= 1.26, writes `import ... from
+ * "./utilities"` in files of subdirectories (config/vars.ts) where "../utilities" is meant: it
+ * computes the path with filepath.Rel, whose result for this case changed in Go 1.26 (fixed in
+ * the generator upstream in Pulumi 3.221). This rewrites every such import to the path of the
+ * package's root utilities.ts from the importing file, which is what the fixed generator writes;
+ * files at the root are left as they are, so the output is the same whichever Go built the host.
+ */
+function fixNodeUtilitiesImports(nodeDir) {
+  for (const file of listFiles(nodeDir)) {
+    if (!file.endsWith(".ts") || !file.includes("/")) continue;
+    const target = path.join(nodeDir, file);
+    const dir = path.dirname(target);
+    if (fs.existsSync(path.join(dir, "utilities.ts"))) continue;
+    const text = fs.readFileSync(target, "utf8");
+    const relative = path.relative(dir, path.join(nodeDir, "utilities")).split(path.sep).join("/");
+    const fixed = text.replace(/(from |require\()"\.\/utilities"/g, `$1"${relative}"`);
+    if (fixed !== text) fs.writeFileSync(target, fixed);
+  }
+}
+
+/** Files under `dir`, relative, with `/` separators, sorted. */
+function listFiles(dir) {
+  const out = [];
+  (function walk(rel) {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(child);
+      else out.push(child);
+    }
+  })("");
+  return out.sort();
+}
+
+/**
+ * Generates the four SDKs into `outDir` (sdk/go, sdk/python, ...), each directory replaced whole.
+ * `toolchain` is a resolved PulumiToolchain with its Go and Python hosts and the C# generator.
+ */
+function generateSdks(outDir, toolchain, { pulumiEnvironment }) {
+  for (const [what, file] of [["goLanguageHost", toolchain.goLanguageHost], ["pythonLanguageHost", toolchain.pythonLanguageHost], ["dotnetGenerator", toolchain.dotnetGenerator]]) {
+    if (!file) throw new Error(`The Pulumi toolchain has no ${what}; see docs/toolchain.md (the language hosts).`);
+  }
+  const { version } = JSON.parse(fs.readFileSync(SCHEMA_FILE, "utf8"));
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-sdks-"));
+  const env = { ...pulumiEnvironment(toolchain), PULUMI_HOME: path.join(staging, ".pulumi") };
+  try {
+    for (const language of ["go", "python", "nodejs"]) {
+      execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", language, "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
+    }
+    execFileSync(toolchain.dotnetGenerator, [SCHEMA_FILE, path.join(staging, "dotnet"), version], { env, stdio: ["ignore", "pipe", "pipe"] });
+    fixNodeUtilitiesImports(path.join(staging, "nodejs"));
+    fs.mkdirSync(outDir, { recursive: true });
+    for (const language of LANGUAGES) {
+      const target = path.join(outDir, language);
+      fs.rmSync(target, { recursive: true, force: true });
+      fs.cpSync(path.join(staging, language), target, { recursive: true });
+      // The hosts write 0600 files; the committed ones are ordinary 0644 files.
+      for (const file of listFiles(target)) fs.chmodSync(path.join(target, file), 0o644);
+    }
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+module.exports = { LANGUAGES, generateSdks, listFiles, fixNodeUtilitiesImports };
+
+if (require.main === module) {
+  const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
+  const outDir = path.resolve(process.argv[2] ?? path.join(ROOT, "sdk"));
+  toolchainModule.resolvePulumiToolchain().then(
+    (toolchain) => {
+      generateSdks(outDir, toolchain, toolchainModule);
+      process.stdout.write(`wrote ${LANGUAGES.map((l) => path.relative(process.cwd(), path.join(outDir, l))).join(", ")}\n`);
+    },
+    (err) => {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
