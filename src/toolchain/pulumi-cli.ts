@@ -483,96 +483,129 @@ function pinnedGoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-async function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
-  const missing = `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules`;
-  const goEnv = pinnedGoEnv(env);
-  const go = await goVersion(goEnv);
-  const minimumGo = MINIMUM_GO_VERSION;
-  if (!go) throw new ToolchainError(`${missing}, and \`go\` is not on PATH. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo} with access to the Go module proxy.`);
-  if (compareVersions(go, minimumGo) < 0) {
-    throw new ToolchainError(`${missing}, and Go ${go} is older than ${minimumGo}. Install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo}.`);
-  }
-
-  const moduleDir = engineModuleDir();
-  const staging = `${target}.tmp-${process.pid}`;
-  fs.rmSync(staging, { recursive: true, force: true });
-  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
-  const started = Date.now();
-  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
-
-  log(`[toolchain] building Pulumi ${PINNED_PULUMI_VERSION} with Go ${go} into ${target} (first run only; a few minutes)`);
-  log("[toolchain] step 1/3: downloading Go modules");
-  await runWithProgress("go", ["mod", "download", "-x"], moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
-
-  log("[toolchain] step 2/3: compiling the engine and the Node.js language host");
-  const total = await countPackages(moduleDir, goEnv);
-  await runWithProgress(
-    "go",
-    [
-      "build", "-v", "-trimpath",
-      "-ldflags", `-s -w -X ${VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`,
-      "-o", path.join(staging, "bin") + path.sep,
-      ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE,
-    ],
-    moduleDir,
-    goEnv,
-    (lines) => `[toolchain]   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
-    log,
-    missingProxyHint,
-  );
-
-  log("[toolchain] step 3/3: installing the dynamic-provider plugin and checking the CLI");
-  const shim = path.join(staging, "bin", "pulumi-resource-pulumi-nodejs");
-  fs.writeFileSync(shim, DYNAMIC_PROVIDER_SHIM, { mode: 0o755 });
-  const version = await versionOf(path.join(staging, "bin", "pulumi"));
-  if (version !== PINNED_PULUMI_VERSION) {
-    throw new ToolchainError(`The built engine reports version ${version ?? "(none)"}, expected ${PINNED_PULUMI_VERSION}; the build in ${staging} was kept for inspection.`);
-  }
-  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version, go, builtAt: new Date().toISOString() }) + "\n");
-  fs.rmSync(target, { recursive: true, force: true });
-  fs.renameSync(staging, target);
-  log(`[toolchain] Pulumi ${version} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+/** One build of Go programs from a pinned module of tools/ into a cache entry. */
+interface GoModuleBuild {
+  /** What is built, in progress lines, e.g. `Pulumi 3.188.0` or `pulumi-language-yaml 1.19.1`. */
+  what: string;
+  /** Prefix of the step lines, e.g. `YAML host ` (empty for the engine). */
+  steps: string;
+  /** The module (go.mod, go.sum, tools.go) that pins it. */
+  moduleDir: string;
+  /** Go packages of the mains to build. */
+  packages: string[];
+  /** What the compile step says it compiles. */
+  compiling: string;
+  /** `-ldflags` after `-s -w`, e.g. `-X` version symbols. */
+  ldflags?: string;
+  /** The output file when one package is built under another name; else `bin/` gets each main's name. */
+  binary?: string;
+  /** Version recorded in the entry's `.complete` marker. */
+  version: string;
+  /** How long the first build takes, in words. */
+  duration: string;
+  /** The error's advice when Go is missing or too old. */
+  install: (minimumGo: string) => string;
+  /** A last step on the staged `bin/` (words, work), before the entry is made complete. */
+  finish?: { words: string; run: (binDir: string, goEnv: NodeJS.ProcessEnv) => Promise<void> };
 }
 
-async function buildYamlHost(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+/**
+ * Builds `build` into `target` the one way every pinned program is built: Go checked against the
+ * module's `go` line, `GOTOOLCHAIN=local`, `-mod=readonly`, `CGO_ENABLED=0`, modules downloaded and
+ * packages compiled with progress lines, into a staging directory renamed into place when complete.
+ */
+async function buildGoModule(build: GoModuleBuild, target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
   const goEnv = pinnedGoEnv(env);
-  const moduleDir = yamlModuleDir();
-  const minimumGo = minimumGoVersion(moduleDir);
+  const minimumGo = minimumGoVersion(build.moduleDir);
   const go = await goVersion(goEnv);
-  const install = `Put Pulumi's ${YAML_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`;
-  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build it. ${install}`);
-  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}. ${install}`);
+  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build ${build.what}. ${build.install(minimumGo)}`);
+  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}, which ${build.what} needs. ${build.install(minimumGo)}`);
 
   const staging = `${target}.tmp-${process.pid}`;
+  const binDir = path.join(staging, "bin");
   fs.rmSync(staging, { recursive: true, force: true });
-  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
+  fs.mkdirSync(binDir, { recursive: true });
   const started = Date.now();
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+  const count = build.finish ? 3 : 2;
 
-  log(`[toolchain] building ${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION} with Go ${go} into ${target} (first run only; a minute or a few)`);
-  log("[toolchain] YAML host step 1/2: downloading Go modules");
-  await runWithProgress("go", ["mod", "download", "-x"], moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
+  log(`[toolchain] building ${build.what} with Go ${go} into ${target} (first run only; ${build.duration})`);
+  log(`[toolchain] ${build.steps}step 1/${count}: downloading Go modules`);
+  await runWithProgress("go", ["mod", "download", "-x"], build.moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
 
-  log("[toolchain] YAML host step 2/2: compiling the YAML language host");
-  const total = await countPackages(moduleDir, goEnv, [YAML_HOST_PACKAGE]);
+  log(`[toolchain] ${build.steps}step 2/${count}: compiling ${build.compiling}`);
+  const total = await countPackages(build.moduleDir, goEnv, build.packages);
+  const output = build.binary ? path.join(binDir, build.binary) : binDir + path.sep;
   await runWithProgress(
     "go",
-    [
-      "build", "-v", "-trimpath",
-      "-ldflags", `-s -w -X ${YAML_VERSION_SYMBOL}=v${PINNED_YAML_VERSION}`,
-      "-o", path.join(staging, "bin") + path.sep,
-      YAML_HOST_PACKAGE,
-    ],
-    moduleDir,
+    ["build", "-v", "-trimpath", "-ldflags", `-s -w${build.ldflags ? ` ${build.ldflags}` : ""}`, "-o", output, ...build.packages],
+    build.moduleDir,
     goEnv,
     (lines) => `[toolchain]   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
     log,
     missingProxyHint,
   );
-  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: PINNED_YAML_VERSION, go, builtAt: new Date().toISOString() }) + "\n");
+  if (build.finish) {
+    log(`[toolchain] ${build.steps}step 3/3: ${build.finish.words}`);
+    await build.finish.run(binDir, goEnv);
+  }
+  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: build.version, go, builtAt: new Date().toISOString() }) + "\n");
   fs.rmSync(target, { recursive: true, force: true });
   fs.renameSync(staging, target);
-  log(`[toolchain] ${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+  log(`[toolchain] ${build.what} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+}
+
+/** Advice when the engine cannot be built: install a CLI, or a Go that can build it. */
+const ENGINE_INSTALL = (minimumGo: string) =>
+  `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules: ` +
+  `install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo} with access to the Go module proxy.`;
+
+function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  return buildGoModule(
+    {
+      what: `Pulumi ${PINNED_PULUMI_VERSION}`,
+      steps: "",
+      moduleDir: engineModuleDir(),
+      packages: [ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE],
+      compiling: "the engine and the Node.js language host",
+      ldflags: `-X ${VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`,
+      version: PINNED_PULUMI_VERSION,
+      duration: "a few minutes",
+      install: ENGINE_INSTALL,
+      finish: {
+        words: "installing the dynamic-provider plugin and checking the CLI",
+        run: async (binDir) => {
+          fs.writeFileSync(path.join(binDir, "pulumi-resource-pulumi-nodejs"), DYNAMIC_PROVIDER_SHIM, { mode: 0o755 });
+          const version = await versionOf(path.join(binDir, "pulumi"));
+          if (version !== PINNED_PULUMI_VERSION) {
+            throw new ToolchainError(`The built engine reports version ${version ?? "(none)"}, expected ${PINNED_PULUMI_VERSION}; the build in ${path.dirname(binDir)} was kept for inspection.`);
+          }
+        },
+      },
+    },
+    target,
+    env,
+    log,
+  );
+}
+
+function buildYamlHost(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  return buildGoModule(
+    {
+      what: `${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION}`,
+      steps: "YAML host ",
+      moduleDir: yamlModuleDir(),
+      packages: [YAML_HOST_PACKAGE],
+      compiling: "the YAML language host",
+      ldflags: `-X ${YAML_VERSION_SYMBOL}=v${PINNED_YAML_VERSION}`,
+      version: PINNED_YAML_VERSION,
+      duration: "a minute or a few",
+      install: (minimumGo) => `Put Pulumi's ${YAML_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
+    },
+    target,
+    env,
+    log,
+  );
 }
 
 /** A Go program pinned by a module of its own under tools/ and built into the cache like the engine. */
@@ -617,84 +650,56 @@ export async function resolvePinnedGoTool(tool: PinnedGoTool, options: Pick<Reso
   return binary;
 }
 
-async function buildPinnedGoTool(tool: PinnedGoTool, target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
-  const goEnv = pinnedGoEnv(env);
-  const minimumGo = minimumGoVersion(tool.moduleDir);
-  const go = await goVersion(goEnv);
-  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build ${tool.name} ${tool.version}: install Go >= ${minimumGo} with access to the Go module proxy.`);
-  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}, which ${tool.name} ${tool.version} needs.`);
-
-  const staging = `${target}.tmp-${process.pid}`;
-  fs.rmSync(staging, { recursive: true, force: true });
-  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
-  const started = Date.now();
-  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
-  const prefix = `[toolchain] ${tool.name}`;
-
-  log(`${prefix}: building ${tool.version} with Go ${go} into ${target} (first run only; a minute or a few)`);
-  log(`${prefix} step 1/2: downloading Go modules`);
-  await runWithProgress("go", ["mod", "download", "-x"], tool.moduleDir, goEnv, (lines) => `${prefix}   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
-
-  log(`${prefix} step 2/2: compiling`);
-  const total = await countPackages(tool.moduleDir, goEnv, [tool.goPackage]);
-  await runWithProgress(
-    "go",
-    ["build", "-v", "-trimpath", "-ldflags", `-s -w${tool.ldflags ? ` ${tool.ldflags}` : ""}`, "-o", path.join(staging, "bin", tool.binary), tool.goPackage],
-    tool.moduleDir,
-    goEnv,
-    (lines) => `${prefix}   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
+function buildPinnedGoTool(tool: PinnedGoTool, target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  return buildGoModule(
+    {
+      what: `${tool.name} ${tool.version}`,
+      steps: `${tool.name} `,
+      moduleDir: tool.moduleDir,
+      packages: [tool.goPackage],
+      compiling: tool.name,
+      ...(tool.ldflags ? { ldflags: tool.ldflags } : {}),
+      binary: tool.binary,
+      version: tool.version,
+      duration: "a minute or a few",
+      install: (minimumGo) => `Install Go >= ${minimumGo} with access to the Go module proxy.`,
+    },
+    target,
+    env,
     log,
-    missingProxyHint,
   );
-  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: tool.version, go, builtAt: new Date().toISOString() }) + "\n");
-  fs.rmSync(target, { recursive: true, force: true });
-  fs.renameSync(staging, target);
-  log(`${prefix} ${tool.version} ready in ${elapsed()}: ${path.join(target, "bin")}`);
 }
 
-async function buildLanghosts(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
-  const goEnv = pinnedGoEnv(env);
-  const moduleDir = langhostsModuleDir();
-  const minimumGo = minimumGoVersion(moduleDir);
-  const go = await goVersion(goEnv);
-  const install = `Put Pulumi's ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build them.`;
-  if (!go) throw new ToolchainError(`\`go\` is not on PATH to build them. ${install}`);
-  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}. ${install}`);
-
-  const staging = `${target}.tmp-${process.pid}`;
-  fs.rmSync(staging, { recursive: true, force: true });
-  fs.mkdirSync(path.join(staging, "bin"), { recursive: true });
-  const started = Date.now();
-  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
-
-  log(`[toolchain] building ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} of Pulumi ${PINNED_PULUMI_VERSION} with Go ${go} into ${target} (first run only; seconds to a minute)`);
-  log("[toolchain] language hosts step 1/2: downloading Go modules");
-  await runWithProgress("go", ["mod", "download", "-x"], moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
-
-  log("[toolchain] language hosts step 2/2: compiling the Go and Python language hosts and the C# generator");
-  const packages = [GO_HOST_PACKAGE, PYTHON_HOST_PACKAGE, DOTNET_GENERATOR_PACKAGE];
-  const total = await countPackages(moduleDir, goEnv, packages);
-  await runWithProgress(
-    "go",
-    ["build", "-v", "-trimpath", "-ldflags", `-s -w -X ${VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`, "-o", path.join(staging, "bin") + path.sep, ...packages],
-    moduleDir,
-    goEnv,
-    (lines) => `[toolchain]   compiled ${lines}${total ? ` of up to ${total}` : ""} packages (${elapsed()})`,
+function buildLanghosts(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  return buildGoModule(
+    {
+      what: `${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} of Pulumi ${PINNED_PULUMI_VERSION}`,
+      steps: "language hosts ",
+      moduleDir: langhostsModuleDir(),
+      packages: [GO_HOST_PACKAGE, PYTHON_HOST_PACKAGE, DOTNET_GENERATOR_PACKAGE],
+      compiling: "the Go and Python language hosts and the C# generator",
+      ldflags: `-X ${VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`,
+      version: PINNED_PULUMI_VERSION,
+      duration: "seconds to a minute",
+      install: (minimumGo) =>
+        `Put Pulumi's ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build them.`,
+      finish: {
+        words: `copying ${PYTHON_EXEC}`,
+        // The Python host runs programs through this script of sdk/v3 (python/cmd/); it is taken
+        // from the module the build just verified against go.sum.
+        run: async (binDir, goEnv) => {
+          const { stdout } = await execFileAsync("go", ["mod", "download", "-json", "github.com/pulumi/pulumi/sdk/v3"], { cwd: langhostsModuleDir(), env: goEnv, timeout: 300_000 });
+          const sdkDir = (JSON.parse(stdout) as { Dir?: string }).Dir;
+          if (!sdkDir) throw new ToolchainError("`go mod download` did not report where github.com/pulumi/pulumi/sdk/v3 is.");
+          fs.copyFileSync(path.join(sdkDir, "python", "cmd", PYTHON_EXEC), path.join(binDir, PYTHON_EXEC));
+          fs.chmodSync(path.join(binDir, PYTHON_EXEC), 0o755);
+        },
+      },
+    },
+    target,
+    env,
     log,
-    missingProxyHint,
   );
-  // The Python host runs programs through this script of sdk/v3 (python/cmd/); it is taken from
-  // the module the build just verified against go.sum.
-  const { stdout } = await execFileAsync("go", ["mod", "download", "-json", "github.com/pulumi/pulumi/sdk/v3"], { cwd: moduleDir, env: goEnv, timeout: 300_000 });
-  const sdkDir = (JSON.parse(stdout) as { Dir?: string }).Dir;
-  if (!sdkDir) throw new ToolchainError(`\`go mod download\` did not report where github.com/pulumi/pulumi/sdk/v3 is.`);
-  fs.copyFileSync(path.join(sdkDir, "python", "cmd", PYTHON_EXEC), path.join(staging, "bin", PYTHON_EXEC));
-  fs.chmodSync(path.join(staging, "bin", PYTHON_EXEC), 0o755);
-
-  fs.writeFileSync(path.join(staging, ".complete"), JSON.stringify({ version: PINNED_PULUMI_VERSION, go, builtAt: new Date().toISOString() }) + "\n");
-  fs.rmSync(target, { recursive: true, force: true });
-  fs.renameSync(staging, target);
-  log(`[toolchain] ${GO_LANGUAGE_HOST} and ${PYTHON_LANGUAGE_HOST} ${PINNED_PULUMI_VERSION} ready in ${elapsed()}: ${path.join(target, "bin")}`);
 }
 
 function missingProxyHint(output: string): string {
