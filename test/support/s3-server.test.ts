@@ -57,7 +57,7 @@ describe("versitygw as a pinned Go tool", () => {
 
   it("says what is missing when it must be built and there is no Go", async () => {
     await expect(resolvePinnedGoTool(VERSITYGW, { cacheDir: tempDir(), env: { PATH: "" }, log: () => {} })).rejects.toThrow(
-      /`go` is not on PATH to build versitygw 1\.8\.0: install Go >= 1\.25\.0/,
+      /`go` is not on PATH to build versitygw 1\.8\.0\. Install Go >= 1\.25\.0/,
     );
   });
 });
