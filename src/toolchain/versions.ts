@@ -1,0 +1,17 @@
+/** Version strings of the tools the toolchain finds: compared and read from their output. */
+
+/** Compares dotted versions numerically; returns <0, 0 or >0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.replace(/^v/, "").split(/[.+-]/).slice(0, 3).map(Number);
+  const pb = b.replace(/^v/, "").split(/[.+-]/).slice(0, 3).map(Number);
+  for (let i = 0; i < 3; i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Extracts `X.Y.Z` from a tool's version output, or undefined. */
+export function parseVersion(output: string): string | undefined {
+  return /v?(\d+\.\d+\.\d+)/.exec(output)?.[1];
+}
