@@ -8,7 +8,7 @@
  * small with `--quick`) and prints its figures, writing nothing. `node bench/dist/run.js N` runs
  * scenario N (the native provider plugin against the dynamic floor) alone and prints its figures;
  * full size, it writes them to bench/results/native.md and native.json (latest.md is left as it
- * is), with `--quick` to bench/tmp/results/. The bench's own tools (Prism, Vega) are installed into
+ * is), with `--quick` to bench/tmp/results/; `--plans=100x3,500x1` sets its sizes. The bench's own tools (Prism, Vega) are installed into
  * bench/peers on first use.
  */
 import * as fs from "node:fs";
@@ -48,12 +48,27 @@ const ENGINE_PLANS: EnginePlan[] = quick
  * Scenario N's sizes: the native plugin against the dynamic floor with checkpoints on (the
  * default), so an N=500 up of the floor takes minutes (see ENGINE_PLANS); hence fewer repetitions.
  */
-const NATIVE_PLANS: EnginePlan[] = quick
-  ? [{ count: 20, reps: 1, skipCheckpoints: false }]
-  : [
-      { count: 100, reps: 5, skipCheckpoints: false },
-      { count: 500, reps: 2, skipCheckpoints: false },
-    ];
+const NATIVE_PLANS: EnginePlan[] = plansArg() ??
+  (quick
+    ? [{ count: 20, reps: 1, skipCheckpoints: false }]
+    : [
+        { count: 100, reps: 5, skipCheckpoints: false },
+        { count: 500, reps: 2, skipCheckpoints: false },
+      ]);
+
+/** `--plans=100x3,500x1`: scenario N's sizes (N x repetitions) when the default ones do not fit the time at hand. */
+function plansArg(): EnginePlan[] | undefined {
+  const arg = process.argv.find((a) => a.startsWith("--plans="));
+  if (!arg) return undefined;
+  return arg
+    .slice("--plans=".length)
+    .split(",")
+    .map((item) => {
+      const [count, reps] = item.split("x").map(Number);
+      if (!Number.isInteger(count) || !Number.isInteger(reps) || count! < 1 || reps! < 1) throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
+      return { count: count!, reps: reps!, skipCheckpoints: false };
+    });
+}
 
 /** The hand-written analysis of misses (bench/analysis.md), appended to latest.md when present. */
 function analysis(): string {
