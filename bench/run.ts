@@ -5,8 +5,11 @@
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
  * without measuring anything. `node bench/dist/run.js E` runs scenario E alone (full size, or
- * small with `--quick`) and prints its figures, writing nothing. The bench's own tools (Prism,
- * Vega) are installed into bench/peers on first use.
+ * small with `--quick`) and prints its figures, writing nothing. `node bench/dist/run.js N` runs
+ * scenario N (the native provider plugin against the dynamic floor) alone and prints its figures;
+ * full size, it writes them to bench/results/native.md and native.json (latest.md is left as it
+ * is), with `--quick` to bench/tmp/results/; `--plans=100x3,500x1` sets its sizes. The bench's own tools (Prism, Vega) are installed into
+ * bench/peers on first use.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -14,11 +17,12 @@ import { resolvePulumiToolchain } from "pulumi-analytics/toolchain";
 import { runClientScenario } from "./lib/client";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
+import { runNativeScenario } from "./lib/native";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
 import { runPersistenceScenario } from "./lib/persistence";
 import { writeOpenApiDocument } from "./lib/prism";
-import { clientFigures, figuresOf, writeReport, type BenchReport } from "./lib/report";
+import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runStartupScenario } from "./lib/startup";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
@@ -26,6 +30,7 @@ import { repoRoot } from "./lib/workspace";
 const quick = process.argv.includes("--quick");
 const renderOnly = process.argv.includes("--render");
 const onlyE = process.argv.slice(2).includes("E");
+const onlyN = process.argv.slice(2).includes("N");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -38,6 +43,32 @@ const ENGINE_PLANS: EnginePlan[] = quick
       { count: 100, reps: 5, skipCheckpoints: false },
       { count: 500, reps: 5, skipCheckpoints: true },
     ];
+
+/**
+ * Scenario N's sizes: the native plugin against the dynamic floor with checkpoints on (the
+ * default), so an N=500 up of the floor takes minutes (see ENGINE_PLANS); hence fewer repetitions.
+ */
+const NATIVE_PLANS: EnginePlan[] = plansArg() ??
+  (quick
+    ? [{ count: 20, reps: 1, skipCheckpoints: false }]
+    : [
+        { count: 100, reps: 5, skipCheckpoints: false },
+        { count: 500, reps: 2, skipCheckpoints: false },
+      ]);
+
+/** `--plans=100x3,500x1`: scenario N's sizes (N x repetitions) when the default ones do not fit the time at hand. */
+function plansArg(): EnginePlan[] | undefined {
+  const arg = process.argv.find((a) => a.startsWith("--plans="));
+  if (!arg) return undefined;
+  return arg
+    .slice("--plans=".length)
+    .split(",")
+    .map((item) => {
+      const [count, reps] = item.split("x").map(Number);
+      if (!Number.isInteger(count) || !Number.isInteger(reps) || count! < 1 || reps! < 1) throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
+      return { count: count!, reps: reps!, skipCheckpoints: false };
+    });
+}
 
 /** The hand-written analysis of misses (bench/analysis.md), appended to latest.md when present. */
 function analysis(): string {
@@ -67,6 +98,22 @@ async function main(): Promise<void> {
     for (const f of clientFigures(client)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
+  if (onlyN) {
+    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+    const startedAt = new Date().toISOString();
+    const loadStart = loadAverage();
+    const toolchain = await resolvePulumiToolchain({ log });
+    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+    const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
+    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+    fs.mkdirSync(dir, { recursive: true });
+    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
+    fs.writeFileSync(path.join(dir, "native.json"), `${JSON.stringify({ ...meta, raw: native }, null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, "native.md"), nativeMarkdown(native, meta));
+    log(`wrote ${path.relative(repoRoot, dir)}/native.md and native.json`);
+    for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+    return;
+  }
   const startedAt = new Date().toISOString();
   const loadStart = loadAverage();
   const log = (line: string): void => {
@@ -89,13 +136,14 @@ async function main(): Promise<void> {
     log,
   );
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
+  const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
 
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup, persistence }),
+    figures: figuresOf({ engine, http, client, memory, startup, persistence, native }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
@@ -104,9 +152,10 @@ async function main(): Promise<void> {
       "D: load (reference server, Prism and the bare server, same flags)": http.command,
       "D: Prism": http.prismCommand ?? "",
       "P: persistent state": persistence.command,
+      "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory, startup, persistence },
+    raw: { engine, http, client, memory, startup, persistence, native },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());

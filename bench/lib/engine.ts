@@ -9,10 +9,10 @@ import type { PulumiToolchain } from "pulumi-analytics/toolchain";
 import { startReferenceServer } from "pulumi-analytics/reference-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot } from "./workspace";
 
-/** The two programs compared. */
+/** The two programs of scenarios A-C. */
 export type Variant = "ours" | "floor";
 
-/** One N of scenario A/B. */
+/** One N of scenario A/B (and N). */
 export interface EnginePlan {
   /** DataSources per stack (plus one Organization). */
   count: number;
@@ -22,22 +22,22 @@ export interface EnginePlan {
   skipCheckpoints: boolean;
 }
 
-/** Timings of one N, one entry per repetition. */
-export interface EngineRuns {
+/** Timings of one N, one entry per repetition, for each program `V` compared. */
+export interface EngineRuns<V extends string = Variant> {
   /** The plan measured. */
   plan: EnginePlan;
   /** `pulumi up` wall times, ms. */
-  upMs: Record<Variant, number[]>;
+  upMs: Record<V, number[]>;
   /** No-change `pulumi preview` wall times, ms. */
-  previewMs: Record<Variant, number[]>;
-  /** API requests the reference server received during each of our previews. */
+  previewMs: Record<V, number[]>;
+  /** API requests the reference server received during each preview of the measured program (not the floor). */
   previewRequests: number[];
-  /** API requests received during each of our `pulumi up`s (N + 1 expected). */
+  /** API requests received during each `pulumi up` of the measured program (N + 1 expected). */
   upRequests: number[];
-  /** Peak RSS of the dynamic-provider process during each `pulumi up`, MiB. */
-  providerPeakMiB: Record<Variant, number[]>;
-  /** Closure serializations in the program during each `pulumi up` (instrumented in the fixture). */
-  serializations: Record<Variant, number[]>;
+  /** Peak RSS of the provider process during each `pulumi up`, MiB. */
+  providerPeakMiB: Record<V, number[]>;
+  /** Closure serializations in the program during each `pulumi up` (instrumented in the fixture; 0 if it does not count). */
+  serializations: Record<V, number[]>;
 }
 
 /** State footprint of one stack (scenario C). */
@@ -58,21 +58,41 @@ export interface Footprint {
   resourcesByType: Record<string, number>;
 }
 
-/** Everything scenarios A, B and C measured. */
-export interface EngineResult {
-  /** One entry per N. */
-  runs: EngineRuns[];
-  /** Footprint of the first repetition's stacks, per N. */
-  footprints: Array<{ count: number } & Record<Variant, Footprint>>;
-  /** The exact commands. */
-  commands: { up: string; preview: string; export: string };
+/** Footprint of the first repetition's stacks, per N, for each program `V` compared. */
+export type Footprints<V extends string = Variant> = Array<{ count: number } & Record<V, Footprint>>;
+
+/** The exact commands of an engine comparison. */
+export interface EngineCommands {
+  up: string;
+  preview: string;
+  export: string;
 }
 
-/** Fixture program of each variant. */
-const FIXTURES: Record<Variant, string> = {
-  ours: path.join(repoRoot, "bench", "fixtures", "ours"),
-  floor: path.join(repoRoot, "bench", "fixtures", "floor"),
-};
+/** What one comparison with the floor measured. */
+export interface Comparison<V extends string> {
+  /** One entry per N. */
+  runs: Array<EngineRuns<V>>;
+  /** Footprint of the first repetition's stacks, per N. */
+  footprints: Footprints<V>;
+  /** The exact commands. */
+  commands: EngineCommands;
+}
+
+/** Everything scenarios A, B and C measured. */
+export type EngineResult = Comparison<Variant>;
+
+/** A program compared: its fixture, what marks its provider process, and any setup of its copy. */
+export interface Subject {
+  /** Directory of the Pulumi program, copied into a fresh workspace. */
+  fixture: string;
+  /** Text of the provider process's command line, for its peak RSS (default: the SDK's dynamic provider). */
+  providerMarker?: string;
+  /** Runs once on the copy, before any stack is made. */
+  prepare?: (ws: BenchWorkspace) => void;
+}
+
+/** The floor program: a no-op dynamic provider of our resources' shape. */
+export const FLOOR: Subject = { fixture: path.join(repoRoot, "bench", "fixtures", "floor") };
 
 const upArgs = (stack: string): string[] => ["up", "--yes", "--skip-preview", "--stack", stack];
 const previewArgs = (stack: string): string[] => ["preview", "--expect-no-changes", "--stack", stack];
@@ -112,7 +132,26 @@ export function footprintOf(exportText: string): Footprint {
 }
 
 /** Runs scenarios A, B and C for every plan; `log` gets progress lines. */
-export async function runEngineScenarios(toolchain: PulumiToolchain, plans: readonly EnginePlan[], log: (line: string) => void): Promise<EngineResult> {
+export function runEngineScenarios(toolchain: PulumiToolchain, plans: readonly EnginePlan[], log: (line: string) => void): Promise<EngineResult> {
+  return compareWithFloor<Variant>(toolchain, { ours: { fixture: path.join(repoRoot, "bench", "fixtures", "ours") }, floor: FLOOR }, "ours", plans, log);
+}
+
+/**
+ * Times `pulumi up`, then a no-change `pulumi preview`, of each program in `subjects` (one of them
+ * the floor) for every plan, against one reference server, the programs interleaved repetition by
+ * repetition (the first going first in even repetitions, last in odd ones), with the provider's
+ * peak RSS of each up and the state footprint of each N's first stacks. API requests are counted
+ * for `measured`, the program that makes real ones.
+ */
+export async function compareWithFloor<V extends string>(
+  toolchain: PulumiToolchain,
+  subjects: Record<V, Subject>,
+  measured: V,
+  plans: readonly EnginePlan[],
+  log: (line: string) => void,
+): Promise<Comparison<V>> {
+  const variants = Object.keys(subjects) as V[];
+  const perVariant = <T>(make: () => T): Record<V, T> => Object.fromEntries(variants.map((v) => [v, make()])) as Record<V, T>;
   // Schema sync is replaced by an instant fake: no data source points at a real database, and a
   // sync runs after the create response anyway, off the measured path.
   const server = await startReferenceServer({
@@ -122,36 +161,38 @@ export async function runEngineScenarios(toolchain: PulumiToolchain, plans: read
     syncSchema: async () => ({ ok: true, tables: [] }),
   });
   const env = { ANALYTICS_BASE_URL: server.url, ANALYTICS_API_KEY: server.apiKeys.bench ?? "" };
-  const workspaces: Record<Variant, BenchWorkspace> = {
-    ours: BenchWorkspace.create(toolchain, FIXTURES.ours, env),
-    floor: BenchWorkspace.create(toolchain, FIXTURES.floor, env),
-  };
-  const counterFile = path.join(workspaces.ours.root, "serializations");
+  const workspaces = {} as Record<V, BenchWorkspace>;
   try {
+    for (const v of variants) {
+      const subject = subjects[v];
+      workspaces[v] = BenchWorkspace.create(toolchain, subject.fixture, env, subject.providerMarker);
+      subject.prepare?.(workspaces[v]);
+    }
+    const counterFile = path.join(workspaces[measured].root, "serializations");
     // Warm-up: first plugin start, module loading and disk caches, not measured.
-    for (const variant of ["ours", "floor"] as const) {
-      await workspaces[variant].initStack("warmup", 10);
-      await workspaces[variant].pulumi(upArgs("warmup"));
-      await workspaces[variant].pulumi(previewArgs("warmup"));
+    for (const v of variants) {
+      await workspaces[v].initStack("warmup", 10);
+      await workspaces[v].pulumi(upArgs("warmup"));
+      await workspaces[v].pulumi(previewArgs("warmup"));
     }
     log("warm-up done");
 
-    const runs: EngineRuns[] = [];
-    const footprints: EngineResult["footprints"] = [];
+    const runs: Array<EngineRuns<V>> = [];
+    const footprints: Footprints<V> = [];
     for (const plan of plans) {
-      const result: EngineRuns = {
+      const result: EngineRuns<V> = {
         plan,
-        upMs: { ours: [], floor: [] },
-        previewMs: { ours: [], floor: [] },
+        upMs: perVariant(() => []),
+        previewMs: perVariant(() => []),
         previewRequests: [],
         upRequests: [],
-        providerPeakMiB: { ours: [], floor: [] },
-        serializations: { ours: [], floor: [] },
+        providerPeakMiB: perVariant(() => []),
+        serializations: perVariant(() => []),
       };
       const extraEnv = plan.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
       for (let rep = 0; rep < plan.reps; rep++) {
         // Alternate which variant goes first, so drift and warm caches favour neither.
-        const order: Variant[] = rep % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"];
+        const order = rep % 2 === 0 ? variants : [...variants].reverse();
         const stack = `n${plan.count}-r${rep}`;
         for (const variant of order) {
           const ws = workspaces[variant];
@@ -159,40 +200,42 @@ export async function runEngineScenarios(toolchain: PulumiToolchain, plans: read
           fs.rmSync(counterFile, { force: true });
           const before = server.inspect.requestCount();
           const up = await ws.pulumi(upArgs(stack), { ...extraEnv, BENCH_SERIALIZE_COUNT_FILE: counterFile });
-          if (variant === "ours") result.upRequests.push(server.inspect.requestCount() - before);
+          if (variant === measured) result.upRequests.push(server.inspect.requestCount() - before);
           result.upMs[variant].push(up.ms);
           result.providerPeakMiB[variant].push(up.providerPeakMiB);
-          result.serializations[variant].push(Number(fs.readFileSync(counterFile, "utf8")));
+          result.serializations[variant].push(fs.existsSync(counterFile) ? Number(fs.readFileSync(counterFile, "utf8")) : 0);
           log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: up ${(up.ms / 1000).toFixed(2)} s, provider peak ${up.providerPeakMiB.toFixed(0)} MiB`);
         }
         for (const variant of order) {
           const before = server.inspect.requestCount();
           const preview = await workspaces[variant].pulumi(previewArgs(stack));
-          if (variant === "ours") result.previewRequests.push(server.inspect.requestCount() - before);
+          if (variant === measured) result.previewRequests.push(server.inspect.requestCount() - before);
           result.previewMs[variant].push(preview.ms);
           log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: preview ${(preview.ms / 1000).toFixed(2)} s`);
         }
         if (rep === 0) {
-          const ours = footprintOf((await workspaces.ours.pulumi(["stack", "export", "--stack", stack])).stdout);
-          const floor = footprintOf((await workspaces.floor.pulumi(["stack", "export", "--stack", stack])).stdout);
-          footprints.push({ count: plan.count, ours, floor });
+          const footprint = { count: plan.count } as { count: number } & Record<V, Footprint>;
+          for (const v of variants) {
+            (footprint as Record<V, Footprint>)[v] = footprintOf((await workspaces[v].pulumi(["stack", "export", "--stack", stack])).stdout);
+          }
+          footprints.push(footprint);
         }
       }
       runs.push(result);
     }
-    const g = GLOBAL_FLAGS.join(" ");
-    return {
-      runs,
-      footprints,
-      commands: {
-        up: `pulumi ${g} ${upArgs("<stack>").join(" ")}`,
-        preview: `pulumi ${g} ${previewArgs("<stack>").join(" ")}`,
-        export: `pulumi ${g} stack export --stack <stack>`,
-      },
-    };
+    return { runs, footprints, commands: engineCommands() };
   } finally {
     await server.close();
-    workspaces.ours.dispose();
-    workspaces.floor.dispose();
+    for (const v of variants) workspaces[v]?.dispose();
   }
+}
+
+/** The exact commands every engine comparison runs. */
+function engineCommands(): EngineCommands {
+  const g = GLOBAL_FLAGS.join(" ");
+  return {
+    up: `pulumi ${g} ${upArgs("<stack>").join(" ")}`,
+    preview: `pulumi ${g} ${previewArgs("<stack>").join(" ")}`,
+    export: `pulumi ${g} stack export --stack <stack>`,
+  };
 }

@@ -34,7 +34,20 @@ export function methodNotes(report: BenchReport): string {
   core. Its background schema sync is replaced by an instant fake
   (\`syncSchema: async () => ({ ok: true, tables: [] })\`): no data source points at a real
   database, and the sync starts only after the create response is written.
-- **B: requests.** The reference server's request counter (\`inspect.requestCount()\`) is read
+${
+    report.raw.native
+      ? `- **N: the native provider plugin.** \`bench/fixtures/native\` declares the same resources with the same
+  inputs by type token (\`analytics:index:Organization\`, \`analytics:index:DataSource\`), as a generated
+  SDK would (outputs named as undefined, the credentials secret); its \`Pulumi.yaml\` points the
+  engine at a \`pulumi-resource-analytics\` shim that execs \`node dist/native/bin.js\`, whose \`check\`
+  validates every input and whose \`create\` sends a real request to the same reference server. It is
+  interleaved with \`bench/fixtures/floor\` exactly as A-C are, with checkpoints on at every N
+  (${report.raw.native.runs.map((r) => `N=${r.plan.count}: ${r.plan.reps} repetitions`).join("; ")}). Provider peak RSS is the
+  kernel's high-water mark (VmHWM) of the plugin process against the floor's \`dynamic-provider\`
+  process, polled every 100 ms during each \`pulumi up\`.
+`
+      : ""
+  }- **B: requests.** The reference server's request counter (\`inspect.requestCount()\`) is read
   before and after each preview of our program; \`--expect-no-changes\` makes the CLI fail if the
   preview found any change.
 - **C: footprint.** \`pulumi stack export\` of the first repetition's stacks: total bytes divided by

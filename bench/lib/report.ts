@@ -5,6 +5,7 @@ import { renderCharts, type Chart } from "./charts";
 import type { ClientComparison, ClientMode } from "./client";
 import type { EngineResult, Footprint, Variant } from "./engine";
 import type { HttpResult, LoadRun, MemoryResult } from "./http";
+import type { NativeResult } from "./native";
 import type { PersistenceResult } from "./persistence";
 import { median, pairedRatio, round } from "./stats";
 import type { StartupResult, StartupSubject } from "./startup";
@@ -39,7 +40,7 @@ export interface BenchReport {
   /** Exact commands. */
   commands: Record<string, string>;
   /** Raw measurements behind the figures. */
-  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult };
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult };
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
@@ -70,7 +71,7 @@ export function clientFigures(client: ClientComparison[]): Figure[] {
 }
 
 /** Computes every figure of the report from the raw measurements. */
-export function figuresOf({ engine, http, client, memory, startup, persistence }: BenchReport["raw"]): Figure[] {
+export function figuresOf({ engine, http, client, memory, startup, persistence, native }: BenchReport["raw"]): Figure[] {
   const figures: Figure[] = [];
   for (const run of engine.runs) {
     const n = run.plan.count;
@@ -127,6 +128,7 @@ export function figuresOf({ engine, http, client, memory, startup, persistence }
   figures.push(...loadFigures(http));
   if (startup) figures.push(...startupFigures(startup));
   if (persistence) figures.push(...persistenceFigures(persistence));
+  if (native) figures.push(...nativeFigures(native));
   figures.push(...clientFigures(client));
   figures.push({
     scenario: "M",
@@ -141,6 +143,82 @@ export function figuresOf({ engine, http, client, memory, startup, persistence }
     }
   }
   return figures;
+}
+
+/** Scenario N: the native provider plugin against the dynamic floor, checkpoints on. */
+export function nativeFigures(native: NativeResult): Figure[] {
+  const figures: Figure[] = [];
+  for (const run of native.runs) {
+    const n = run.plan.count;
+    const how = `N=${n} (${run.plan.reps} reps${run.plan.skipCheckpoints ? ", PULUMI_SKIP_CHECKPOINTS" : ", checkpoints on"})`;
+    const up = pairedRatio(run.upMs.native, run.upMs.floor);
+    figures.push({ scenario: "N", name: `pulumi up, ${how}: native ${s(median(run.upMs.native))} / dynamic floor ${s(median(run.upMs.floor))} (medians)`, value: ratio(up), target: "≤ 0.90×", status: check(up <= 0.9) });
+    const pv = pairedRatio(run.previewMs.native, run.previewMs.floor);
+    figures.push({ scenario: "N", name: `no-change pulumi preview, N=${n}: native ${s(median(run.previewMs.native))} / dynamic floor ${s(median(run.previewMs.floor))} (medians)`, value: ratio(pv), target: "≤ 0.90×", status: check(pv <= 0.9) });
+    const rss = pairedRatio(run.providerPeakMiB.native, run.providerPeakMiB.floor);
+    figures.push({
+      scenario: "N",
+      name: `provider peak RSS during pulumi up, N=${n}: plugin ${round(median(run.providerPeakMiB.native), 0)} MiB / floor's dynamic provider ${round(median(run.providerPeakMiB.floor), 0)} MiB (medians)`,
+      value: ratio(rss),
+      target: "≤ 0.60×",
+      status: check(rss <= 0.6),
+    });
+    const ups = run.upRequests;
+    figures.push({ scenario: "N", name: `API requests per native pulumi up, N=${n} (N + 1 creates expected; ${ups.length} ups)`, value: [...new Set(ups)].join(", "), target: String(n + 1), status: check(ups.every((x) => x === n + 1)) });
+    const previews = Math.max(...run.previewRequests);
+    figures.push({ scenario: "N", name: `API requests during native preview, N=${n} (max over ${run.previewRequests.length} previews)`, value: String(previews), target: "0", status: check(previews === 0) });
+  }
+  for (const fp of native.footprints) {
+    const r = fp.native.dataSourceBytes / fp.floor.dataSourceBytes;
+    figures.push({ scenario: "N", name: `state bytes per DataSource entry (stack export), N=${fp.count}: native ${fp.native.dataSourceBytes} B / floor ${fp.floor.dataSourceBytes} B`, value: ratio(r), target: "≤ 0.50×", status: check(r <= 0.5) });
+    const perDs = (f: Footprint): number => Math.round(f.exportBytes / fp.count);
+    figures.push({
+      scenario: "N",
+      name: `whole stack export per DataSource, N=${fp.count}: native ${perDs(fp.native)} B / floor ${perDs(fp.floor)} B (${fp.native.resources} and ${fp.floor.resources} resources)`,
+      value: ratio(fp.native.exportBytes / fp.floor.exportBytes),
+      target: "–",
+      status: "info",
+    });
+  }
+  return figures;
+}
+
+/** Scenario N's per-repetition data, one line per N. */
+export function nativeRepetitions(native: NativeResult): string[] {
+  const secs = (list: number[]): string => list.map((v) => round(v / 1000, 2)).join(", ");
+  const mib = (list: number[]): string => list.map((v) => round(v, 0)).join(", ");
+  return native.runs.map(
+    (run) =>
+      `- N (native) N=${run.plan.count}: up native [${secs(run.upMs.native)}] s, floor [${secs(run.upMs.floor)}] s; preview native [${secs(run.previewMs.native)}] s, floor [${secs(run.previewMs.floor)}] s; provider peak native [${mib(run.providerPeakMiB.native)}] MiB, floor [${mib(run.providerPeakMiB.floor)}] MiB; API requests per up [${run.upRequests.join(", ")}], per preview [${run.previewRequests.join(", ")}]`,
+  );
+}
+
+/** The report of a scenario-N-only run (`node bench/dist/run.js N`): figures, per-repetition data, commands. */
+export function nativeMarkdown(native: NativeResult, meta: { startedAt: string; durationS: number; system: SystemInfo; load: BenchReport["load"] }): string {
+  const statusMark = { pass: "✅ pass", miss: "❌ miss", info: "info" } as const;
+  const { system } = meta;
+  return [
+    "# pulumi-analytics benchmarks: the native provider plugin against the dynamic floor (scenario N)",
+    "",
+    `Produced by \`node bench/dist/run.js N\` on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min (scenario N alone; the other scenarios are in [latest.md](latest.md)). Raw data: [native.json](native.json).`,
+    "",
+    `${system.cpuModel} × ${system.cpus}, ${system.totalMemMiB} MiB, ${system.os}, Node.js ${system.node}, Pulumi CLI / @pulumi/pulumi ${system.pulumiCli} / ${system.pulumiSdk}; load average start ${meta.load.start.join(" / ")}, end ${meta.load.end.join(" / ")}.`,
+    "",
+    table(["", "Figure", "Value", "Target", ""], nativeFigures(native).map((f) => [f.scenario, f.name, f.value, f.target, statusMark[f.status]])),
+    "",
+    "## Per-repetition data",
+    "",
+    ...nativeRepetitions(native),
+    "",
+    "## Commands",
+    "",
+    "```sh",
+    "# scenario N alone",
+    "node bench/dist/run.js N",
+    ...Object.entries(native.commands).map(([k, v]) => `# ${k} (native and floor, each N, each repetition)\n${v}`),
+    "```",
+    "",
+  ].join("\n");
 }
 
 /** Scenario D: throughput against Prism (targeted) and the bare server (the limit, shown), latency, CPU, calibration. */
@@ -283,6 +361,7 @@ export function markdown(report: BenchReport, charts: Chart[] = []): string {
       `- N=${run.plan.count}: up ours [${secs(run.upMs.ours)}] s, floor [${secs(run.upMs.floor)}] s; preview ours [${secs(run.previewMs.ours)}] s, floor [${secs(run.previewMs.floor)}] s; API requests per up [${run.upRequests.join(", ")}], per preview [${run.previewRequests.join(", ")}]`,
     );
   }
+  if (raw.native) lines.push(...nativeRepetitions(raw.native));
   for (const c of raw.http.comparisons) {
     const rps = (runs: LoadRun[]): string => runs.map((x) => round(x.rps, 0)).join(", ");
     lines.push(`- D ${c.connections} conn: reference [${rps(c.reference)}] req/s, bare [${rps(c.bare)}] req/s${c.prism ? `, Prism [${rps(c.prism)}] req/s` : ""}`);

@@ -14,7 +14,7 @@ export const GLOBAL_FLAGS = ["--non-interactive", "--color=never"];
 export interface TimedRun extends PulumiRunResult {
   /** Wall time of the `pulumi` process, ms. */
   ms: number;
-  /** Peak RSS of the dynamic-provider process(es) during the run, MiB; 0 if none ran. */
+  /** Peak RSS of the provider process(es) during the run (see {@link BenchWorkspace.create}'s `providerMarker`), MiB; 0 if none ran. */
   providerPeakMiB: number;
 }
 
@@ -29,10 +29,15 @@ export class BenchWorkspace {
     readonly root: string,
     readonly programDir: string,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly providerMarker: string,
   ) {}
 
-  /** Copies `fixture` into a fresh temp dir; `env` is added to every command. */
-  static create(toolchain: PulumiToolchain, fixture: string, env: NodeJS.ProcessEnv): BenchWorkspace {
+  /**
+   * Copies `fixture` into a fresh temp dir; `env` is added to every command. The provider whose
+   * peak RSS each run reports is any process in the program's directory whose command line holds
+   * `providerMarker` (the SDK's dynamic provider by default).
+   */
+  static create(toolchain: PulumiToolchain, fixture: string, env: NodeJS.ProcessEnv, providerMarker = "dynamic-provider"): BenchWorkspace {
     const tmp = path.join(repoRoot, "bench", "tmp");
     fs.mkdirSync(tmp, { recursive: true });
     const root = fs.mkdtempSync(path.join(tmp, `${path.basename(fixture)}-`));
@@ -51,7 +56,7 @@ export class BenchWorkspace {
       PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
       PULUMI_CONFIG_PASSPHRASE: "pulumi-analytics bench passphrase",
       ...env,
-    });
+    }, providerMarker);
   }
 
   /** Creates stack `stack` with `bench:count` = `count`, written straight into its config file (one CLI call fewer). */
@@ -60,9 +65,9 @@ export class BenchWorkspace {
     fs.appendFileSync(path.join(this.programDir, `Pulumi.${stack}.yaml`), `config:\n  bench:count: "${count}"\n`);
   }
 
-  /** Runs `pulumi ARGS`, timing it and sampling the dynamic provider's peak RSS; throws unless it exits 0. */
+  /** Runs `pulumi ARGS`, timing it and sampling the provider's peak RSS; throws unless it exits 0. */
   async pulumi(args: string[], env: NodeJS.ProcessEnv = {}): Promise<TimedRun> {
-    const sampler = new PeakRssSampler(this.programDir, "dynamic-provider");
+    const sampler = new PeakRssSampler(this.programDir, this.providerMarker);
     const started = performance.now();
     let result: PulumiRunResult;
     let providerPeakMiB: number;
