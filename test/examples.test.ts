@@ -101,6 +101,15 @@ function goProgramEnv(): NodeJS.ProcessEnv {
   return { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };
 }
 
+/**
+ * Examples in languages whose runtime this machine lacks (no Python package index, no .NET SDK),
+ * by their program files: checked as far as that allows, below, not previewed.
+ */
+const GENERATED_SDK_EXAMPLES: Record<string, string[]> = {
+  python: ["__main__.py", "requirements.txt"],
+  csharp: ["Program.cs", "analytics-csharp.csproj"],
+};
+
 let server: ReferenceServer;
 beforeAll(async () => {
   server = await startReferenceServer({ port: 0, bootstrapUsers: ["examples"], inspection: true });
@@ -110,17 +119,32 @@ afterAll(() => server.close());
 describe("examples", () => {
   it("cover every folder of examples/, each a standalone Pulumi project", () => {
     const folders = fs.readdirSync(examplesDir).filter((entry) => fs.statSync(path.join(examplesDir, entry)).isDirectory());
-    expect(folders.sort()).toEqual(Object.keys(EXAMPLES).sort());
+    expect(folders.sort()).toEqual([...Object.keys(EXAMPLES), ...Object.keys(GENERATED_SDK_EXAMPLES)].sort());
     for (const folder of folders) {
-      const files = EXAMPLES[folder]?.yaml
-        ? ["Pulumi.yaml", "README.md"]
-        : EXAMPLES[folder]?.go
-          ? ["Pulumi.yaml", "README.md", "main.go", "go.mod", "go.sum"]
-          : ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"];
+      const files = GENERATED_SDK_EXAMPLES[folder]
+        ? ["Pulumi.yaml", "README.md", ...GENERATED_SDK_EXAMPLES[folder]]
+        : EXAMPLES[folder]?.yaml
+          ? ["Pulumi.yaml", "README.md"]
+          : EXAMPLES[folder]?.go
+            ? ["Pulumi.yaml", "README.md", "main.go", "go.mod", "go.sum"]
+            : ["Pulumi.yaml", "package.json", "index.ts", "README.md", "tsconfig.json"];
       for (const file of files) {
         expect(fs.existsSync(path.join(examplesDir, folder, file)), `${folder}/${file}`).toBe(true);
       }
     }
+  });
+
+  it("python byte-compiles, and names only what the generated SDK defines", () => {
+    const program = path.join(examplesDir, "python", "__main__.py");
+    execFileSync("python3", ["-m", "py_compile", program], { stdio: "pipe" });
+    const sdk = fs.readFileSync(path.join(repoRoot, "sdk/python/pulumi_analytics/data_source.py"), "utf8");
+    for (const [, keyword] of fs.readFileSync(program, "utf8").matchAll(/^\s+(\w+)=/gm)) expect(sdk, keyword).toContain(`${keyword}: `);
+  });
+
+  it("csharp sets only properties the generated SDK's argument classes have", () => {
+    const program = fs.readFileSync(path.join(examplesDir, "csharp", "Program.cs"), "utf8").replace(/^using .*$/gm, "");
+    const sdk = ["Organization.cs", "DataSource.cs"].map((file) => fs.readFileSync(path.join(repoRoot, "sdk/dotnet", file), "utf8")).join("\n");
+    for (const [, property] of program.matchAll(/\b(\w+) = (?!new|await)/g)) expect(sdk, property).toMatch(new RegExp(`public Input<\\w+>\\?? ${property}\\s*\\{`));
   });
 
   it("gitops runs preview --diff on pull requests and up on main, with the key from a CI secret", () => {

@@ -1,0 +1,23 @@
+"""The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python."""
+import pulumi
+import pulumi_analytics as analytics
+
+config = pulumi.Config()
+
+acme = analytics.Organization("acme", name="Acme")
+
+warehouse = analytics.DataSource(
+    "warehouse",
+    org_id=acme.id,
+    type="direct",
+    dialect="POSTGRES",
+    display_name="Warehouse",
+    host=config.require("dbHost"),
+    port=5432,
+    database_name="analytics",
+    username=config.require("dbUser"),
+    password=config.require_secret("dbPassword"),
+)
+
+pulumi.export("orgId", acme.id)
+pulumi.export("lastSyncStatus", warehouse.last_sync_status)
