@@ -1,8 +1,8 @@
 /**
  * A Pulumi YAML program with the real CLI, as a user without node_modules runs it: the plugin
  * archive that `npm run build:plugin` makes, installed with `pulumi plugin install --file`, then
- * preview, up, refresh, a rename, a rejected key, import and destroy, with a default and an
- * explicit provider against two reference servers. Needs `npm run build`.
+ * preview, up, refresh, a rename, a rejected key, import and destroy, with the default provider
+ * and two explicit providers against two reference servers. Needs `npm run build`.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -27,7 +27,8 @@ describe("a YAML program with the installed plugin archive", () => {
   const requests = () => first.inspect.requestCount() + second.inspect.requestCount();
 
   beforeAll(async () => {
-    first = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
+    // The default provider and the explicit `first` reach the same server with two users' keys.
+    first = await startReferenceServer({ port: 0, bootstrapUsers: ["alice", "carol"], inspection: true });
     second = await startReferenceServer({ port: 0, bootstrapUsers: ["bob"], inspection: true });
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/yaml-native"), withoutNodeModules: true });
     archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-archive-"));
@@ -36,6 +37,8 @@ describe("a YAML program with the installed plugin archive", () => {
     await ws.pulumi(["config", "set", "analytics:baseUrl", first.url]);
     await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
     await ws.pulumi(["config", "set", "--secret", "password", PASSWORD]);
+    await ws.pulumi(["config", "set", "firstBaseUrl", first.url]);
+    await ws.pulumi(["config", "set", "--secret", "firstApiKey", first.apiKeys.carol!]);
     await ws.pulumi(["config", "set", "secondBaseUrl", second.url]);
     await ws.pulumi(["config", "set", "--secret", "secondApiKey", second.apiKeys.bob!]);
   }, 300_000);
@@ -57,15 +60,19 @@ describe("a YAML program with the installed plugin archive", () => {
     const state = await ws.exportStack();
     const orgs = resourcesOfType(state, "analytics:index:Organization");
     const [ds] = resourcesOfType(state, "analytics:index:DataSource");
-    expect(first.inspect.organizations().map((o) => o.id)).toEqual([orgs.find((r) => r.urn.endsWith("::org"))?.id]);
+    const idOf = (name: string) => orgs.find((r) => r.urn.endsWith(`::${name}`))?.id;
+    expect(first.inspect.organizations().map((o) => o.id).sort()).toEqual([idOf("org"), idOf("org1")].sort());
+    // Each key's user owns what its provider created.
+    expect(first.inspect.organization(idOf("org1")!)?.ownerUserName).toBe("carol");
+    expect(first.inspect.organization(idOf("org")!)?.ownerUserName).toBe("alice");
     expect(first.inspect.dataSources().map((d) => d.id)).toEqual([ds?.id]);
-    expect(second.inspect.organizations().map((o) => o.id)).toEqual([orgs.find((r) => r.urn.endsWith("::org2"))?.id]);
+    expect(second.inspect.organizations().map((o) => o.id)).toEqual([idOf("org2")]);
     expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ lastSyncStatus: "PENDING" });
 
     await ws.pulumi(["preview", "--expect-no-changes"]);
     await ws.pulumi(["refresh", "--yes"]);
     await ws.pulumi(["preview", "--expect-no-changes"]);
-    expect(requests()).toBe(3);
+    expect(requests()).toBe(4);
   }, 300_000);
 
   it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
@@ -106,6 +113,7 @@ describe("a YAML program with the installed plugin archive", () => {
     const destroy = await ws.pulumi(["destroy", "--yes"]);
     expect(output(destroy)).toMatch(/warning: Organization "YAML Org" \(id org_\w+\) was left in the analytics service/);
     expect(output(destroy)).toMatch(/warning: Organization "Second Org" \(id org_\w+\) was left in the analytics service/);
+    expect(output(destroy)).toMatch(/warning: Organization "First Org" \(id org_\w+\) was left in the analytics service/);
     expect(resourcesOfType(await ws.exportStack(), "analytics:index:Organization")).toEqual([]);
   }, 300_000);
 
@@ -113,7 +121,7 @@ describe("a YAML program with the installed plugin archive", () => {
     const haystacks = [{ where: "stack export", text: output(await ws.pulumi(["stack", "export", "--show-secrets=false"])) }];
     for (const [file, text] of ws.backendFiles()) haystacks.push({ where: `backend/${file}`, text });
     ws.transcript.forEach((result, i) => haystacks.push({ where: `command #${i}`, text: output(result) }));
-    for (const credential of [first.apiKeys.alice!, second.apiKeys.bob!, PASSWORD]) {
+    for (const credential of [first.apiKeys.alice!, first.apiKeys.carol!, second.apiKeys.bob!, PASSWORD]) {
       for (const { where, text } of haystacks) expect(text.includes(credential), `${credential.slice(0, 6)}… found in ${where}`).toBe(false);
     }
   }, 300_000);
