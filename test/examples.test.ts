@@ -169,7 +169,7 @@ describe("examples", () => {
       try {
         if (example.yaml || example.go) usePluginBuild(ws.programDir);
         if (example.go) useSdkBuild(ws.programDir);
-        else {
+        else if (!example.yaml) {
           execFileSync(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(ws.programDir, "tsconfig.json")], {
             stdio: "pipe",
           });
