@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up), P (persistent state) and memory in one run, written to
+ * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), L (scale) and memory in one run, written to
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
@@ -8,8 +8,12 @@
  * small with `--quick`) and prints its figures, writing nothing. `node bench/dist/run.js N` runs
  * scenario N (the native provider plugin against the dynamic floor) alone and prints its figures;
  * full size, it writes them to bench/results/native.md and native.json (latest.md is left as it
- * is), with `--quick` to bench/tmp/results/; `--plans=100x3,500x1` sets its sizes. The bench's own tools (Prism, Vega) are installed into
- * bench/peers on first use.
+ * is), with `--quick` to bench/tmp/results/; `--plans=100x3,500x1` sets its sizes. `node bench/dist/run.js L`
+ * runs scenario L (scale on one shared backend: one large stack against the floor on `file://` and on
+ * an S3 backend, then stacks updated at once on that backend) alone; full size it writes
+ * bench/results/scale.md and scale.json, with `--quick` to bench/tmp/results/; `--plans=2000x1`
+ * sets its single-stack sizes and `--stacks=8x250` its stacks at once. The bench's own tools
+ * (Prism, Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -22,7 +26,8 @@ import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
 import { runPersistenceScenario } from "./lib/persistence";
 import { writeOpenApiDocument } from "./lib/prism";
-import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, writeReport, type BenchReport } from "./lib/report";
+import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
+import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
@@ -31,6 +36,7 @@ const quick = process.argv.includes("--quick");
 const renderOnly = process.argv.includes("--render");
 const onlyE = process.argv.slice(2).includes("E");
 const onlyN = process.argv.slice(2).includes("N");
+const onlyL = process.argv.slice(2).includes("L");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -56,7 +62,26 @@ const NATIVE_PLANS: EnginePlan[] = plansArg() ??
         { count: 500, reps: 2, skipCheckpoints: false },
       ]);
 
-/** `--plans=100x3,500x1`: scenario N's sizes (N x repetitions) when the default ones do not fit the time at hand. */
+/**
+ * Scenario L's sizes: one stack of 2,000 DataSources (checkpoints on, as users run) against the
+ * floor on each backend, and 8 stacks of 250 at once, the same 2,000 in all. A checkpoint rewrites
+ * the whole state, so an up of 2,000 takes tens of minutes here; hence one repetition.
+ */
+const SCALE_PLAN: ScalePlan = {
+  engine: plansArg() ?? (quick ? [{ count: 200, reps: 1, skipCheckpoints: false }] : [{ count: 2000, reps: 1, skipCheckpoints: false }]),
+  ...(stacksArg() ?? (quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 })),
+};
+
+/** `--stacks=8x250`: scenario L's stacks updated at once (stacks x DataSources each). */
+function stacksArg(): { stacks: number; perStack: number } | undefined {
+  const arg = process.argv.find((a) => a.startsWith("--stacks="));
+  if (!arg) return undefined;
+  const [stacks, perStack] = arg.slice("--stacks=".length).split("x").map(Number);
+  if (!Number.isInteger(stacks) || !Number.isInteger(perStack) || stacks! < 1 || perStack! < 1) throw new Error(`--stacks: ${JSON.stringify(arg)} is not <stacks>x<DataSources per stack>`);
+  return { stacks: stacks!, perStack: perStack! };
+}
+
+/** `--plans=100x3,500x1`: scenario N's (or L's) sizes (N x repetitions) when the default ones do not fit the time at hand. */
 function plansArg(): EnginePlan[] | undefined {
   const arg = process.argv.find((a) => a.startsWith("--plans="));
   if (!arg) return undefined;
@@ -114,6 +139,22 @@ async function main(): Promise<void> {
     for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
+  if (onlyL) {
+    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+    const startedAt = new Date().toISOString();
+    const loadStart = loadAverage();
+    const toolchain = await resolvePulumiToolchain({ log });
+    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+    const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
+    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+    fs.mkdirSync(dir, { recursive: true });
+    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
+    fs.writeFileSync(path.join(dir, "scale.json"), `${JSON.stringify({ ...meta, raw: scale }, null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, "scale.md"), scaleMarkdown(scale, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+    log(`wrote ${path.relative(repoRoot, dir)}/scale.md and scale.json`);
+    for (const f of scaleFigures(scale)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+    return;
+  }
   const startedAt = new Date().toISOString();
   const loadStart = loadAverage();
   const log = (line: string): void => {
@@ -137,13 +178,14 @@ async function main(): Promise<void> {
   );
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
+  const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
 
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup, persistence, native }),
+    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
@@ -153,9 +195,10 @@ async function main(): Promise<void> {
       "D: Prism": http.prismCommand ?? "",
       "P: persistent state": persistence.command,
       "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
+      ...Object.fromEntries(Object.entries(scale.commands).map(([k, v]) => [`L: ${k}`, v])),
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory, startup, persistence, native },
+    raw: { engine, http, client, memory, startup, persistence, native, scale },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());

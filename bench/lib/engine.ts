@@ -6,8 +6,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PulumiToolchain } from "pulumi-analytics/toolchain";
-import { startReferenceServer } from "pulumi-analytics/reference-server";
-import { BenchWorkspace, GLOBAL_FLAGS, repoRoot } from "./workspace";
+import { startReferenceServer, type ReferenceServer } from "pulumi-analytics/reference-server";
+import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, type Backend } from "./workspace";
 
 /** The two programs of scenarios A-C. */
 export type Variant = "ours" | "floor";
@@ -94,7 +94,19 @@ export interface Subject {
 /** The floor program: a no-op dynamic provider of our resources' shape. */
 export const FLOOR: Subject = { fixture: path.join(repoRoot, "bench", "fixtures", "floor") };
 
-const upArgs = (stack: string): string[] => ["up", "--yes", "--skip-preview", "--stack", stack];
+/** This package's program: one Organization and N DataSources through the dynamic providers. */
+export const OURS: Subject = { fixture: path.join(repoRoot, "bench", "fixtures", "ours") };
+
+/** How a comparison runs beyond its plans. */
+export interface CompareOptions<V extends string> {
+  /** The state backend of each program's workspace (default: a `file://` directory of its own). */
+  backend?: (variant: V) => Backend;
+  /** Time a no-change `pulumi preview` after each repetition's ups (default true); when false, `previewMs` stays empty. */
+  previews?: boolean;
+}
+
+/** `pulumi up` as every engine comparison runs it. */
+export const upArgs = (stack: string): string[] => ["up", "--yes", "--skip-preview", "--stack", stack];
 const previewArgs = (stack: string): string[] => ["preview", "--expect-no-changes", "--stack", stack];
 
 /** Scenario C figures from a parsed `pulumi stack export`. */
@@ -133,7 +145,7 @@ export function footprintOf(exportText: string): Footprint {
 
 /** Runs scenarios A, B and C for every plan; `log` gets progress lines. */
 export function runEngineScenarios(toolchain: PulumiToolchain, plans: readonly EnginePlan[], log: (line: string) => void): Promise<EngineResult> {
-  return compareWithFloor<Variant>(toolchain, { ours: { fixture: path.join(repoRoot, "bench", "fixtures", "ours") }, floor: FLOOR }, "ours", plans, log);
+  return compareWithFloor<Variant>(toolchain, { ours: OURS, floor: FLOOR }, "ours", plans, log);
 }
 
 /**
@@ -149,23 +161,17 @@ export async function compareWithFloor<V extends string>(
   measured: V,
   plans: readonly EnginePlan[],
   log: (line: string) => void,
+  options: CompareOptions<V> = {},
 ): Promise<Comparison<V>> {
+  const previews = options.previews ?? true;
   const variants = Object.keys(subjects) as V[];
   const perVariant = <T>(make: () => T): Record<V, T> => Object.fromEntries(variants.map((v) => [v, make()])) as Record<V, T>;
-  // Schema sync is replaced by an instant fake: no data source points at a real database, and a
-  // sync runs after the create response anyway, off the measured path.
-  const server = await startReferenceServer({
-    port: 0,
-    bootstrapUsers: ["bench"],
-    inspection: true,
-    syncSchema: async () => ({ ok: true, tables: [] }),
-  });
-  const env = { ANALYTICS_BASE_URL: server.url, ANALYTICS_API_KEY: server.apiKeys.bench ?? "" };
+  const { server, env } = await startBenchServer();
   const workspaces = {} as Record<V, BenchWorkspace>;
   try {
     for (const v of variants) {
       const subject = subjects[v];
-      workspaces[v] = BenchWorkspace.create(toolchain, subject.fixture, env, subject.providerMarker);
+      workspaces[v] = BenchWorkspace.create(toolchain, subject.fixture, env, subject.providerMarker, options.backend?.(v));
       subject.prepare?.(workspaces[v]);
     }
     const counterFile = path.join(workspaces[measured].root, "serializations");
@@ -173,7 +179,7 @@ export async function compareWithFloor<V extends string>(
     for (const v of variants) {
       await workspaces[v].initStack("warmup", 10);
       await workspaces[v].pulumi(upArgs("warmup"));
-      await workspaces[v].pulumi(previewArgs("warmup"));
+      if (previews) await workspaces[v].pulumi(previewArgs("warmup"));
     }
     log("warm-up done");
 
@@ -206,7 +212,7 @@ export async function compareWithFloor<V extends string>(
           result.serializations[variant].push(fs.existsSync(counterFile) ? Number(fs.readFileSync(counterFile, "utf8")) : 0);
           log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: up ${(up.ms / 1000).toFixed(2)} s, provider peak ${up.providerPeakMiB.toFixed(0)} MiB`);
         }
-        for (const variant of order) {
+        for (const variant of previews ? order : []) {
           const before = server.inspect.requestCount();
           const preview = await workspaces[variant].pulumi(previewArgs(stack));
           if (variant === measured) result.previewRequests.push(server.inspect.requestCount() - before);
@@ -223,19 +229,34 @@ export async function compareWithFloor<V extends string>(
       }
       runs.push(result);
     }
-    return { runs, footprints, commands: engineCommands() };
+    return { runs, footprints, commands: engineCommands(previews) };
   } finally {
     await server.close();
     for (const v of variants) workspaces[v]?.dispose();
   }
 }
 
-/** The exact commands every engine comparison runs. */
-function engineCommands(): EngineCommands {
+/**
+ * The reference server the engine scenarios run against, with inspection, and the environment the
+ * fixtures read its URL and key from. Schema sync is replaced by an instant fake: no data source
+ * points at a real database, and a sync runs after the create response anyway, off the measured path.
+ */
+export async function startBenchServer(): Promise<{ server: ReferenceServer; env: NodeJS.ProcessEnv }> {
+  const server = await startReferenceServer({
+    port: 0,
+    bootstrapUsers: ["bench"],
+    inspection: true,
+    syncSchema: async () => ({ ok: true, tables: [] }),
+  });
+  return { server, env: { ANALYTICS_BASE_URL: server.url, ANALYTICS_API_KEY: server.apiKeys.bench ?? "" } };
+}
+
+/** The exact commands an engine comparison runs (`preview` empty when it times none). */
+function engineCommands(previews = true): EngineCommands {
   const g = GLOBAL_FLAGS.join(" ");
   return {
     up: `pulumi ${g} ${upArgs("<stack>").join(" ")}`,
-    preview: `pulumi ${g} ${previewArgs("<stack>").join(" ")}`,
+    preview: previews ? `pulumi ${g} ${previewArgs("<stack>").join(" ")}` : "",
     export: `pulumi ${g} stack export --stack <stack>`,
   };
 }

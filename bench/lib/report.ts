@@ -7,6 +7,7 @@ import type { EngineResult, Footprint, Variant } from "./engine";
 import type { HttpResult, LoadRun, MemoryResult } from "./http";
 import type { NativeResult } from "./native";
 import type { PersistenceResult } from "./persistence";
+import type { ScaleResult } from "./scale";
 import { median, pairedRatio, round } from "./stats";
 import type { StartupResult, StartupSubject } from "./startup";
 import type { SystemInfo } from "./system";
@@ -40,7 +41,7 @@ export interface BenchReport {
   /** Exact commands. */
   commands: Record<string, string>;
   /** Raw measurements behind the figures. */
-  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult };
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult };
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
@@ -71,7 +72,7 @@ export function clientFigures(client: ClientComparison[]): Figure[] {
 }
 
 /** Computes every figure of the report from the raw measurements. */
-export function figuresOf({ engine, http, client, memory, startup, persistence, native }: BenchReport["raw"]): Figure[] {
+export function figuresOf({ engine, http, client, memory, startup, persistence, native, scale }: BenchReport["raw"]): Figure[] {
   const figures: Figure[] = [];
   for (const run of engine.runs) {
     const n = run.plan.count;
@@ -129,6 +130,7 @@ export function figuresOf({ engine, http, client, memory, startup, persistence, 
   if (startup) figures.push(...startupFigures(startup));
   if (persistence) figures.push(...persistenceFigures(persistence));
   if (native) figures.push(...nativeFigures(native));
+  if (scale) figures.push(...scaleFigures(scale));
   figures.push(...clientFigures(client));
   figures.push({
     scenario: "M",
@@ -216,6 +218,87 @@ export function nativeMarkdown(native: NativeResult, meta: { startedAt: string; 
     "# scenario N alone",
     "node bench/dist/run.js N",
     ...Object.entries(native.commands).map(([k, v]) => `# ${k} (native and floor, each N, each repetition)\n${v}`),
+    "```",
+    "",
+  ].join("\n");
+}
+
+/** Scenario L: one large stack against the floor on each backend, and stacks updated at once on the S3 backend. */
+export function scaleFigures(scale: ScaleResult): Figure[] {
+  const figures: Figure[] = [];
+  for (const [backend, comparison] of [["file://", scale.file], ["s3:// (versitygw)", scale.s3]] as const) {
+    for (const run of comparison.runs) {
+      const up = pairedRatio(run.upMs.ours, run.upMs.floor);
+      figures.push({
+        scenario: "L",
+        name: `pulumi up on ${backend}, N=${run.plan.count} (${run.plan.reps} reps, checkpoints on): ours ${s(median(run.upMs.ours))} / floor ${s(median(run.upMs.floor))} (medians)`,
+        value: ratio(up),
+        target: "≤ 1.05×",
+        status: check(up <= 1.05),
+      });
+      const ups = run.upRequests;
+      figures.push({ scenario: "L", name: `API requests per pulumi up on ${backend}, N=${run.plan.count} (N + 1 creates expected; ${ups.length} ups)`, value: [...new Set(ups)].join(", "), target: String(run.plan.count + 1), status: check(ups.every((x) => x === run.plan.count + 1)) });
+    }
+    for (const fp of comparison.footprints) {
+      figures.push({ scenario: "L", name: `stack export on ${backend}, N=${fp.count}: ours ${round(fp.ours.exportBytes / 1048576, 1)} MiB / floor ${round(fp.floor.exportBytes / 1048576, 1)} MiB (each checkpoint rewrites it)`, value: ratio(fp.ours.exportBytes / fp.floor.exportBytes), target: "–", status: "info" });
+    }
+  }
+  const p = scale.parallel;
+  const expected = p.stacks * (p.perStack + 1);
+  const label = `${p.stacks} stacks × ${p.perStack} at once on s3://, one reference server`;
+  figures.push({ scenario: "L", name: `${label}: pulumi up runs that succeeded`, value: `${p.succeeded}/${p.stacks}`, target: `${p.stacks}/${p.stacks}`, status: check(p.succeeded === p.stacks) });
+  figures.push({
+    scenario: "L",
+    name: `${label}: objects the server created (${p.serverOrganizations} organizations + ${p.serverDataSources} data sources; ${p.createsAnswered} creates answered 201; ${p.stateResources} in the states)`,
+    value: String(p.serverOrganizations + p.serverDataSources),
+    target: `${expected} (${p.stacks} × ${p.perStack + 1})`,
+    status: check(p.serverOrganizations + p.serverDataSources === expected && p.createsAnswered === expected && p.stateResources === expected),
+  });
+  figures.push({ scenario: "L", name: `${label}: duplicates (server objects in no state, or ids in two entries; organizations without exactly ${p.perStack} data sources: ${p.unevenOrganizations})`, value: String(p.duplicates), target: "0", status: check(p.duplicates === 0 && p.unevenOrganizations === 0) });
+  const single = scale.s3.runs.find((run) => run.plan.count === p.stacks * p.perStack) ?? scale.s3.runs.at(-1);
+  const singleText = single ? `one stack of ${single.plan.count} on the same backend ${s(median(single.upMs.ours))} (median)` : "no single stack measured";
+  figures.push({ scenario: "L", name: `${label}: wall time of the ${p.stacks} (slowest stack ${s(Math.max(...p.stackMs))}) beside ${singleText}`, value: s(p.wallMs), target: "–", status: "info" });
+  return figures;
+}
+
+/** Scenario L's per-repetition data. */
+export function scaleRepetitions(scale: ScaleResult): string[] {
+  const secs = (list: number[]): string => list.map((v) => round(v / 1000, 2)).join(", ");
+  const mib = (list: number[]): string => list.map((v) => round(v, 0)).join(", ");
+  const lines: string[] = [];
+  for (const [backend, comparison] of [["file://", scale.file], ["s3://", scale.s3]] as const) {
+    for (const run of comparison.runs) {
+      lines.push(`- L ${backend} N=${run.plan.count}: up ours [${secs(run.upMs.ours)}] s, floor [${secs(run.upMs.floor)}] s; provider peak ours [${mib(run.providerPeakMiB.ours)}] MiB, floor [${mib(run.providerPeakMiB.floor)}] MiB; API requests per up [${run.upRequests.join(", ")}]`);
+    }
+  }
+  const p = scale.parallel;
+  lines.push(`- L ${p.stacks} × ${p.perStack} at once on s3://: wall ${secs([p.wallMs])} s; each stack [${secs(p.stackMs)}] s${p.failures.length ? `; failures: ${p.failures.map((f) => f.split("\n")[0]).join(" | ")}` : ""}`);
+  return lines;
+}
+
+/** The report of a scenario-L-only run (`node bench/dist/run.js L`): figures, per-repetition data, commands. */
+export function scaleMarkdown(scale: ScaleResult, meta: { startedAt: string; durationS: number; system: SystemInfo; load: BenchReport["load"] }, command: string): string {
+  const statusMark = { pass: "✅ pass", miss: "❌ miss", info: "info" } as const;
+  const { system } = meta;
+  return [
+    "# pulumi-analytics benchmarks: scale on one shared backend (scenario L)",
+    "",
+    `Produced by \`${command}\` on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min (scenario L alone; the other scenarios are in [latest.md](latest.md)). Raw data: [scale.json](scale.json). versitygw ${scale.versitygw} serves the S3 backend.`,
+    "",
+    `${system.cpuModel} × ${system.cpus}, ${system.totalMemMiB} MiB, ${system.os}, Node.js ${system.node}, Pulumi CLI / @pulumi/pulumi ${system.pulumiCli} / ${system.pulumiSdk}; load average start ${meta.load.start.join(" / ")}, end ${meta.load.end.join(" / ")}.`,
+    "",
+    table(["", "Figure", "Value", "Target", ""], scaleFigures(scale).map((f) => [f.scenario, f.name, f.value, f.target, statusMark[f.status]])),
+    "",
+    "## Per-repetition data",
+    "",
+    ...scaleRepetitions(scale),
+    "",
+    "## Commands",
+    "",
+    "```sh",
+    "# scenario L alone",
+    command,
+    ...Object.entries(scale.commands).map(([k, v]) => `# ${k}\n${v}`),
     "```",
     "",
   ].join("\n");
@@ -362,6 +445,7 @@ export function markdown(report: BenchReport, charts: Chart[] = []): string {
     );
   }
   if (raw.native) lines.push(...nativeRepetitions(raw.native));
+  if (raw.scale) lines.push(...scaleRepetitions(raw.scale));
   for (const c of raw.http.comparisons) {
     const rps = (runs: LoadRun[]): string => runs.map((x) => round(x.rps, 0)).join(", ");
     lines.push(`- D ${c.connections} conn: reference [${rps(c.reference)}] req/s, bare [${rps(c.bare)}] req/s${c.prism ? `, Prism [${rps(c.prism)}] req/s` : ""}`);

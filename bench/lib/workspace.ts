@@ -19,9 +19,20 @@ export interface TimedRun extends PulumiRunResult {
 }
 
 /**
+ * A state backend other than the workspace's own `file://` directory: a login URL (an `s3://`
+ * bucket and prefix, say) and what the CLI needs to reach it (credentials).
+ */
+export interface Backend {
+  /** PULUMI_BACKEND_URL. */
+  url: string;
+  /** Added to every command's environment. */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
  * One Pulumi project for the bench: a copy of a fixture program with this repository's
- * node_modules linked in (and the package itself as `pulumi-analytics`), a `file://` backend and a
- * PULUMI_HOME, all in a temp dir under bench/tmp/.
+ * node_modules linked in (and the package itself as `pulumi-analytics`), a `file://` backend (or
+ * the one given) and a PULUMI_HOME, all in a temp dir under bench/tmp/.
  */
 export class BenchWorkspace {
   private constructor(
@@ -35,9 +46,10 @@ export class BenchWorkspace {
   /**
    * Copies `fixture` into a fresh temp dir; `env` is added to every command. The provider whose
    * peak RSS each run reports is any process in the program's directory whose command line holds
-   * `providerMarker` (the SDK's dynamic provider by default).
+   * `providerMarker` (the SDK's dynamic provider by default). With `backend`, the stacks live there
+   * instead of in the workspace's `file://` directory.
    */
-  static create(toolchain: PulumiToolchain, fixture: string, env: NodeJS.ProcessEnv, providerMarker = "dynamic-provider"): BenchWorkspace {
+  static create(toolchain: PulumiToolchain, fixture: string, env: NodeJS.ProcessEnv, providerMarker = "dynamic-provider", backend?: Backend): BenchWorkspace {
     const tmp = path.join(repoRoot, "bench", "tmp");
     fs.mkdirSync(tmp, { recursive: true });
     const root = fs.mkdtempSync(path.join(tmp, `${path.basename(fixture)}-`));
@@ -53,8 +65,9 @@ export class BenchWorkspace {
     return new BenchWorkspace(toolchain, root, programDir, {
       ...base,
       PULUMI_HOME: path.join(root, "home"),
-      PULUMI_BACKEND_URL: `file://${path.join(root, "backend")}`,
+      PULUMI_BACKEND_URL: backend?.url ?? `file://${path.join(root, "backend")}`,
       PULUMI_CONFIG_PASSPHRASE: "pulumi-analytics bench passphrase",
+      ...backend?.env,
       ...env,
     }, providerMarker);
   }

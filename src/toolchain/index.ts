@@ -12,10 +12,11 @@ export {
   YAML_LANGUAGE_HOST,
   compareVersions,
   pulumiEnvironment,
+  resolvePinnedGoTool,
   resolvePulumiToolchain,
   toolchainPathDirs,
 } from "./pulumi-cli";
-export type { PulumiToolchain, ResolveOptions, ToolchainSource } from "./pulumi-cli";
+export type { PinnedGoTool, PulumiToolchain, ResolveOptions, ToolchainSource } from "./pulumi-cli";
 export { runPulumi } from "./run-pulumi";
 export type { PulumiRunResult, RunPulumiOptions } from "./run-pulumi";
 export { descendantPids, signalGroup, signalProcessTree, stopProcessTree, trackProcessTree } from "./process-group";
