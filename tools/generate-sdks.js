@@ -8,7 +8,7 @@
  * by hand: `go mod tidy` in sdk/ after a change of imports.
  *
  * - Go, Python, Node.js: `pulumi package gen-sdk <schema> --language <lang>`, whose code
- *   generator in Pulumi 3.188 is each language's host (pulumi-language-go, pulumi-language-python,
+ *   generator in Pulumi 3.200 is each language's host (pulumi-language-go, pulumi-language-python,
  *   pulumi-language-nodejs), all built by the toolchain.
  * - C#: pulumi-language-dotnet is not built here (its module is not served by the Go module
  *   proxy), so the toolchain's `gen-dotnet` runs the same release's codegen/dotnet instead.
@@ -27,7 +27,7 @@ const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 const LANGUAGES = ["go", "python", "nodejs", "dotnet"];
 
 /**
- * The Node.js code generator of Pulumi 3.188, built with Go >= 1.26, writes `import ... from
+ * The Node.js code generator of Pulumi 3.200 (as of 3.188), built with Go >= 1.26, writes `import ... from
  * "./utilities"` in files of subdirectories (config/vars.ts) where "../utilities" is meant: it
  * computes the path with filepath.Rel, whose result for this case changed in Go 1.26 (fixed in
  * the generator upstream in Pulumi 3.221). This rewrites every such import to the path of the

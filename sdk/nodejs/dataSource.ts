@@ -37,163 +37,163 @@ export class DataSource extends pulumi.CustomResource {
     /**
      * BigQuery JSON key; a credential, never returned by the API.
      */
-    public readonly bigQueryJsonKey!: pulumi.Output<string | undefined>;
+    declare public readonly bigQueryJsonKey: pulumi.Output<string | undefined>;
     /**
      * BigQuery project ID; null when unset.
      */
-    public readonly bigQueryProjectId!: pulumi.Output<string | undefined>;
+    declare public readonly bigQueryProjectId: pulumi.Output<string | undefined>;
     /**
      * Creation time, ISO 8601.
      */
-    public /*out*/ readonly createdAt!: pulumi.Output<string>;
+    declare public /*out*/ readonly createdAt: pulumi.Output<string>;
     /**
      * Database name; null when unset.
      */
-    public readonly databaseName!: pulumi.Output<string | undefined>;
+    declare public readonly databaseName: pulumi.Output<string | undefined>;
     /**
      * Description; null when unset.
      */
-    public /*out*/ readonly description!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly description: pulumi.Output<string | undefined>;
     /**
      * SQL dialect.
      */
-    public readonly dialect!: pulumi.Output<string>;
+    declare public readonly dialect: pulumi.Output<string>;
     /**
      * Display name.
      */
-    public readonly displayName!: pulumi.Output<string>;
+    declare public readonly displayName: pulumi.Output<string>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): whether a first sync had completed.
      */
-    public /*out*/ readonly hasCompletedFirstSync!: pulumi.Output<boolean>;
+    declare public /*out*/ readonly hasCompletedFirstSync: pulumi.Output<boolean>;
     /**
      * Database host; null when unset.
      */
-    public readonly host!: pulumi.Output<string | undefined>;
+    declare public readonly host: pulumi.Output<string | undefined>;
     /**
      * Whether this is a demo data source.
      */
-    public /*out*/ readonly isDemo!: pulumi.Output<boolean>;
+    declare public /*out*/ readonly isDemo: pulumi.Output<boolean>;
     /**
      * Whether this is the service's own warehouse.
      */
-    public /*out*/ readonly isServiceWarehouse!: pulumi.Output<boolean>;
+    declare public /*out*/ readonly isServiceWarehouse: pulumi.Output<boolean>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): when health was last checked, null before the first check.
      */
-    public /*out*/ readonly lastHealthCheckAttemptAt!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly lastHealthCheckAttemptAt: pulumi.Output<string | undefined>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): health state, HEALTHY at creation.
      */
-    public /*out*/ readonly lastHealthStatus!: pulumi.Output<string>;
+    declare public /*out*/ readonly lastHealthStatus: pulumi.Output<string>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): when the database was last healthy, null before the first check.
      */
-    public /*out*/ readonly lastHealthyAt!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly lastHealthyAt: pulumi.Output<string | undefined>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): when the schema last synced successfully, null before the first success.
      */
-    public /*out*/ readonly lastSuccessfulSyncAt!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly lastSuccessfulSyncAt: pulumi.Output<string | undefined>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): when a sync was last attempted, null before the first.
      */
-    public /*out*/ readonly lastSyncAttemptAt!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly lastSyncAttemptAt: pulumi.Output<string | undefined>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): schema sync state, PENDING at creation.
      */
-    public /*out*/ readonly lastSyncStatus!: pulumi.Output<string>;
+    declare public /*out*/ readonly lastSyncStatus: pulumi.Output<string>;
     /**
      * Id of the owning organization, typically `org.id`.
      */
-    public readonly orgId!: pulumi.Output<string | undefined>;
+    declare public readonly orgId: pulumi.Output<string | undefined>;
     /**
      * Database password; a credential, never returned by the API.
      */
-    public readonly password!: pulumi.Output<string | undefined>;
+    declare public readonly password: pulumi.Output<string | undefined>;
     /**
      * Database port; null when unset.
      */
-    public readonly port!: pulumi.Output<number | undefined>;
+    declare public readonly port: pulumi.Output<number | undefined>;
     /**
      * Snowflake account ID; null when unset.
      */
-    public readonly snowflakeAccountId!: pulumi.Output<string | undefined>;
+    declare public readonly snowflakeAccountId: pulumi.Output<string | undefined>;
     /**
      * Snowflake private key; a credential, never returned by the API.
      */
-    public readonly snowflakePrivateKey!: pulumi.Output<string | undefined>;
+    declare public readonly snowflakePrivateKey: pulumi.Output<string | undefined>;
     /**
      * Snowflake private key passphrase; a credential, never returned by the API.
      */
-    public readonly snowflakePrivateKeyPassphrase!: pulumi.Output<string | undefined>;
+    declare public readonly snowflakePrivateKeyPassphrase: pulumi.Output<string | undefined>;
     /**
      * Snowflake role; null when unset.
      */
-    public readonly snowflakeRole!: pulumi.Output<string | undefined>;
+    declare public readonly snowflakeRole: pulumi.Output<string | undefined>;
     /**
      * Snowflake warehouse; null when unset.
      */
-    public readonly snowflakeWarehouse!: pulumi.Output<string | undefined>;
+    declare public readonly snowflakeWarehouse: pulumi.Output<string | undefined>;
     /**
      * Spanner instance ID; null when unset.
      */
-    public readonly spannerInstanceId!: pulumi.Output<string | undefined>;
+    declare public readonly spannerInstanceId: pulumi.Output<string | undefined>;
     /**
      * Whether an SSH tunnel is used.
      */
-    public readonly sshEnabled!: pulumi.Output<boolean>;
+    declare public readonly sshEnabled: pulumi.Output<boolean>;
     /**
      * SSH tunnel host; null when unset.
      */
-    public readonly sshHost!: pulumi.Output<string | undefined>;
+    declare public readonly sshHost: pulumi.Output<string | undefined>;
     /**
      * SSH tunnel password; a credential, never returned by the API.
      */
-    public readonly sshPassword!: pulumi.Output<string | undefined>;
+    declare public readonly sshPassword: pulumi.Output<string | undefined>;
     /**
      * SSH tunnel port; null when unset.
      */
-    public readonly sshPort!: pulumi.Output<number | undefined>;
+    declare public readonly sshPort: pulumi.Output<number | undefined>;
     /**
      * SSH private key; a credential, never returned by the API.
      */
-    public readonly sshPrivateKey!: pulumi.Output<string | undefined>;
+    declare public readonly sshPrivateKey: pulumi.Output<string | undefined>;
     /**
      * SSH private key passphrase; a credential, never returned by the API.
      */
-    public readonly sshPrivateKeyPassphrase!: pulumi.Output<string | undefined>;
+    declare public readonly sshPrivateKeyPassphrase: pulumi.Output<string | undefined>;
     /**
      * SSH tunnel username; null when unset.
      */
-    public readonly sshUsername!: pulumi.Output<string | undefined>;
+    declare public readonly sshUsername: pulumi.Output<string | undefined>;
     /**
      * Whether custom SSL certificates are used.
      */
-    public /*out*/ readonly sslCustomCertificatesEnabled!: pulumi.Output<boolean>;
+    declare public /*out*/ readonly sslCustomCertificatesEnabled: pulumi.Output<boolean>;
     /**
      * Whether SSL is used.
      */
-    public readonly sslEnabled!: pulumi.Output<boolean>;
+    declare public readonly sslEnabled: pulumi.Output<boolean>;
     /**
      * When this provider received the create response the status outputs come from (ISO 8601, the provider machine's clock); undefined for objects created by an earlier version.
      */
-    public /*out*/ readonly statusObservedAt!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly statusObservedAt: pulumi.Output<string | undefined>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): why the last sync failed, null when it had not.
      */
-    public /*out*/ readonly syncErrorMessage!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly syncErrorMessage: pulumi.Output<string | undefined>;
     /**
      * Connection type; `direct` is the only one.
      */
-    public readonly type!: pulumi.Output<string | undefined>;
+    declare public readonly type: pulumi.Output<string | undefined>;
     /**
      * As reported when created (never updated): last update time, ISO 8601.
      */
-    public /*out*/ readonly updatedAt!: pulumi.Output<string>;
+    declare public /*out*/ readonly updatedAt: pulumi.Output<string>;
     /**
      * Database username; null when unset.
      */
-    public readonly username!: pulumi.Output<string | undefined>;
+    declare public readonly username: pulumi.Output<string | undefined>;
 
     /**
      * Create a DataSource resource with the given unique name, arguments, and options.
@@ -206,43 +206,43 @@ export class DataSource extends pulumi.CustomResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if ((!args || args.dialect === undefined) && !opts.urn) {
+            if (args?.dialect === undefined && !opts.urn) {
                 throw new Error("Missing required property 'dialect'");
             }
-            if ((!args || args.displayName === undefined) && !opts.urn) {
+            if (args?.displayName === undefined && !opts.urn) {
                 throw new Error("Missing required property 'displayName'");
             }
-            if ((!args || args.orgId === undefined) && !opts.urn) {
+            if (args?.orgId === undefined && !opts.urn) {
                 throw new Error("Missing required property 'orgId'");
             }
-            if ((!args || args.type === undefined) && !opts.urn) {
+            if (args?.type === undefined && !opts.urn) {
                 throw new Error("Missing required property 'type'");
             }
             resourceInputs["bigQueryJsonKey"] = args?.bigQueryJsonKey ? pulumi.secret(args.bigQueryJsonKey) : undefined;
-            resourceInputs["bigQueryProjectId"] = args ? args.bigQueryProjectId : undefined;
-            resourceInputs["databaseName"] = args ? args.databaseName : undefined;
-            resourceInputs["dialect"] = args ? args.dialect : undefined;
-            resourceInputs["displayName"] = args ? args.displayName : undefined;
-            resourceInputs["host"] = args ? args.host : undefined;
-            resourceInputs["orgId"] = args ? args.orgId : undefined;
+            resourceInputs["bigQueryProjectId"] = args?.bigQueryProjectId;
+            resourceInputs["databaseName"] = args?.databaseName;
+            resourceInputs["dialect"] = args?.dialect;
+            resourceInputs["displayName"] = args?.displayName;
+            resourceInputs["host"] = args?.host;
+            resourceInputs["orgId"] = args?.orgId;
             resourceInputs["password"] = args?.password ? pulumi.secret(args.password) : undefined;
-            resourceInputs["port"] = args ? args.port : undefined;
-            resourceInputs["snowflakeAccountId"] = args ? args.snowflakeAccountId : undefined;
+            resourceInputs["port"] = args?.port;
+            resourceInputs["snowflakeAccountId"] = args?.snowflakeAccountId;
             resourceInputs["snowflakePrivateKey"] = args?.snowflakePrivateKey ? pulumi.secret(args.snowflakePrivateKey) : undefined;
             resourceInputs["snowflakePrivateKeyPassphrase"] = args?.snowflakePrivateKeyPassphrase ? pulumi.secret(args.snowflakePrivateKeyPassphrase) : undefined;
-            resourceInputs["snowflakeRole"] = args ? args.snowflakeRole : undefined;
-            resourceInputs["snowflakeWarehouse"] = args ? args.snowflakeWarehouse : undefined;
-            resourceInputs["spannerInstanceId"] = args ? args.spannerInstanceId : undefined;
-            resourceInputs["sshEnabled"] = (args ? args.sshEnabled : undefined) ?? false;
-            resourceInputs["sshHost"] = args ? args.sshHost : undefined;
+            resourceInputs["snowflakeRole"] = args?.snowflakeRole;
+            resourceInputs["snowflakeWarehouse"] = args?.snowflakeWarehouse;
+            resourceInputs["spannerInstanceId"] = args?.spannerInstanceId;
+            resourceInputs["sshEnabled"] = (args?.sshEnabled) ?? false;
+            resourceInputs["sshHost"] = args?.sshHost;
             resourceInputs["sshPassword"] = args?.sshPassword ? pulumi.secret(args.sshPassword) : undefined;
-            resourceInputs["sshPort"] = args ? args.sshPort : undefined;
+            resourceInputs["sshPort"] = args?.sshPort;
             resourceInputs["sshPrivateKey"] = args?.sshPrivateKey ? pulumi.secret(args.sshPrivateKey) : undefined;
             resourceInputs["sshPrivateKeyPassphrase"] = args?.sshPrivateKeyPassphrase ? pulumi.secret(args.sshPrivateKeyPassphrase) : undefined;
-            resourceInputs["sshUsername"] = args ? args.sshUsername : undefined;
-            resourceInputs["sslEnabled"] = (args ? args.sslEnabled : undefined) ?? true;
-            resourceInputs["type"] = args ? args.type : undefined;
-            resourceInputs["username"] = args ? args.username : undefined;
+            resourceInputs["sshUsername"] = args?.sshUsername;
+            resourceInputs["sslEnabled"] = (args?.sslEnabled) ?? true;
+            resourceInputs["type"] = args?.type;
+            resourceInputs["username"] = args?.username;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["description"] = undefined /*out*/;
             resourceInputs["hasCompletedFirstSync"] = undefined /*out*/;

@@ -37,23 +37,23 @@ export class Organization extends pulumi.CustomResource {
     /**
      * Custom AI context; null when unset.
      */
-    public /*out*/ readonly customAiContext!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly customAiContext: pulumi.Output<string | undefined>;
     /**
      * Organization name, as declared.
      */
-    public readonly name!: pulumi.Output<string>;
+    declare public readonly name: pulumi.Output<string>;
     /**
      * As reported when created (never updated; see `statusObservedAt`): onboarding state, observed `STARTED`.
      */
-    public /*out*/ readonly onboardingStatus!: pulumi.Output<string>;
+    declare public /*out*/ readonly onboardingStatus: pulumi.Output<string>;
     /**
      * URL-style short name the service derived from the name.
      */
-    public /*out*/ readonly slug!: pulumi.Output<string>;
+    declare public /*out*/ readonly slug: pulumi.Output<string>;
     /**
      * When this provider received the create response the status outputs come from (ISO 8601, the provider machine's clock); undefined for objects created by an earlier version.
      */
-    public /*out*/ readonly statusObservedAt!: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly statusObservedAt: pulumi.Output<string | undefined>;
 
     /**
      * Create a Organization resource with the given unique name, arguments, and options.
@@ -66,10 +66,10 @@ export class Organization extends pulumi.CustomResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if ((!args || args.name === undefined) && !opts.urn) {
+            if (args?.name === undefined && !opts.urn) {
                 throw new Error("Missing required property 'name'");
             }
-            resourceInputs["name"] = args ? args.name : undefined;
+            resourceInputs["name"] = args?.name;
             resourceInputs["customAiContext"] = undefined /*out*/;
             resourceInputs["onboardingStatus"] = undefined /*out*/;
             resourceInputs["slug"] = undefined /*out*/;

@@ -25,11 +25,11 @@ export class Provider extends pulumi.ProviderResource {
     /**
      * API key of the analytics service (a secret, needed only to create); falls back to `ANALYTICS_API_KEY`.
      */
-    public readonly apiKey!: pulumi.Output<string | undefined>;
+    declare public readonly apiKey: pulumi.Output<string | undefined>;
     /**
      * Base URL of the analytics service, `http(s)://host[:port][/prefix]`; falls back to `ANALYTICS_BASE_URL`.
      */
-    public readonly baseUrl!: pulumi.Output<string | undefined>;
+    declare public readonly baseUrl: pulumi.Output<string | undefined>;
 
     /**
      * Create a Provider resource with the given unique name, arguments, and options.
@@ -43,7 +43,7 @@ export class Provider extends pulumi.ProviderResource {
         opts = opts || {};
         {
             resourceInputs["apiKey"] = args?.apiKey ? pulumi.secret(args.apiKey) : undefined;
-            resourceInputs["baseUrl"] = args ? args.baseUrl : undefined;
+            resourceInputs["baseUrl"] = args?.baseUrl;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["apiKey"] };

@@ -82,7 +82,7 @@ function pinnedGoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** One build of Go programs from a pinned module of tools/ into a cache entry. */
 export interface GoModuleBuild {
-  /** What is built, in progress lines, e.g. `Pulumi 3.188.0` or `pulumi-language-yaml 1.19.1`. */
+  /** What is built, in progress lines, e.g. `Pulumi 3.200.0` or `pulumi-language-yaml 1.19.1`. */
   what: string;
   /** Prefix of the step lines, e.g. `YAML host ` (empty for the engine). */
   steps: string;

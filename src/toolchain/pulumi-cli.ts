@@ -14,7 +14,7 @@ export { compareVersions, parseVersion } from "./versions";
 const execFileAsync = promisify(execFile);
 
 /** Pulumi CLI and Node.js language host release the engine build uses; tools/pulumi/go.mod pins the same one. The npm SDK is the app's own (peer range in package.json). */
-export const PINNED_PULUMI_VERSION = "3.188.0";
+export const PINNED_PULUMI_VERSION = "3.200.0";
 
 /** Pulumi YAML language host release the toolchain builds when none is installed; tools/pulumi-yaml/go.mod pins the same one. */
 export const PINNED_YAML_VERSION = "1.19.1";
