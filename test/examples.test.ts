@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { PulumiWorkspace, repoRoot } from "./support/pulumi-workspace";
+import { writePluginShim } from "./support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
 const examplesDir = path.join(repoRoot, "examples");
@@ -84,10 +85,7 @@ const EXAMPLES: Record<
 
 /** Points a copied YAML example at this repository's plugin build, as its README's `plugins:` alternative does. */
 function usePluginBuild(programDir: string): void {
-  const pluginDir = path.join(programDir, "plugin-bin");
-  fs.mkdirSync(pluginDir);
-  const bin = path.join(repoRoot, "dist/native/bin.js");
-  fs.writeFileSync(path.join(pluginDir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`, { mode: 0o755 });
+  writePluginShim(path.join(programDir, "plugin-bin"));
   fs.appendFileSync(path.join(programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
 }
 

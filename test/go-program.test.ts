@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
 import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { writePluginShim } from "./support/plugin-shim";
 
 const execFileAsync = promisify(execFile);
 const toolchain = inject("pulumiToolchain");
@@ -27,13 +28,6 @@ const output = (result: CommandResult): string => `${result.stdout}\n${result.st
 /** Go offline: the local toolchain, no module proxy, and go.sum decides every module. */
 const OFFLINE_GO = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly", GOPROXY: "off" };
 
-/** A directory holding a pulumi-resource-analytics shim running this repository's build of the plugin. */
-function pluginShim(dir: string): string {
-  fs.mkdirSync(dir, { recursive: true });
-  const bin = path.join(repoRoot, "dist/native/bin.js");
-  fs.writeFileSync(path.join(dir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`, { mode: 0o755 });
-  return dir;
-}
 
 /** Downloads a module's dependencies (the only step that may use the network). */
 async function downloadModules(dir: string): Promise<void> {
@@ -48,7 +42,7 @@ describe("examples/go with the real engine and the Go language host", () => {
     expect(toolchain.goLanguageHost, "the toolchain has no pulumi-language-go").toBeTruthy();
     server = await startReferenceServer({ port: 0, bootstrapUsers: ["gopher"], inspection: true });
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "examples/go"), withoutNodeModules: true, env: OFFLINE_GO });
-    pluginShim(path.join(ws.programDir, "plugin-bin"));
+    writePluginShim(path.join(ws.programDir, "plugin-bin"));
     fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
     // The copy's relative `replace` no longer leads to sdk/: point it there.
     await execFileAsync("go", ["mod", "edit", `-replace=github.com/pulumi-analytics/pulumi-analytics/sdk=${path.join(repoRoot, "sdk")}`], { cwd: ws.programDir, env: { ...process.env, GOTOOLCHAIN: "local" } });
@@ -135,7 +129,7 @@ describe("a Go Automation API inline program with the generated SDK", () => {
       PULUMI_HOME: path.join(root, "home"),
       PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
       ANALYTICS_TEST_BACKEND: `file://${path.join(root, "backend")}`,
-      ANALYTICS_TEST_PLUGIN: pluginShim(path.join(root, "plugin-bin")),
+      ANALYTICS_TEST_PLUGIN: writePluginShim(path.join(root, "plugin-bin")),
       ANALYTICS_TEST_BASE_URL: server.url,
       ANALYTICS_TEST_API_KEY: server.apiKeys.auto!,
     };

@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { writePluginShim } from "./support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "migrate-password-5e6f7a";
@@ -64,9 +65,7 @@ async function dynamicStack(): Promise<Started> {
 /** Switches the workspace's program to the native one: the same project name, resources by native type token. */
 function switchToNative(ws: PulumiWorkspace): void {
   for (const file of ["index.js", "Pulumi.yaml", "package.json"]) fs.copyFileSync(path.join(repoRoot, "test/fixtures/migrate-native", file), path.join(ws.programDir, file));
-  const pluginDir = path.join(ws.programDir, "plugin-bin");
-  fs.mkdirSync(pluginDir, { recursive: true });
-  fs.writeFileSync(path.join(pluginDir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, "dist/native/bin.js")}" "$@"\n`, { mode: 0o755 });
+  writePluginShim(path.join(ws.programDir, "plugin-bin"));
 }
 
 /** Runs the bin as a user would, stdin to stdout. */

@@ -3,11 +3,11 @@
  * resources by type token (no generated SDK), a default and an explicit provider, each against its
  * own reference server, on a file backend. Needs `npm run build` (the plugin runs dist/native/bin.js).
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { writePluginShim } from "./support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "analytics:index:Organization";
@@ -27,10 +27,7 @@ describe("the native provider plugin with the real engine", () => {
     second = await startReferenceServer({ port: 0, bootstrapUsers: ["bob"], inspection: true });
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/native-js") });
     // The plugin the project's Pulumi.yaml points at: a shim running this repository's build.
-    const pluginDir = path.join(ws.programDir, "plugin-bin");
-    fs.mkdirSync(pluginDir, { recursive: true });
-    const bin = path.join(repoRoot, "dist/native/bin.js");
-    fs.writeFileSync(path.join(pluginDir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`, { mode: 0o755 });
+    writePluginShim(path.join(ws.programDir, "plugin-bin"));
     await ws.pulumi(["config", "set", "analytics:baseUrl", first.url]);
     await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
     await ws.pulumi(["config", "set", "fixture:secondBaseUrl", second.url]);
