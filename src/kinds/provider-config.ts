@@ -13,10 +13,10 @@ export interface ProviderSettingSpec {
 
 /** The provider's settings, by name: `analytics:<name>` in stack config, `<name>` on an explicit provider. */
 export const providerConfigSpec = {
-  /** Base URL of the analytics service, `http(s)://host[:port][/prefix]`; falls back to `ANALYTICS_BASE_URL`. */
-  baseUrl: { type: "string", env: "ANALYTICS_BASE_URL" },
   /** API key of the analytics service (a secret, needed only to create); falls back to `ANALYTICS_API_KEY`. */
   apiKey: { type: "string", secret: true, env: "ANALYTICS_API_KEY" },
+  /** Base URL of the analytics service, `http(s)://host[:port][/prefix]`; falls back to `ANALYTICS_BASE_URL`. */
+  baseUrl: { type: "string", env: "ANALYTICS_BASE_URL" },
 } as const satisfies Readonly<Record<string, ProviderSettingSpec>>;
 
 /** A provider setting's name. */

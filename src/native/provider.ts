@@ -4,7 +4,19 @@
  * instead of by a serialized closure, with the provider's settings from its Configure request.
  */
 import { ImportUnsupportedError } from "../client/errors";
-import { kindOfTypeToken, nativeTypeToken, outputNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
+import {
+  PULUMI_MODULE,
+  configKey,
+  kindOfTypeToken,
+  nativeTypeToken,
+  outputNames,
+  providerConfigSpec,
+  secretFieldNames,
+  type KindSpec,
+  type ProviderSettingName,
+  type ProviderSettingSpec,
+  type ResourceKind,
+} from "../kinds";
 import { importUnsupportedMessage } from "../resources/import-guard";
 import { schemaText, schemaVersion } from "./package-schema";
 import type { ProviderSettings } from "../resources/provider-impl";
@@ -14,10 +26,10 @@ import { STATUS_OBSERVED_AT } from "../resources/status";
 import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
 
 /** The package name: types are `analytics:index:<TypeName>`, config keys `analytics:<key>`. */
-export const PACKAGE = "analytics";
+export const PACKAGE = PULUMI_MODULE;
 
 /** The provider's own inputs, as an explicit provider declares them and `analytics:<key>` config sets them. */
-const SETTING_KEYS = { apiKey: "apiKey", baseUrl: "baseUrl" } as const;
+const SETTING_NAMES = Object.keys(providerConfigSpec) as ProviderSettingName[];
 
 /** A failed input, as the engine reports it. */
 export interface CheckFailure {
@@ -109,12 +121,12 @@ export function settingsOf(request: ConfigureInput, env: NodeJS.ProcessEnv = pro
   const args = unwrapProperties(request.args ?? {}).values;
   const config = isDefaultProvider(request.name) ? stackConfig(env) : {};
   const settings: ProviderSettings = {};
-  for (const key of Object.values(SETTING_KEYS)) {
+  for (const key of SETTING_NAMES) {
     const value =
       settingValue(args[key]) ??
       settingValue(request.variables?.[`${PACKAGE}:config:${key}`]) ??
       settingValue(config[key]) ??
-      settingValue(config[`${PACKAGE}:${key}`]);
+      settingValue(config[configKey(key)]);
     if (value !== undefined) settings[key] = value;
   }
   return settings;
@@ -125,13 +137,16 @@ export function checkConfig(news: PropertyMap): CheckResult {
   const { values } = unwrapProperties(news);
   const failures: CheckFailure[] = [];
   const hints = { apiKey: `The analytics API key must be a non-empty string. ${PULUMI_API_KEY_HINT}`, baseUrl: `The analytics base URL must be a non-empty string. ${PULUMI_BASE_URL_HINT}` };
-  for (const key of Object.values(SETTING_KEYS)) {
+  for (const key of SETTING_NAMES) {
     const value = values[key];
     if (value === undefined || value === null || value === UNKNOWN) continue;
     if (typeof value !== "string" || value === "") failures.push({ property: key, reason: hints[key] });
   }
   const inputs = { ...news };
-  if (inputs[SETTING_KEYS.apiKey] !== undefined && inputs[SETTING_KEYS.apiKey] !== null) inputs[SETTING_KEYS.apiKey] = asSecret(inputs[SETTING_KEYS.apiKey]);
+  for (const key of SETTING_NAMES) {
+    const secret = (providerConfigSpec[key] as ProviderSettingSpec).secret === true;
+    if (secret && inputs[key] !== undefined && inputs[key] !== null) inputs[key] = asSecret(inputs[key]);
+  }
   return { inputs, failures };
 }
 

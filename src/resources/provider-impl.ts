@@ -9,7 +9,7 @@ import { ConfigurationError } from "../client/errors";
 import { undiciTransport } from "../client/transport";
 import { STATUS_OBSERVED_AT } from "./status";
 import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT, inPulumiTerms } from "./pulumi-words";
-import { kindSpec } from "../kinds";
+import { configKey, kindSpec, providerConfigSpec, type ProviderSettingName } from "../kinds";
 import { ORPHANS_HINT, leftBehindNotice, notifyOnStderr, replaceNotice, type Notify } from "./notices";
 import { PROVIDER_KEY, checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
@@ -24,17 +24,17 @@ export interface ProviderSettings {
 /** Reads `analytics:apiKey` and `analytics:baseUrl` from the engine's provider config. */
 export function settingsFromConfig(config: { get(key: string): string | undefined }): ProviderSettings {
   const settings: ProviderSettings = {};
-  const apiKey = config.get("analytics:apiKey");
-  const baseUrl = config.get("analytics:baseUrl");
-  if (apiKey) settings.apiKey = apiKey;
-  if (baseUrl) settings.baseUrl = baseUrl;
+  for (const name of Object.keys(providerConfigSpec) as ProviderSettingName[]) {
+    const value = config.get(configKey(name));
+    if (value) settings[name] = value;
+  }
   return settings;
 }
 
 /** Stack config first, then ANALYTICS_API_KEY / ANALYTICS_BASE_URL; a clear error naming both ways when missing. */
 export function resolveSettings(settings: ProviderSettings, env: NodeJS.ProcessEnv = process.env): { apiKey: string; baseUrl: string } {
-  const apiKey = settings.apiKey ?? env.ANALYTICS_API_KEY;
-  const baseUrl = settings.baseUrl ?? env.ANALYTICS_BASE_URL;
+  const apiKey = settings.apiKey ?? env[providerConfigSpec.apiKey.env];
+  const baseUrl = settings.baseUrl ?? env[providerConfigSpec.baseUrl.env];
   if (!apiKey) throw new ConfigurationError(`No analytics API key is set. ${PULUMI_API_KEY_HINT}`);
   if (!baseUrl) throw new ConfigurationError(`No analytics base URL is set. ${PULUMI_BASE_URL_HINT}`);
   return { apiKey, baseUrl };
