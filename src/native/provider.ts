@@ -25,7 +25,7 @@ import { notifyOnStderr, type NoticeLevel, type Notify } from "../resources/noti
 import { STATUS_OBSERVED_AT } from "../resources/status";
 import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
 
-/** The package name: types are `analytics:index:<TypeName>`, config keys `analytics:<key>`. */
+/** The package name of the native provider: its types and config keys (see `nativeTypeToken`, `configKey`). */
 export const PACKAGE = PULUMI_MODULE;
 
 /** The provider's own inputs, as an explicit provider declares them and `analytics:<key>` config sets them. */
