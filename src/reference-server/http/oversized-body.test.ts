@@ -118,9 +118,10 @@ describe("a 5 MB body against the reference server process", () => {
       (res) => res.status,
       () => "closed",
     );
-    // The 413 comes as the body crosses the limit; the upload stops well before its end, whether
-    // the client gives up on reading the answer or the server closes at the lingering cap.
-    expect(outcome).toBe(413);
+    // The 413 comes as the body crosses the limit; the upload stops well before its end. A client
+    // still sending past the lingering cap may see the close (a reset) instead of the 413, as
+    // docs/reference-server.md says; a client that waits is held to the 413 in http-adapter.test.ts.
+    expect([413, "closed"]).toContain(outcome);
     expect(sent).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
     expect(sent).toBeLessThan(offered);
   }, 60_000);
