@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PulumiToolchain } from "pulumi-analytics/toolchain";
 import { startReferenceServer, type ReferenceServer } from "pulumi-analytics/reference-server";
-import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, type Backend } from "./workspace";
+import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs, type Backend } from "./workspace";
 
 /** The two programs of scenarios A-C. */
 export type Variant = "ours" | "floor";
@@ -205,7 +205,7 @@ export async function compareWithFloor<V extends string>(
           await ws.initStack(stack, plan.count);
           fs.rmSync(counterFile, { force: true });
           const before = server.inspect.requestCount();
-          const up = await ws.pulumi(upArgs(stack), { ...extraEnv, BENCH_SERIALIZE_COUNT_FILE: counterFile });
+          const up = await ws.pulumi(upArgs(stack), { ...extraEnv, BENCH_SERIALIZE_COUNT_FILE: counterFile }, upTimeLimitMs(plan.count));
           if (variant === measured) result.upRequests.push(server.inspect.requestCount() - before);
           result.upMs[variant].push(up.ms);
           result.providerPeakMiB[variant].push(up.providerPeakMiB);

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "pulumi-analytics/toolchain";
 import { compareWithFloor, FLOOR, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
 import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";
-import { BenchWorkspace, GLOBAL_FLAGS, repoRoot } from "./workspace";
+import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs } from "./workspace";
 
 /** Sizes of scenario L. */
 export interface ScalePlan {
@@ -122,7 +122,8 @@ async function runParallel(toolchain: PulumiToolchain, s3: S3Server, plan: Scale
     const started = performance.now();
     const settled = await Promise.allSettled(
       stacks.map(async (stack) => {
-        const run = await ws.pulumi(upArgs(stack));
+        // The stacks share the machine: each may take as long as one stack of all their resources.
+        const run = await ws.pulumi(upArgs(stack), {}, upTimeLimitMs(plan.stacks * plan.perStack));
         log(`L parallel: ${stack} done in ${(run.ms / 1000).toFixed(1)} s`);
         return run.ms;
       }),
