@@ -5,17 +5,9 @@
  * speaks gRPC to it. The plugin exits when the engine closes its stdin, on SIGINT or SIGTERM.
  */
 import * as fs from "node:fs";
-import * as v8 from "node:v8";
 import { startPluginServer } from "./grpc-server";
+import { limitPluginMemory } from "./memory";
 import { NativeProvider } from "./provider";
-
-/**
- * V8 settings that keep the plugin's peak memory low, set before the first create loads the HTTP
- * client. undici parses responses with WebAssembly, whose optimizing tier compiles in a burst of
- * about 30 MiB; the baseline tier is ample for small JSON answers. A young generation that does not
- * grow past its first 1 MiB semi-spaces costs a few more short collections, not 14 MiB.
- */
-const V8_FLAGS = ["--liftoff-only", "--semi-space-growth-factor=1"];
 
 /** Whether stdin is a pipe, whose end means the engine has gone (a terminal or /dev/null says nothing). */
 function stdinIsPipe(): boolean {
@@ -27,7 +19,7 @@ function stdinIsPipe(): boolean {
 }
 
 async function main(): Promise<void> {
-  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+  limitPluginMemory();
   const engineAddress = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
   const server = await startPluginServer(new NativeProvider(), { engineAddress });
   const stop = (): void => {
