@@ -22,7 +22,7 @@ export type NativeResult = Comparison<NativeVariant>;
 export const NATIVE_BIN = path.join(repoRoot, "dist", "native", "bin.js");
 
 /** The native program: its copy gets a `pulumi-resource-analytics` shim exec'ing this repository's build. */
-const NATIVE: Subject = {
+export const NATIVE: Subject = {
   fixture: path.join(repoRoot, "bench", "fixtures", "native"),
   // The shim execs node, so the plugin process's command line is `node …/dist/native/bin.js <engine>`.
   providerMarker: path.join("dist", "native", "bin.js"),

@@ -13,8 +13,12 @@
 import { performance } from "node:perf_hooks";
 import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "pulumi-analytics/toolchain";
 import { compareWithFloor, FLOOR, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
+import { NATIVE } from "./native";
 import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs } from "./workspace";
+
+/** The programs of part 1: this package's dynamic classes, its native provider plugin, and the floor. */
+export type ScaleVariant = Variant | "native";
 
 /** Sizes of scenario L. */
 export interface ScalePlan {
@@ -57,9 +61,9 @@ export interface ParallelRun {
 export interface ScaleResult {
   plan: ScalePlan;
   /** Part 1 on a `file://` backend. */
-  file: Comparison<Variant>;
+  file: Comparison<ScaleVariant>;
   /** Part 1 on the S3 backend. */
-  s3: Comparison<Variant>;
+  s3: Comparison<ScaleVariant>;
   /** Part 2 on the same S3 backend. */
   parallel: ParallelRun;
   /** versitygw's pinned release. */
@@ -75,11 +79,11 @@ export async function runScaleScenario(toolchain: PulumiToolchain, plan: ScalePl
   const s3 = await startVersitygw(binary, { trackProcessTree, stopProcessTree });
   log(`versitygw ${tool.version} on ${s3.endpoint}`);
   try {
-    const subjects = { ours: OURS, floor: FLOOR };
+    const subjects = { ours: OURS, native: NATIVE, floor: FLOOR };
     log("L: one stack on file://");
-    const file = await compareWithFloor<Variant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`), { previews: false });
+    const file = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`), { previews: false });
     log("L: one stack on s3://");
-    const onS3 = await compareWithFloor<Variant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), {
+    const onS3 = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), {
       previews: false,
       backend: (variant) => ({ url: s3.backendUrl(`single-${variant}`), env: s3.env() }),
     });
@@ -93,7 +97,7 @@ export async function runScaleScenario(toolchain: PulumiToolchain, plan: ScalePl
       parallel,
       versitygw: tool.version,
       commands: {
-        "single stack (ours and floor, each backend, each repetition)": file.commands.up,
+        "single stack (ours, native and floor, each backend, each repetition)": file.commands.up,
         "backends": `PULUMI_BACKEND_URL=file://<dir> | ${s3.backendUrl("<prefix>").replace(s3.endpoint, "127.0.0.1:<port>")} (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY of the server)`,
         "stacks at once (ours)": `${plan.stacks} x pulumi ${g} ${upArgs("p<i>").join(" ")} (started together)`,
         "state of each stack": `pulumi ${g} stack export --stack p<i>`,
