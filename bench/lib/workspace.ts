@@ -82,7 +82,7 @@ export class BenchWorkspace {
    * Runs `pulumi ARGS`, timing it and sampling the provider's peak RSS; throws unless it exits 0
    * or once it has run `timeoutMs` (15 min by default; see {@link upTimeLimitMs}).
    */
-  async pulumi(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 900_000): Promise<TimedRun> {
+  async pulumi(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
     const sampler = new PeakRssSampler(this.programDir, this.providerMarker);
     const started = performance.now();
     let result: PulumiRunResult;
@@ -105,13 +105,16 @@ export class BenchWorkspace {
   }
 }
 
+/** How long any one `pulumi` command may run, unless told otherwise. */
+const COMMAND_TIME_LIMIT_MS = 900_000;
+
 /**
  * How long a `pulumi up` of `count` resources may run: checkpoints rewrite a state that grows with
  * every resource, so an up slows with the square of its size (2,000 DataSources passed 15 minutes
  * on a two-core machine).
  */
 export function upTimeLimitMs(count: number): number {
-  return 900_000 + count * count;
+  return COMMAND_TIME_LIMIT_MS + count * count;
 }
 
 /** A node_modules of symlinks to the repository's dependencies, plus the repository itself as `pulumi-analytics`. */
