@@ -155,22 +155,8 @@ function resourcesOf(input: unknown): ResourceJson[] {
   return resources as ResourceJson[];
 }
 
-/**
- * Rewrites an export so every `Organization` and `DataSource` of the dynamic classes becomes the
- * native provider's resource, with the same id, inputs and outputs (less the serialized
- * `__provider`), under the native type and URN, owned by the native default provider (added, with
- * the settings the dynamic default provider recorded from the stack's `analytics:` config, their
- * ciphertext untouched). Every reference to a changed URN is rewritten; the dynamic default
- * provider is dropped once nothing refers to it. Refuses (throws {@link MigrationRefusedError})
- * what it cannot rewrite safely. The input is not modified.
- */
-export function migrateDynamicToNative(input: unknown, options: MigrationOptions = {}): MigrationResult {
-  const resources = resourcesOf(input);
-  const exported = input as StackExportJson;
-  const specs = allKindSpecs();
-  const warnings: string[] = [];
-
-  // Which resources move, and the URN each changed URN takes (children of a moved resource too).
+/** Which resources move, and the URN each changed URN takes (children of a moved resource too). */
+function planRenames(resources: ResourceJson[], specs: readonly KindSpec[]): { targets: ResourceJson[]; renamed: Map<string, string> } {
   const targets = resources.filter((resource) => dynamicKind(resource.type, specs) !== undefined);
   if (targets.length === 0) {
     const native = resources.some((resource) => specs.some((spec) => nativeTypeToken(spec) === resource.type));
@@ -191,9 +177,12 @@ export function migrateDynamicToNative(input: unknown, options: MigrationOptions
   for (const [from, to] of renamed) {
     if (existing.has(to) && !renamed.has(to)) throw new MigrationRefusedError(`Cannot move ${from}: the stack already has a resource ${to}.`);
   }
+  return { targets, renamed };
+}
 
-  // The dynamic default provider(s) the moved resources use, and the native one they will use.
-  const oldProviders = new Map<string, ResourceJson>();
+/** The dynamic default provider(s) the moved resources use, by provider reference; refuses any other provider. */
+function dynamicProvidersOf(targets: ResourceJson[], resources: ResourceJson[]): Map<string, ResourceJson> {
+  const providers = new Map<string, ResourceJson>();
   for (const resource of targets) {
     const ref = typeof resource.provider === "string" ? parseProviderRef(resource.provider) : undefined;
     const provider = ref && resources.find((candidate) => candidate.urn === ref.urn && candidate.id === ref.id);
@@ -201,12 +190,19 @@ export function migrateDynamicToNative(input: unknown, options: MigrationOptions
     if (provider.type !== DYNAMIC_PROVIDER_TYPE || parseUrn(provider.urn)?.name !== "default") {
       throw new MigrationRefusedError(`${resource.urn} uses the provider ${ref.urn}, not the dynamic default provider: this tool moves only resources of the dynamic classes.`);
     }
-    oldProviders.set(resource.provider!, provider);
+    providers.set(resource.provider!, provider);
   }
-  const settingsOf = (provider: ResourceJson): Array<[string, unknown]> =>
-    Object.entries(provider.inputs ?? {})
-      .filter(([key]) => key.startsWith(SETTING_PREFIX))
-      .map(([key, value]) => [key.slice(SETTING_PREFIX.length), value]);
+  return providers;
+}
+
+/** A dynamic default provider's analytics settings, `[name, value]`, values untouched. */
+const settingsOf = (provider: ResourceJson): Array<[string, unknown]> =>
+  Object.entries(provider.inputs ?? {})
+    .filter(([key]) => key.startsWith(SETTING_PREFIX))
+    .map(([key, value]) => [key.slice(SETTING_PREFIX.length), value]);
+
+/** The settings all old providers share; refuses providers whose settings differ. */
+function sharedSettings(oldProviders: Map<string, ResourceJson>, warnings: string[]): Array<[string, unknown]> {
   const [firstOld, ...otherOlds] = [...oldProviders.values()];
   const settings = settingsOf(firstOld!);
   for (const other of otherOlds) {
@@ -215,85 +211,145 @@ export function migrateDynamicToNative(input: unknown, options: MigrationOptions
     }
   }
   if (settings.some(([, value]) => isPlaintextSecret(value))) warnings.push("The export holds secrets in plain text (exported with --show-secrets); they are kept as they are and the import encrypts them again.");
+  return settings;
+}
 
+/** The native default provider the moved resources will use: the one the export holds, or a new one. */
+interface NativeProvider {
+  resource: ResourceJson;
+  urn: string;
+  id: string;
+  ref: string;
+  /** Whether the export already held it. */
+  present: boolean;
+}
+
+function nativeProvider(resources: ResourceJson[], targets: ResourceJson[], settings: Array<[string, unknown]>, firstOld: ResourceJson, options: MigrationOptions): NativeProvider {
   const version = options.providerVersion;
   const providerName = version === undefined ? "default" : `default_${version.replace(/[.\-+]/g, "_")}`;
-  const providerUrn = `${parseUrn(targets[0]!.urn)!.prefix}::${NATIVE_PROVIDER_TYPE}::${providerName}`;
-  const present = resources.find((resource) => resource.urn === providerUrn && resource.delete !== true);
-  if (present !== undefined && present.type !== NATIVE_PROVIDER_TYPE) throw new MigrationRefusedError(`${providerUrn} is in the export with the type ${present.type}.`);
-  const providerId = present?.id ?? options.providerId ?? randomUUID();
-  const providerRef = `${providerUrn}::${providerId}`;
-  const providerInputs: Record<string, unknown> = Object.fromEntries(settings);
-  if (version !== undefined) providerInputs.version = version;
-  const provider: ResourceJson = present ?? {
-    urn: providerUrn,
+  const urn = `${parseUrn(targets[0]!.urn)!.prefix}::${NATIVE_PROVIDER_TYPE}::${providerName}`;
+  const present = resources.find((resource) => resource.urn === urn && resource.delete !== true);
+  if (present !== undefined && present.type !== NATIVE_PROVIDER_TYPE) throw new MigrationRefusedError(`${urn} is in the export with the type ${present.type}.`);
+  const id = present?.id ?? options.providerId ?? randomUUID();
+  const inputs: Record<string, unknown> = Object.fromEntries(settings);
+  if (version !== undefined) inputs.version = version;
+  const resource: ResourceJson = present ?? {
+    urn,
     custom: true,
-    id: providerId,
+    id,
     type: NATIVE_PROVIDER_TYPE,
-    inputs: providerInputs,
-    outputs: { ...providerInputs },
-    ...(firstOld!.created === undefined ? {} : { created: firstOld!.created, modified: firstOld!.modified }),
+    inputs,
+    outputs: { ...inputs },
+    ...(firstOld.created === undefined ? {} : { created: firstOld.created, modified: firstOld.modified }),
   };
+  return { resource, urn, id, ref: `${urn}::${id}`, present: present !== undefined };
+}
 
-  // Rewrite: every string equal to a changed URN, or a provider reference to one, in every field
-  // but the inputs and outputs (parent, dependencies, propertyDependencies, deletedWith, aliases…).
-  let referencesRewritten = 0;
-  const rewrite = (value: unknown): unknown => {
+/** Replaces every string equal to a changed URN, counting each replacement. */
+class UrnRewriter {
+  count = 0;
+  constructor(private readonly renamed: Map<string, string>) {}
+
+  rewrite(value: unknown): unknown {
     if (typeof value === "string") {
-      const exact = renamed.get(value);
-      if (exact !== undefined) return (referencesRewritten++, exact);
-      return value;
+      const exact = this.renamed.get(value);
+      if (exact === undefined) return value;
+      this.count++;
+      return exact;
     }
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, rewrite(inner)]));
+    if (Array.isArray(value)) return value.map((item) => this.rewrite(item));
+    if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, this.rewrite(inner)]));
     return value;
-  };
+  }
+}
+
+/** One moved resource under its native type and provider, `__provider` dropped. */
+function movedResource(resource: ResourceJson, next: ResourceJson, spec: KindSpec, providerRef: string): void {
+  next.type = nativeTypeToken(spec);
+  next.provider = providerRef;
+  if (resource.inputs) next.inputs = withoutSerializedProvider(resource.inputs);
+  if (resource.outputs) next.outputs = withoutSerializedProvider(resource.outputs);
+  if (isRecord(next.propertyDependencies)) next.propertyDependencies = withoutSerializedProvider(next.propertyDependencies);
+}
+
+/**
+ * Every resource rewritten: a changed URN, or a reference to one, in every field but the inputs and
+ * outputs (parent, dependencies, propertyDependencies, deletedWith, aliases…); moved resources take
+ * their native type and the native provider, which goes right before the first of them (a state
+ * lists providers before their users).
+ */
+function rewriteResources(resources: ResourceJson[], targets: ResourceJson[], renamed: Map<string, string>, provider: NativeProvider, specs: readonly KindSpec[]) {
+  const rewriter = new UrnRewriter(renamed);
   const moved: MovedResource[] = [];
   const out: ResourceJson[] = [];
   for (const resource of resources) {
-    const isTarget = targets.includes(resource);
     const next: ResourceJson = { ...resource };
     for (const [key, value] of Object.entries(resource)) {
-      if (key === "urn" || key === "inputs" || key === "outputs") continue;
-      next[key] = rewrite(value);
+      if (key !== "urn" && key !== "inputs" && key !== "outputs") next[key] = rewriter.rewrite(value);
     }
     next.urn = renamed.get(resource.urn) ?? resource.urn;
-    if (isTarget) {
+    if (targets.includes(resource)) {
       const spec = dynamicKind(resource.type, specs)!;
-      next.type = nativeTypeToken(spec);
-      next.provider = providerRef;
-      if (resource.inputs) next.inputs = withoutSerializedProvider(resource.inputs);
-      if (resource.outputs) next.outputs = withoutSerializedProvider(resource.outputs);
-      if (isRecord(next.propertyDependencies)) next.propertyDependencies = withoutSerializedProvider(next.propertyDependencies);
+      movedResource(resource, next, spec, provider.ref);
       moved.push({ typeName: spec.typeName, id: resource.id ?? "", from: resource.urn, to: next.urn });
-      // The provider goes right before the first resource using it: a state lists providers before their users.
-      if (present === undefined && !out.includes(provider)) out.push(provider);
+      if (!provider.present && !out.includes(provider.resource)) out.push(provider.resource);
     }
     out.push(next);
   }
-  if (moved.some((entry) => entry.id === "")) warnings.push("A moved resource has no id (an unfinished create); check it with `pulumi refresh` after the import.");
+  return { out, moved, referencesRewritten: rewriter.count };
+}
 
-  // Drop each dynamic default provider nothing refers to any more (the engine would delete it, a change in preview).
-  const removedProviders: string[] = [];
+/** Drops each dynamic default provider nothing refers to any more (the engine would delete it, a change in preview); returns their URNs. */
+function dropUnusedProviders(out: ResourceJson[], oldProviders: Map<string, ResourceJson>): string[] {
+  const removed: string[] = [];
   for (const [ref, old] of oldProviders) {
     const itself = (resource: ResourceJson): boolean => resource.urn === old.urn && resource.id === old.id;
     const mentions = JSON.stringify(out.filter((resource) => !itself(resource)).map(({ inputs: _i, outputs: _o, ...rest }) => rest));
     if (!mentions.includes(JSON.stringify(ref).slice(1, -1)) && !mentions.includes(`"${old.urn}"`)) {
       out.splice(out.findIndex(itself), 1);
-      removedProviders.push(old.urn);
+      removed.push(old.urn);
     }
   }
+  return removed;
+}
 
+/** Warnings about what the rewrite leaves for the next `pulumi up` or `pulumi refresh`. */
+function leftoverWarnings(out: ResourceJson[], moved: MovedResource[], renamed: Map<string, string>): string[] {
+  const warnings: string[] = [];
+  if (moved.some((entry) => entry.id === "")) warnings.push("A moved resource has no id (an unfinished create); check it with `pulumi refresh` after the import.");
   const stale = out.filter((resource) => JSON.stringify([resource.inputs, resource.outputs]).split('"').some((text) => renamed.has(text)));
   for (const resource of stale) warnings.push(`${resource.urn} holds a moved resource's old URN in its inputs or outputs (a program value); the next \`pulumi up\` records the new one.`);
+  return warnings;
+}
 
+/**
+ * Rewrites an export so every `Organization` and `DataSource` of the dynamic classes becomes the
+ * native provider's resource, with the same id, inputs and outputs (less the serialized
+ * `__provider`), under the native type and URN, owned by the native default provider (added, with
+ * the settings the dynamic default provider recorded from the stack's `analytics:` config, their
+ * ciphertext untouched). Every reference to a changed URN is rewritten; the dynamic default
+ * provider is dropped once nothing refers to it. Refuses (throws {@link MigrationRefusedError})
+ * what it cannot rewrite safely. The input is not modified.
+ */
+export function migrateDynamicToNative(input: unknown, options: MigrationOptions = {}): MigrationResult {
+  const resources = resourcesOf(input);
+  const exported = input as StackExportJson;
+  const specs = allKindSpecs();
+  const warnings: string[] = [];
+  const { targets, renamed } = planRenames(resources, specs);
+  const oldProviders = dynamicProvidersOf(targets, resources);
+  const settings = sharedSettings(oldProviders, warnings);
+  const provider = nativeProvider(resources, targets, settings, [...oldProviders.values()][0]!, options);
+  const { out, moved, referencesRewritten } = rewriteResources(resources, targets, renamed, provider, specs);
+  const removedProviders = dropUnusedProviders(out, oldProviders);
+  warnings.push(...leftoverWarnings(out, moved, renamed));
   const renamedChildren = [...renamed].filter(([from]) => !moved.some((entry) => entry.from === from)).map(([from, to]) => ({ from, to }));
   return {
     exported: { ...exported, deployment: { ...exported.deployment, resources: out } },
     summary: {
       moved,
       renamedChildren,
-      provider: { urn: providerUrn, id: providerId, added: present === undefined, settings: settings.map(([key]) => key) },
+      provider: { urn: provider.urn, id: provider.id, added: !provider.present, settings: settings.map(([key]) => key) },
       removedProviders,
       referencesRewritten,
       warnings,
