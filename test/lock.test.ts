@@ -1,13 +1,23 @@
+/**
+ * The committed lock is what npm keeps: `npm ci` accepts it, and the README's `npm install` on a
+ * fresh clone leaves it byte for byte as committed (so the clone stays clean).
+ */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+
+const repoRoot = path.join(__dirname, "..");
 
 interface LockEntry {
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 }
 
-const lock = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+const lockText = fs.readFileSync(path.join(repoRoot, "package-lock.json"), "utf8");
+const lock = JSON.parse(lockText) as { packages: Record<string, LockEntry> };
 
 /** Where npm would find `name` for the package at `from`: its own node_modules, then each ancestor's. */
 function resolves(from: string, name: string): boolean {
@@ -28,4 +38,16 @@ describe("package-lock.json", () => {
     // After an `npm install` that dropped platform packages, `node tools/complete-lock.js` restores them.
     expect(missing).toEqual([]);
   });
+
+  it("is left unchanged by `npm install` (package.json's bin, dependencies and versions all recorded)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-lock-"));
+    try {
+      for (const file of ["package.json", "package-lock.json"]) fs.copyFileSync(path.join(repoRoot, file), path.join(dir, file));
+      // The lock alone: what `npm install` would write, without installing or running scripts.
+      await promisify(execFile)("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: dir, timeout: 120_000 });
+      expect(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8"), "npm install rewrites package-lock.json: commit what it writes").toBe(lockText);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
