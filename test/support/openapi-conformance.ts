@@ -46,6 +46,32 @@ export function isDocumented(pathname: string): boolean {
   return !pathname.startsWith("/_reference") && pathname !== "/openapi.json";
 }
 
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * The answer to a method a path item lists no operation for: 405 with the listed methods in
+ * `Allow`, or, on a path the document lists with no operation at all, 501.
+ */
+function undocumentedMethodAnswer(item: Json, method: string, pathname: string, status: number, headers: Headers): Json {
+  const listed = METHODS.filter((name) => item[name] !== undefined);
+  if (listed.length === 0) {
+    expect(status, `${method} ${pathname}: a path with no operation answers 501`).toBe(501);
+    return document.components.responses.NotImplemented as Json;
+  }
+  expect(status, `${method} ${pathname} is not documented: it answers 405`).toBe(405);
+  expect(headers.get("allow"), `${method} ${pathname}: Allow lists the documented methods`).toBe(listed.map((name) => name.toUpperCase()).join(", "));
+  return document.components.responses.MethodNotAllowed as Json;
+}
+
+/** The documented response of `method pathname` with `status`. */
+function documentedResponse(item: Json, method: string, pathname: string, status: number, headers: Headers): Json {
+  const operation = item[method.toLowerCase()] as Json | undefined;
+  if (operation === undefined) return undocumentedMethodAnswer(item, method, pathname, status, headers);
+  const entry = operation.responses[String(status)] as Json | undefined;
+  expect(entry, `${method} ${pathname} documents status ${status}`).toBeDefined();
+  return resolve(entry!);
+}
+
 /** Asserts that the answer to `method pathname` conforms to the OpenAPI document. */
 export function expectConformsToOpenApi(method: string, pathname: string, status: number, headers: Headers, body: unknown): void {
   const item = pathItem(pathname.split("?", 1)[0]!);
@@ -54,11 +80,7 @@ export function expectConformsToOpenApi(method: string, pathname: string, status
     expect({ status, title: (body as Json).error?.title }).toEqual({ status: 404, title: "NotFound" });
     return;
   }
-  const operation = item[method.toLowerCase()] as Json | undefined;
-  expect(operation, `${method} ${pathname} is documented`).toBeDefined();
-  const entry = operation!.responses[String(status)] as Json | undefined;
-  expect(entry, `${method} ${pathname} documents status ${status}`).toBeDefined();
-  const response = resolve(entry!);
+  const response = documentedResponse(item, method, pathname, status, headers);
   const validate = bodyValidator(response);
   expect(validate(body) ? [] : validate.errors, `${method} ${pathname} ${status} body matches the document`).toEqual([]);
   for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {

@@ -78,9 +78,6 @@ const HEADERS: Record<HeaderName, { description: string; schema: object }> = {
   },
 };
 
-const OTHER_METHODS = ["get", "put", "patch", "delete", "head", "options"] as const;
-const ALL_METHODS = ["post", ...OTHER_METHODS] as const;
-
 /** JSON Schema 2020-12 of a zod schema, without `$schema` (the document's dialect applies). */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = zod().toJSONSchema(schema, { io, unrepresentable: "throw" }) as Record<string, unknown>;
@@ -148,12 +145,23 @@ function create(operationId: string, summary: string, body: string, created: str
   };
 }
 
-/** The path item of a create endpoint: its POST, and a 405 for every other method. */
+/**
+ * The path item of a create endpoint: its POST only. Every other method answers 405 with `Allow:
+ * POST`, the standard answer to a method a path item does not list, so the document lists no
+ * operation for them: an operation is something a client may call successfully.
+ */
 function createPath(post: object, parameters: object[] = []): object {
-  const item: Record<string, object> = { post };
-  for (const method of OTHER_METHODS) item[method] = { responses: errorRefs(["MethodNotAllowed"]) };
-  return parameters.length ? { parameters, ...item } : item;
+  const description = `Every other method answers ${ERROR_ANSWERS.MethodNotAllowed.status} MethodNotAllowed (components.responses.MethodNotAllowed) with \`Allow: POST\`.`;
+  return parameters.length ? { description, parameters, post } : { description, post };
 }
+
+/** The single sign-on path: the specification shows no method, so the document shows no operation. */
+const SSO_PATH_ITEM = {
+  summary: "Single sign-on for embedding",
+  description:
+    "The specification names this path but shows no method, payload or response, so no operation is documented. " +
+    `The reference server answers every method with ${ERROR_ANSWERS.NotImplemented.status} NotImplemented (components.responses.NotImplemented).`,
+};
 
 function packageVersion(): string {
   try {
@@ -165,7 +173,6 @@ function packageVersion(): string {
 
 /** Builds the OpenAPI 3.1 document of the public API from the contract. */
 export function buildOpenApiDocument(): Record<string, unknown> {
-  const sso = Object.fromEntries(ALL_METHODS.map((m) => [m, { security: [], responses: errorRefs(["NotImplemented"]) }]));
   return {
     openapi: "3.1.0",
     info: {
@@ -183,7 +190,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         create(createOperationId(dataSourceSpec), "Create a data source in an organization", "CreateDataSourceRequest", "DataSourceResponse", ["NotFound"]),
         [{ name: "orgId", in: "path", required: true, schema: { type: "string" } }],
       ),
-      [SSO_JWT_PATH]: sso,
+      [SSO_JWT_PATH]: SSO_PATH_ITEM,
     },
     components: components(),
   };
