@@ -6,7 +6,13 @@ import * as fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { KINDS, inputNames, nativeTypeToken, outputNames, secretFieldNames } from "../src/kinds";
 
-const generator = require("../tools/generate-schema.js") as { SCHEMA_FILE: string; schemaText(): string };
+const generator = require("../tools/generate-schema.js") as {
+  SCHEMA_FILE: string;
+  DOWNLOAD_URL_VARIABLE: string;
+  schemaText(): string;
+  pluginDownloadUrl(manifest: unknown, env: Record<string, string | undefined>): string;
+};
+const manifest = JSON.parse(fs.readFileSync(`${__dirname}/../package.json`, "utf8")) as { repository: { url: string } };
 
 interface PropertySchema {
   type: string;
@@ -22,7 +28,8 @@ interface ResourceSchema {
 }
 
 const committed = fs.readFileSync(generator.SCHEMA_FILE, "utf8");
-const schema = JSON.parse(committed) as { resources: Record<string, ResourceSchema>; config: { variables: Record<string, PropertySchema> } };
+const schema = JSON.parse(committed) as {
+  pluginDownloadURL: string; resources: Record<string, ResourceSchema>; config: { variables: Record<string, PropertySchema> } };
 
 describe("src/native/schema.json", () => {
   it("is exactly what the generator makes of the kind specs (run `npm run build && node tools/generate-schema.js` after changing one)", () => {
@@ -44,5 +51,18 @@ describe("src/native/schema.json", () => {
 
   it("declares the provider's settings, the API key as a secret", () => {
     expect(schema.config.variables).toMatchObject({ baseUrl: { type: "string" }, apiKey: { type: "string", secret: true } });
+  });
+
+  it("downloads the plugin from the project's release of the engine's version, which every generated SDK carries", () => {
+    expect(schema.pluginDownloadURL).toBe(`${manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, "")}/releases/download/v\${VERSION}/`);
+  });
+
+  it("takes a mirror from the build option, and refuses one that is not http(s) without printing it", () => {
+    const mirror = "https://mirror.example.com/analytics/";
+    expect(generator.pluginDownloadUrl(manifest, { [generator.DOWNLOAD_URL_VARIABLE]: mirror })).toBe(mirror);
+    expect(generator.pluginDownloadUrl(manifest, { [generator.DOWNLOAD_URL_VARIABLE]: "" })).toBe(schema.pluginDownloadURL);
+    const refused = (): string => generator.pluginDownloadUrl(manifest, { [generator.DOWNLOAD_URL_VARIABLE]: "file:///srv/token-abc" });
+    expect(refused).toThrow(/ANALYTICS_PLUGIN_DOWNLOAD_URL must be an http\(s\) URL/);
+    expect(refused).not.toThrow(/token-abc/);
   });
 });

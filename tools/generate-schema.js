@@ -7,6 +7,8 @@
  * src/resources. Nothing in the schema is written by hand; test/schema.test.ts fails when the
  * committed file and this output differ.
  * Usage: npm run build && node tools/generate-schema.js   (writes the file)
+ *        ANALYTICS_PLUGIN_DOWNLOAD_URL=https://mirror.example.com/analytics/ node tools/generate-schema.js
+ *        (a mirror's download address instead of the project's releases: for an internal build, not to commit)
  */
 "use strict";
 const fs = require("node:fs");
@@ -123,6 +125,27 @@ function kebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
+/** Names a mirror to download the plugin from instead of the project's releases, when generating the schema (and so the SDKs). */
+const DOWNLOAD_URL_VARIABLE = "ANALYTICS_PLUGIN_DOWNLOAD_URL";
+
+/** The repository's web address, from package.json's `repository.url`. */
+const repositoryUrl = (manifest) => manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
+
+/**
+ * Where the engine downloads the plugin from when a program needs it: the project's release of
+ * that version (the engine fills in `${VERSION}` and appends
+ * `pulumi-resource-<name>-v<version>-<os>-<arch>.tar.gz`), or the mirror named by
+ * `ANALYTICS_PLUGIN_DOWNLOAD_URL`.
+ */
+function pluginDownloadUrl(manifest, env = process.env) {
+  const mirror = env[DOWNLOAD_URL_VARIABLE];
+  if (mirror !== undefined && mirror !== "") {
+    if (!/^https?:\/\/[^/]/.test(mirror)) throw new Error(`${DOWNLOAD_URL_VARIABLE} must be an http(s) URL, got a value of ${mirror.length} characters that is not.`);
+    return mirror;
+  }
+  return `${repositoryUrl(manifest)}/releases/download/v\${VERSION}/`;
+}
+
 /** The package schema, from the built specs in dist/kinds and the doc comments in src. */
 function generateSchema() {
   const kinds = require(path.join(ROOT, "dist", "kinds"));
@@ -140,7 +163,8 @@ function generateSchema() {
     description: manifest.description,
     keywords: ["pulumi", kinds.PULUMI_MODULE, "kind/native"],
     license: manifest.license,
-    repository: manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, ""),
+    repository: repositoryUrl(manifest),
+    pluginDownloadURL: pluginDownloadUrl(manifest),
     meta: { moduleFormat: "(.*)" },
     config: { variables: settings },
     provider: {
@@ -174,7 +198,7 @@ function schemaText() {
   return `${JSON.stringify(generateSchema(), null, 2)}\n`;
 }
 
-module.exports = { SCHEMA_FILE, generateSchema, schemaText };
+module.exports = { SCHEMA_FILE, DOWNLOAD_URL_VARIABLE, generateSchema, pluginDownloadUrl, schemaText };
 
 if (require.main === module) {
   fs.writeFileSync(SCHEMA_FILE, schemaText());

@@ -46,6 +46,7 @@ namespace PulumiAnalytics.Analytics
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "https://github.com/pulumi-analytics/pulumi-analytics/releases/download/v${VERSION}/",
                 AdditionalSecretOutputs =
                 {
                     "apiKey",
