@@ -1,8 +1,9 @@
 /**
  * The SDKs committed in sdk/ are exactly what tools/generate-sdks.js makes from the schema with the
  * test run's toolchain (file list and bytes), and the ones that can be checked without a package
- * registry are: the Python SDK byte-compiles, the Node.js SDK type-checks. The Go SDK is compiled
- * and run by test/go-program.test.ts; the C# SDK is only generated (no .NET SDK or NuGet here).
+ * registry are: the Python SDK byte-compiles (in a temp copy), the Node.js SDK type-checks. The Go
+ * SDK is compiled and run by test/go-program.test.ts, the Python SDK built into a wheel, installed
+ * and run by test/python-program.test.ts; the C# SDK is only generated (no .NET SDK or NuGet here).
  * Needs `npm run build`.
  */
 import { execFileSync } from "node:child_process";

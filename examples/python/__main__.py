@@ -3,6 +3,7 @@ import pulumi
 import pulumi_analytics as analytics
 
 config = pulumi.Config()
+display_name = config.get("displayName") or "Warehouse"
 
 acme = analytics.Organization("acme", name="Acme")
 
@@ -11,7 +12,7 @@ warehouse = analytics.DataSource(
     org_id=acme.id,
     type="direct",
     dialect="POSTGRES",
-    display_name="Warehouse",
+    display_name=display_name,
     host=config.require("dbHost"),
     port=5432,
     database_name="analytics",
@@ -20,4 +21,5 @@ warehouse = analytics.DataSource(
 )
 
 pulumi.export("orgId", acme.id)
+pulumi.export("dataSourceId", warehouse.id)
 pulumi.export("lastSyncStatus", warehouse.last_sync_status)

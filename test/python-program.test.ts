@@ -1,0 +1,268 @@
+/**
+ * Python with the real CLI: sdk/python built into an sdist and a wheel with `python -m build` and
+ * installed from the wheel into a virtualenv; examples/python (a `runtime: python` program) run
+ * through the pinned engine, its Python language host and the native provider plugin against a
+ * reference server, on a file backend; the example type-checked with mypy against the SDK's type
+ * hints; and a Python Automation API program (test/fixtures/python-automation) running an inline
+ * program. The pinned Python packages live in a cached virtualenv (test/support/python-env.ts),
+ * made on the first run. Needs `npm run build` (the plugin runs dist/native/bin.js) and python3.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { writePluginShim } from "./support/plugin-shim";
+import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import {
+  PINNED_PYTHON_SDK_VERSION,
+  PYTHON_TEST_VARIABLES,
+  buildPythonSdk,
+  createProgramVenv,
+  resolvePythonEnv,
+  runPython,
+  type PythonEnv,
+  type SdkDistributions,
+} from "./support/python-env";
+
+const toolchain = inject("pulumiToolchain");
+const ORG_TYPE = "analytics:index:Organization";
+const DS_TYPE = "analytics:index:DataSource";
+const PASSWORD = "python-password-4d5e6f";
+const STACK_TRACE = /\n\s+at .*:\d+:\d+\)?|unhandled exception|Traceback \(most recent call last\)/;
+const EXAMPLE = path.join(repoRoot, "examples/python");
+const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
+
+let pyEnv: PythonEnv;
+let dists: SdkDistributions;
+/** Interpreter of a virtualenv with the SDK installed from its wheel, shared by every part below. */
+let venvPython: string;
+let work: string;
+
+beforeAll(async () => {
+  expect(toolchain.pythonLanguageHost, "the toolchain has no pulumi-language-python").toBeTruthy();
+  pyEnv = await resolvePythonEnv();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-python-"));
+  dists = await buildPythonSdk(pyEnv, path.join(work, "sdk"));
+  venvPython = await createProgramVenv(pyEnv, path.join(work, "venv"), dists.wheel);
+}, 900_000);
+
+afterAll(() => {
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** The names inside a wheel (zip) or sdist (tar.gz), listed by Python's own modules. */
+async function archiveNames(file: string): Promise<string[]> {
+  const script = "import sys, tarfile, zipfile\nf = sys.argv[1]\nprint('\\n'.join(zipfile.ZipFile(f).namelist() if f.endswith('.whl') else tarfile.open(f).getnames()))";
+  return (await runPython(pyEnv.python, ["-c", script, file])).stdout.trim().split("\n");
+}
+
+describe("sdk/python as a package", () => {
+  it("builds into an sdist and a wheel with python -m build, writing nothing into the repository", async () => {
+    expect(path.basename(dists.wheel)).toBe("pulumi_analytics-0.1.0-py3-none-any.whl");
+    const wheel = await archiveNames(dists.wheel);
+    for (const file of ["__init__.py", "organization.py", "data_source.py", "provider.py", "config/vars.py", "py.typed", "pulumi-plugin.json"]) expect(wheel).toContain(`pulumi_analytics/${file}`);
+    expect(await archiveNames(dists.sdist)).toContain("pulumi_analytics-0.1.0/pyproject.toml");
+    // Nothing new, tracked or ignored (build/, *.egg-info, dist/, __pycache__/), beside the sources.
+    const status = execFileSync("git", ["status", "--porcelain", "--ignored", "--untracked-files=all", "--", "sdk/python", "examples/python"], { cwd: repoRoot, encoding: "utf8" });
+    expect(status.split("\n").filter((line) => line.startsWith("??") || line.startsWith("!!"))).toEqual([]);
+  });
+
+  it("installs from the wheel alone, with its dependencies at the pinned versions, and names its plugin", async () => {
+    const script =
+      "import importlib.metadata as m, json, pulumi_analytics\n" +
+      "print(json.dumps({'file': pulumi_analytics.__file__, 'pulumi': m.version('pulumi'), 'requires': m.requires('pulumi_analytics')}))";
+    const installed = JSON.parse((await runPython(venvPython, ["-c", script])).stdout) as { file: string; pulumi: string; requires: string[] };
+    expect(installed.file.startsWith(path.join(work, "venv"))).toBe(true);
+    expect(installed.pulumi).toBe(PINNED_PYTHON_SDK_VERSION);
+    expect(installed.requires.some((r) => r.startsWith("pulumi<4.0.0,>=") || r.startsWith("pulumi>="))).toBe(true);
+    const plugin = JSON.parse(fs.readFileSync(path.join(path.dirname(installed.file), "pulumi-plugin.json"), "utf8")) as Record<string, unknown>;
+    expect(plugin).toMatchObject({ resource: true, name: "analytics" });
+  });
+});
+
+describe("examples/python type-checks with mypy against the installed SDK", () => {
+  const mypy = (file: string) =>
+    runPython(pyEnv.python, ["-m", "mypy", "--strict", "--python-executable", venvPython, "--cache-dir", path.join(work, "mypy-cache"), file], { cwd: work, allowFailure: true });
+
+  it("passes --strict, and so does the Automation API fixture", async () => {
+    const example = await mypy(path.join(EXAMPLE, "__main__.py"));
+    expect(example.code, example.stdout).toBe(0);
+    expect(example.stdout).toMatch(/Success: no issues found in 1 source file/);
+    const fixture = await mypy(path.join(repoRoot, "test/fixtures/python-automation/automation.py"));
+    expect(fixture.code, fixture.stdout).toBe(0);
+    expect(fixture.stdout).toMatch(/Success: no issues found in 1 source file/);
+  }, 300_000);
+
+  it("fails copies with a misspelled argument or a port given as a string, naming the wrong line", async () => {
+    const source = fs.readFileSync(path.join(EXAMPLE, "__main__.py"), "utf8");
+    const copies = {
+      "wrong_name.py": source.replace("display_name=display_name,", "display_nam=display_name,"),
+      "wrong_type.py": source.replace("port=5432,", 'port="5432",'),
+    };
+    for (const [file, text] of Object.entries(copies)) {
+      expect(text).not.toBe(source);
+      fs.writeFileSync(path.join(work, file), text);
+    }
+    const callLine = source.split("\n").findIndex((line) => line.startsWith("warehouse = analytics.DataSource(")) + 1;
+    const name = await mypy(path.join(work, "wrong_name.py"));
+    expect(name.code).not.toBe(0);
+    expect(name.stdout).toContain(`wrong_name.py:${callLine}: error: Unexpected keyword argument "display_nam" for overloaded function "DataSource"; did you mean "display_name"?`);
+    const type = await mypy(path.join(work, "wrong_type.py"));
+    expect(type.code).not.toBe(0);
+    expect(type.stdout).toContain(`wrong_type.py:${callLine}: error: No overload variant of "DataSource" matches argument types`);
+    expect(type.stdout).toMatch(/port: int \| Awaitable\[int\] \| Output\[int\] \| None/);
+  }, 300_000);
+});
+
+describe("examples/python with the real engine and the Python language host", () => {
+  let ws: PulumiWorkspace;
+  let server: ReferenceServer;
+
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, bootstrapUsers: ["pythonista"], inspection: true });
+    ws = await PulumiWorkspace.create(toolchain, { programDir: EXAMPLE, withoutNodeModules: true, env: PYTHON_TEST_VARIABLES });
+    // The example's Pulumi.yaml names `virtualenv: venv`: the one holding the wheel.
+    fs.symlinkSync(path.join(work, "venv"), path.join(ws.programDir, "venv"), "dir");
+    writePluginShim(path.join(ws.programDir, "plugin-bin"));
+    fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
+    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
+    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.pythonista!]);
+    await ws.pulumi(["config", "set", "dbHost", "db.example.com"]);
+    await ws.pulumi(["config", "set", "dbUser", "reader"]);
+    await ws.pulumi(["config", "set", "--secret", "dbPassword", PASSWORD]);
+  }, 300_000);
+
+  afterAll(async () => {
+    ws?.dispose();
+    await server?.close();
+  });
+
+  it("previews with no request, creates both objects, previews no change, and refreshes", async () => {
+    const preview = await ws.pulumi(["preview"]);
+    expect(preview.stdout).toMatch(/\+\s+analytics:index:Organization\s+acme\s+create/);
+    expect(preview.stdout).toMatch(/\+\s+analytics:index:DataSource\s+warehouse\s+create/);
+    expect(server.inspect.requestCount()).toBe(0);
+
+    await ws.pulumi(["up", "--yes"]);
+    const state = await ws.exportStack();
+    const [org] = resourcesOfType(state, ORG_TYPE);
+    const [ds] = resourcesOfType(state, DS_TYPE);
+    expect(server.inspect.organizations().map((o) => o.id)).toEqual([org?.id]);
+    expect(server.inspect.dataSources().map((d) => [d.id, d.displayName])).toEqual([[ds?.id, "Warehouse"]]);
+    expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ orgId: org?.id, dataSourceId: ds?.id, lastSyncStatus: "PENDING" });
+
+    const requests = server.inspect.requestCount();
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+    expect(server.inspect.requestCount()).toBe(requests);
+    await ws.pulumi(["refresh", "--yes"]);
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+    expect(resourcesOfType(await ws.exportStack(), DS_TYPE).map((r) => r.id)).toEqual([ds?.id]);
+  }, 300_000);
+
+  it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
+    await ws.pulumi(["config", "set", "displayName", "Renamed Python warehouse"]);
+    const preview = await ws.pulumi(["preview"]);
+    expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
+    expect(output(preview)).toMatch(/DataSource "Warehouse" \(id ds_\w+\) will be replaced because displayName changed/);
+    const up = await ws.pulumi(["up", "--yes"]);
+    expect(output(up)).toMatch(/warning: DataSource "Warehouse" \(id ds_\w+\) was left in the analytics service/);
+    expect(server.inspect.dataSources().map((d) => d.displayName)).toEqual(["Warehouse", "Renamed Python warehouse"]);
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+  }, 300_000);
+
+  it("fails a rejected key with the key's advice, never printing it, and changes nothing", async () => {
+    const wrongKey = `analytics_key_${"P".repeat(32)}`;
+    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", wrongKey]);
+    await ws.pulumi(["config", "set", "displayName", "Never created"]);
+    const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
+    expect(up.code).not.toBe(0);
+    expect(output(up)).toMatch(/The API key was not accepted\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
+    expect(output(up)).not.toContain(wrongKey);
+    expect(output(up)).not.toMatch(STACK_TRACE);
+    expect(server.inspect.dataSources()).toHaveLength(2);
+    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.pythonista!]);
+    await ws.pulumi(["config", "set", "displayName", "Renamed Python warehouse"]);
+    await ws.pulumi(["preview", "--expect-no-changes"]);
+  }, 300_000);
+
+  it("refuses `pulumi import` with a clear message and no stack trace", async () => {
+    const before = server.inspect.requestCount();
+    const result = await ws.pulumi(["import", ORG_TYPE, "x", "org_1", "--yes"], { allowFailure: true });
+    expect(result.code).not.toBe(0);
+    expect(output(result)).toContain('Organization "x" cannot be imported: the analytics API has no read endpoint');
+    expect(output(result)).not.toMatch(STACK_TRACE);
+    expect(server.inspect.requestCount()).toBe(before);
+  }, 300_000);
+
+  it("destroys by leaving the objects, with the warning", async () => {
+    const destroy = await ws.pulumi(["destroy", "--yes"]);
+    expect(output(destroy)).toMatch(/warning: Organization "Acme" \(id org_\w+\) was left in the analytics service/);
+    expect(resourcesOfType(await ws.exportStack(), ORG_TYPE)).toEqual([]);
+  }, 300_000);
+
+  it("leaves no credential in plain text in the state, its history or any output", async () => {
+    const haystacks = [{ where: "stack export", text: output(await ws.pulumi(["stack", "export", "--show-secrets=false"])) }];
+    haystacks.push({ where: "stack history", text: output(await ws.pulumi(["stack", "history", "--show-secrets=false", "--json"])) });
+    for (const [file, text] of ws.backendFiles()) haystacks.push({ where: `backend/${file}`, text });
+    ws.transcript.forEach((result, i) => haystacks.push({ where: `command #${i}`, text: output(result) }));
+    for (const credential of [server.apiKeys.pythonista!, PASSWORD]) {
+      for (const { where, text } of haystacks) expect(text.includes(credential), `${credential.slice(0, 6)}… found in ${where}`).toBe(false);
+    }
+  }, 300_000);
+
+  it("wrote no bytecode into the repository", () => {
+    const found = (dir: string): string[] =>
+      fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith("__pycache__") || f.endsWith(".pyc"));
+    expect([...found(path.join(repoRoot, "sdk/python")), ...found(EXAMPLE)]).toEqual([]);
+  });
+});
+
+describe("a Python Automation API inline program with the SDK's wheel", () => {
+  let server: ReferenceServer;
+
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, bootstrapUsers: ["auto"], inspection: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("runs up, a no-change up and destroy against the reference server", async () => {
+    const root = path.join(work, "automation");
+    for (const dir of ["backend", "home", "workspace"]) fs.mkdirSync(path.join(root, dir), { recursive: true });
+    const env = {
+      ...pulumiEnvironment(toolchain),
+      PULUMI_HOME: path.join(root, "home"),
+      PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
+      ANALYTICS_TEST_WORK_DIR: path.join(root, "workspace"),
+      ANALYTICS_TEST_BACKEND: `file://${path.join(root, "backend")}`,
+      ANALYTICS_TEST_PLUGIN: writePluginShim(path.join(root, "plugin-bin")),
+      ANALYTICS_TEST_BASE_URL: server.url,
+      ANALYTICS_TEST_API_KEY: server.apiKeys.auto!,
+    };
+    const { stdout, stderr } = await runPython(venvPython, [path.join(repoRoot, "test/fixtures/python-automation/automation.py")], { env, cwd: root, timeout: 600_000 });
+    const steps = Object.fromEntries(
+      stdout
+        .split("\n")
+        .filter((line) => line.startsWith("step "))
+        .map((line) => {
+          const [, name, ...json] = line.split(" ");
+          return [name!, JSON.parse(json.join(" ")) as Record<string, unknown>];
+        }),
+    );
+    const [org] = server.inspect.organizations();
+    expect(org?.name).toBe("Inline Org");
+    expect(steps.up).toEqual({ orgId: org?.id, changes: { create: 2 } });
+    expect(steps["up-again"]).toEqual({ changes: { same: 2 } });
+    expect(String(steps.destroyed?.state)).not.toContain(ORG_TYPE);
+    expect(stderr).toMatch(/was left in the analytics service/);
+    const backend = path.join(root, "backend");
+    const stateFiles = fs.readdirSync(backend, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(backend, f)).isFile());
+    expect(stateFiles.length).toBeGreaterThan(0);
+    for (const text of [stdout, stderr, ...stateFiles.map((f) => fs.readFileSync(path.join(backend, f), "utf8"))]) expect(text).not.toContain(server.apiKeys.auto!);
+  }, 600_000);
+});
