@@ -140,7 +140,7 @@ async function createPythonEnv(baseExecutable: string, dir: string, env: NodeJS.
   fs.rmSync(dir, { recursive: true, force: true });
   log(`[python] step 1/3: python3 -m venv`);
   await run(baseExecutable, ["-m", "venv", dir], { env });
-  log(`[python] step 2/3: pip install of ${count} pinned packages (Pulumi ${PINNED_PYTHON_SDK_VERSION} for Python, build, mypy)`);
+  log(`[python] step 2/3: pip install of ${count} pinned packages (Pulumi ${PINNED_PYTHON_SDK_VERSION} for Python, build, mypy, schemathesis)`);
   const python = path.join(dir, "bin", "python");
   await run(python, ["-m", "pip", "install", "--require-virtualenv", "-r", PYTHON_REQUIREMENTS], { env, timeout: 900_000 });
   const sitePackages = (await run(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { env })).trim();

@@ -20,6 +20,7 @@ const ITEMS: Record<number, string> = {
   7: "Fuzzing the reference server",
   8: "Authentication",
   9: "Schema-sync faults",
+  12: "schemathesis against the served OpenAPI document",
 };
 
 const COLUMNS: Array<[keyof Row, string]> = [
