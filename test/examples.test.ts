@@ -132,7 +132,7 @@ describe("examples", () => {
     }
   });
 
-  it("python byte-compiles, and names only what the generated SDK defines", () => {
+  it("python compiles, and names only what the generated SDK defines", () => {
     const program = path.join(examplesDir, "python", "__main__.py");
     // compile() in memory: py_compile would write __pycache__/ into examples/python.
     execFileSync("python3", ["-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", program], { stdio: "pipe", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });

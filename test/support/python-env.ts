@@ -22,8 +22,11 @@ const execFileAsync = promisify(execFile);
 /** The pinned packages of the environment, one `name==version` a line. */
 export const PYTHON_REQUIREMENTS = path.join(repoRoot, "tools/python-env/requirements.txt");
 
+/** The `pulumi==` pin of a requirements text. */
+const pulumiPin = (requirements: string): string | undefined => /^pulumi==(\S+)$/m.exec(requirements)?.[1];
+
 /** The Pulumi Python SDK version the requirements pin. */
-export const PINNED_PYTHON_SDK_VERSION = /^pulumi==(\S+)$/m.exec(fs.readFileSync(PYTHON_REQUIREMENTS, "utf8"))![1]!;
+export const PINNED_PYTHON_SDK_VERSION = pulumiPin(fs.readFileSync(PYTHON_REQUIREMENTS, "utf8"))!;
 
 /** The cached virtualenv. */
 export interface PythonEnv {
@@ -100,10 +103,14 @@ async function run(file: string, args: string[], options: PythonRunOptions = {})
   return (await runPython(file, args, options)).stdout;
 }
 
-/** Cache key of the environment: the SDK version, the interpreter's version and path, the platform and a digest of the requirements. */
-export function pythonEnvCacheKey(interpreter: { executable: string; version: string }): string {
-  const hash = createHash("sha256").update(fs.readFileSync(PYTHON_REQUIREMENTS)).update(interpreter.executable).digest("hex");
-  return `python-env-pulumi${PINNED_PYTHON_SDK_VERSION}-py${interpreter.version}-${process.platform}-${process.arch}-${hash.slice(0, 12)}`;
+/**
+ * Cache key of the environment: the pinned Pulumi SDK version, the interpreter's version, the
+ * platform and a digest of the requirements and the interpreter's path, so a change of either makes a new entry.
+ */
+export function pythonEnvCacheKey(interpreter: { executable: string; version: string }, requirements = fs.readFileSync(PYTHON_REQUIREMENTS, "utf8")): string {
+  const pulumi = pulumiPin(requirements) ?? "unpinned";
+  const hash = createHash("sha256").update(requirements).update(interpreter.executable).digest("hex");
+  return `python-env-pulumi${pulumi}-py${interpreter.version}-${process.platform}-${process.arch}-${hash.slice(0, 12)}`;
 }
 
 /** The base `python3` on PATH: its real executable and version. */
