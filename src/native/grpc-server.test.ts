@@ -2,7 +2,7 @@
  * The built plugin (`dist/native/bin.js`, run `npm run build` first) driven over gRPC with the
  * engine's own bindings, against a reference server: what the engine sends, what comes back.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as fs from "node:fs";
 import * as http2 from "node:http2";
 import * as os from "node:os";
@@ -197,6 +197,13 @@ describe("the plugin over gRPC", () => {
     own.client.close();
     own.child.stdin.end();
     expect(await own.exited).toBe(0);
+  });
+});
+
+describe("pulumi-resource-analytics --version", () => {
+  it("prints the package's version and exits 0 without serving", () => {
+    const result = spawnSync(process.execPath, [BIN, "--version"], { encoding: "utf8", timeout: 60_000 });
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, `${(require("../../package.json") as { version: string }).version}\n`, ""]);
   });
 });
 
