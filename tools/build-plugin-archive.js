@@ -39,9 +39,12 @@ function sourceDateEpoch() {
   }
 }
 
-/** Bundles dist/native/bin.js and what it loads into `outfile`, one CommonJS file starting `#!/usr/bin/env node`. */
+/**
+ * Bundles dist/native/bin.js and what it loads into `outfile`, one CommonJS file starting
+ * `#!/usr/bin/env node`; returns esbuild's metafile (the files bundled).
+ */
 function bundlePlugin(outfile) {
-  esbuild.buildSync({
+  return esbuild.buildSync({
     entryPoints: [path.join(ROOT, "dist", "native", "bin.js")],
     bundle: true,
     platform: "node",
@@ -50,7 +53,8 @@ function bundlePlugin(outfile) {
     outfile,
     legalComments: "none",
     logLevel: "error",
-  });
+    metafile: true,
+  }).metafile;
 }
 
 /** Writes a plugin archive: the executable `source` at the root as `name`, beside LICENSE. */
