@@ -104,6 +104,20 @@ class CallsInFlight {
   }
 }
 
+/** Waits for the calls in flight, then closes `server` once their answers are written, or {@link FLUSH_GRACE_MS} later. */
+async function closeAfterCalls(server: Grpc.Server, calls: CallsInFlight): Promise<void> {
+  await calls.close();
+  await new Promise<void>((resolve) => {
+    const flushed = (): void => {
+      clearTimeout(timer);
+      server.forceShutdown();
+      resolve();
+    };
+    const timer = setTimeout(flushed, FLUSH_GRACE_MS);
+    server.tryShutdown(flushed);
+  });
+}
+
 type Callback = (error: Partial<Grpc.StatusObject> | null, value?: unknown) => void;
 type Call = { request: unknown };
 
@@ -238,19 +252,7 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
   return {
     port,
     shutdown() {
-      closing ??= calls.close().then(
-        () =>
-          new Promise<void>((resolve) => {
-            const flushed = (): void => {
-              clearTimeout(timer);
-              server.forceShutdown();
-              engine?.close();
-              resolve();
-            };
-            const timer = setTimeout(flushed, FLUSH_GRACE_MS);
-            server.tryShutdown(flushed);
-          }),
-      );
+      closing ??= closeAfterCalls(server, calls).then(() => engine?.close());
       return closing;
     },
   };
