@@ -12,7 +12,9 @@
  * runs scenario L (scale on one shared backend: one large stack against the floor on `file://` and on
  * an S3 backend, then stacks updated at once on that backend) alone; full size it writes
  * bench/results/scale.md and scale.json, with `--quick` to bench/tmp/results/; `--plans=2000x1`
- * sets its single-stack sizes and `--stacks=8x250` its stacks at once. The bench's own tools
+ * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js F`
+ * runs scenario F (the single-file plugin against the script plugin) alone into
+ * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). The bench's own tools
  * (Prism, Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
@@ -22,6 +24,7 @@ import { runClientScenario } from "./lib/client";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { runNativeScenario } from "./lib/native";
+import { runSingleFileScenario, singleFileMarkdown, SINGLE_FILE_PLANS } from "./lib/single-file";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
 import { runPersistenceScenario } from "./lib/persistence";
@@ -37,6 +40,7 @@ const renderOnly = process.argv.includes("--render");
 const onlyE = process.argv.slice(2).includes("E");
 const onlyN = process.argv.slice(2).includes("N");
 const onlyL = process.argv.slice(2).includes("L");
+const onlyF = process.argv.slice(2).includes("F");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -137,6 +141,20 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(dir, "native.md"), nativeMarkdown(native, meta));
     log(`wrote ${path.relative(repoRoot, dir)}/native.md and native.json`);
     for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+    return;
+  }
+  if (onlyF) {
+    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+    const startedAt = new Date().toISOString();
+    const toolchain = await resolvePulumiToolchain({ log });
+    const plans = quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS;
+    const result = await runSingleFileScenario(toolchain, quick ? 2 : 9, plans, log);
+    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+    fs.mkdirSync(dir, { recursive: true });
+    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version) };
+    fs.writeFileSync(path.join(dir, "single-file.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, "single-file.md"), singleFileMarkdown(result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+    log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
     return;
   }
   if (onlyL) {
