@@ -29,6 +29,8 @@ import { writeOpenApiDocument } from "./lib/prism";
 import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
+import { runTofuScenario, TOFU_SIDES, type TofuPlan, type TofuSide } from "./lib/tofu";
+import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 
@@ -37,6 +39,7 @@ const renderOnly = process.argv.includes("--render");
 const onlyE = process.argv.slice(2).includes("E");
 const onlyN = process.argv.slice(2).includes("N");
 const onlyL = process.argv.slice(2).includes("L");
+const onlyT = process.argv.slice(2).includes("T");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -71,6 +74,29 @@ const SCALE_PLAN: ScalePlan = {
   engine: plansArg() ?? (quick ? [{ count: 200, reps: 1, skipCheckpoints: false }] : [{ count: 2000, reps: 1, skipCheckpoints: false }]),
   ...(stacksArg() ?? (quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 })),
 };
+
+/**
+ * Scenario T's sizes: each side runs once per N (an apply/up of N=300 with checkpoints takes about
+ * a minute here), so `--plans=` takes repetitions of 1 only.
+ */
+function tofuPlan(): TofuPlan {
+  return {
+  counts: (plansArg() ?? (quick ? [{ count: 10, reps: 1 }] : [{ count: 100, reps: 1 }, { count: 300, reps: 1 }])).map(({ count, reps }) => {
+    if (reps !== 1) throw new Error(`--plans: scenario T runs each side once per N; write ${count}x1`);
+    return count;
+  }),
+  ...sidesArg(),
+  };
+}
+
+/** `--sides=tofu,yaml`: scenario T's sides (all by default). */
+function sidesArg(): { sides?: TofuSide[] } {
+  const arg = process.argv.find((a) => a.startsWith("--sides="));
+  if (!arg) return {};
+  const sides = arg.slice("--sides=".length).split(",");
+  for (const side of sides) if (!(TOFU_SIDES as readonly string[]).includes(side)) throw new Error(`--sides: ${JSON.stringify(side)} is not one of ${TOFU_SIDES.join(", ")}`);
+  return { sides: sides as TofuSide[] };
+}
 
 /** `--stacks=8x250`: scenario L's stacks updated at once (stacks x DataSources each). */
 function stacksArg(): { stacks: number; perStack: number } | undefined {
@@ -137,6 +163,22 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(dir, "native.md"), nativeMarkdown(native, meta));
     log(`wrote ${path.relative(repoRoot, dir)}/native.md and native.json`);
     for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+    return;
+  }
+  if (onlyT) {
+    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+    const startedAt = new Date().toISOString();
+    const loadStart = loadAverage();
+    const toolchain = await resolvePulumiToolchain({ log });
+    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+    const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
+    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+    fs.mkdirSync(dir, { recursive: true });
+    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
+    fs.writeFileSync(path.join(dir, "tofu.json"), `${JSON.stringify({ ...meta, raw: tofu }, null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+    log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
+    for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
   if (onlyL) {
