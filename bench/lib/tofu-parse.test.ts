@@ -47,6 +47,7 @@ describe("state objects", () => {
     };
     expect(tofuStateObjects(JSON.stringify(state))).toBe(4);
     expect(tofuStateObjects(JSON.stringify({ version: 4, resources: [] }))).toBe(0);
+    expect(tofuStateObjects("")).toBe(0);
   });
 
   it("counts resources by type prefix in a file backend checkpoint and in a stack export", () => {

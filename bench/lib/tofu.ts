@@ -54,6 +54,8 @@ export interface StepResult {
   errors: string[];
   /** Distinct warning headings (first 3) and how many warnings there were. */
   warnings: { count: number; first: string[] };
+  /** The output's first and last lines (stdout then stderr), as the user saw them. */
+  excerpt: string;
 }
 
 /** What an apply/up killed (SIGKILL, the whole process group) once half the objects existed left behind. */
@@ -167,12 +169,22 @@ async function step(
     providerPeakMiB: result.providerPeakMiB,
     errors: [...new Set([...diagnostics.errors, ...pulumiErrors])].slice(0, 3),
     warnings: { count: warnings.length, first: [...new Set(warnings)].slice(0, 3) },
+    excerpt: excerptOf(output),
   };
   log(`  ${name}: exit ${recorded.code}, ${(recorded.ms / 1000).toFixed(2)} s, ${recorded.creates} creates, provider CPU ${recorded.providerCpuS.toFixed(2)} s${recorded.errors[0] ? `, error: ${recorded.errors[0].slice(0, 120)}` : ""}`);
   return recorded;
 }
 
-/** The OpenTofu side: init, apply, plan (default and -refresh=false), a second apply, destroy, and a killed apply. */
+/** The first 25 and last 25 non-empty lines of an output. */
+function excerptOf(output: string): string {
+  const lines = output.split("\n").filter((line) => line.trim() !== "");
+  return lines.length <= 50 ? lines.join("\n") : [...lines.slice(0, 25), `… ${lines.length - 50} lines …`, ...lines.slice(-25)].join("\n");
+}
+
+/**
+ * The OpenTofu side: init, apply, plan (default and -refresh=false), apply -refresh=false, a second
+ * (default) apply, destroy (default, and -refresh=false on the same state), and a killed apply.
+ */
 async function runTofuSide(tools: { tofu: string; restapi: string }, count: number, crash: boolean, log: (line: string) => void): Promise<SideRun> {
   const { server, env } = await startBenchServer();
   const apiKey = env.ANALYTICS_API_KEY ?? "";
@@ -189,11 +201,16 @@ async function runTofuSide(tools: { tofu: string; restapi: string }, count: numb
     const stateBytes = fs.existsSync(ws.stateFile) ? fs.statSync(ws.stateFile).size : 0;
     steps.push(await tofuStep("plan", ["plan", "-input=false", "-detailed-exitcode"]));
     steps.push(await tofuStep("plan -refresh=false", ["plan", "-input=false", "-detailed-exitcode", "-refresh=false"]));
+    steps.push(await tofuStep("apply -refresh=false", ["apply", "-auto-approve", "-input=false", "-refresh=false"]));
     steps.push(await tofuStep("second apply", ["apply", "-auto-approve", "-input=false"]));
+    // `destroy` runs on the state the second apply left; `destroy -refresh=false` on a copy of that same state.
+    const beforeDestroy = fs.readFileSync(ws.stateFile);
     steps.push(await tofuStep("destroy", ["destroy", "-auto-approve", "-input=false"]));
     const stateObjectsAfterDestroy = fs.existsSync(ws.stateFile) ? tofuStateObjects(fs.readFileSync(ws.stateFile, "utf8")) : 0;
     const serverObjectsAfterDestroy = objectsOn(server);
     const stateText = ws.stateTexts();
+    fs.writeFileSync(ws.stateFile, beforeDestroy);
+    steps.push(await tofuStep("destroy -refresh=false", ["destroy", "-auto-approve", "-input=false", "-refresh=false"]));
     let crashed: CrashResult | undefined;
     if (crash) {
       for (const name of fs.readdirSync(ws.programDir)) if (name.includes(".tfstate")) fs.rmSync(path.join(ws.programDir, name));
