@@ -29,7 +29,7 @@ import { writeOpenApiDocument } from "./lib/prism";
 import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
-import { runTofuScenario, TOFU_SIDES, type TofuPlan, type TofuSide } from "./lib/tofu";
+import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
 import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
@@ -127,6 +127,38 @@ function analysis(): string {
   return fs.existsSync(file) ? `\n${fs.readFileSync(file, "utf8")}` : "";
 }
 
+/**
+ * `node bench/dist/run.js T`: scenario T alone, written to tofu.md and tofu.json. With `--merge`,
+ * its runs replace those of the same side, N and checkpoint setting in the tofu.json already
+ * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
+ */
+async function scenarioTAlone(started: number): Promise<void> {
+  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const toolchain = await resolvePulumiToolchain({ log });
+  log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+  const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
+  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  const command = `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`;
+  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() }, commands: [command] };
+  const file = path.join(dir, "tofu.json");
+  if (process.argv.includes("--merge") && fs.existsSync(file)) {
+    const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
+    const same = (a: SideRun, b: SideRun): boolean => a.side === b.side && a.count === b.count && a.checkpoints === b.checkpoints;
+    tofu.runs = [...before.raw.runs.filter((old) => !tofu.runs.some((run) => same(old, run))), ...tofu.runs].sort((a, b) => a.count - b.count || TOFU_SIDES.indexOf(a.side) - TOFU_SIDES.indexOf(b.side) || Number(b.checkpoints) - Number(a.checkpoints));
+    meta.commands = [...(before.commands ?? []), command];
+    meta.durationS += before.durationS;
+    meta.startedAt = before.startedAt;
+    meta.load.start = before.load.start;
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ ...meta, raw: tofu }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, meta, meta.commands.map((c) => `\`${c}\``).join(", then ")));
+  log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
+  for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
 async function main(): Promise<void> {
   if (renderOnly) {
     // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
@@ -165,22 +197,7 @@ async function main(): Promise<void> {
     for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
-  if (onlyT) {
-    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-    const startedAt = new Date().toISOString();
-    const loadStart = loadAverage();
-    const toolchain = await resolvePulumiToolchain({ log });
-    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
-    const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
-    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-    fs.mkdirSync(dir, { recursive: true });
-    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
-    fs.writeFileSync(path.join(dir, "tofu.json"), `${JSON.stringify({ ...meta, raw: tofu }, null, 2)}\n`);
-    fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
-    log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
-    for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
-    return;
-  }
+  if (onlyT) return scenarioTAlone(started);
   if (onlyL) {
     const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
     const startedAt = new Date().toISOString();

@@ -79,11 +79,11 @@ function summaryText(step: StepResult): string {
 
 /** One side's table: each command with its exit, time, creates, requests, summary and provider CPU. */
 function sideTable(run: SideRun): string[] {
-  const lines = [`#### ${label(run)}, N=${run.count}`, "", "| Command | Exit | Time | Creates | Said | Requests | Provider CPU | Provider peak | First error / warning |", "|---|---|---|---|---|---|---|---|---|"];
+  const lines = [`#### ${label(run)}, N=${run.count}`, "", "| Command | Exit | Time | Creates | Said | Requests | Provider CPU | All CPU | Provider peak | First error / warning |", "|---|---|---|---|---|---|---|---|---|---|"];
   for (const step of run.steps) {
     const note = step.errors[0] ?? (step.warnings.count ? `${step.warnings.count} warnings: ${step.warnings.first[0] ?? ""}` : "");
     lines.push(
-      `| \`${step.command}\` | ${step.code} | ${s(step.ms)} | ${step.creates} | ${summaryText(step)} | ${requestText(step.requests)} | ${round(step.providerCpuS, 2)} s | ${round(step.providerPeakMiB, 0)} MiB | ${note.replace(/\|/g, "\\|").slice(0, 160)} |`,
+      `| \`${step.command}\` | ${step.code} | ${s(step.ms)} | ${step.creates} | ${summaryText(step)} | ${requestText(step.requests)} | ${round(step.providerCpuS, 2)} s | ${step.allCpuS === undefined ? "–" : `${round(step.allCpuS, 2)} s`} | ${round(step.providerPeakMiB, 0)} MiB | ${note.replace(/\|/g, "\\|").slice(0, 160)} |`,
     );
   }
   const sec = run.secrets;
@@ -104,7 +104,7 @@ export function tofuMarkdown(result: TofuResult, meta: { startedAt: string; dura
   return [
     "# pulumi-analytics benchmarks: against OpenTofu with the generic REST provider (scenario T)",
     "",
-    `Produced by \`${command}\` on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf), Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; see docs/compared-with-rest-provider.md for what the figures mean.`,
+    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf), Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; see docs/compared-with-rest-provider.md for what the figures mean.`,
     "",
     "| Figure | Value | Target | |",
     "|---|---|---|---|",
@@ -112,7 +112,7 @@ export function tofuMarkdown(result: TofuResult, meta: { startedAt: string; dura
     "",
     "## Each side, each command",
     "",
-    "Creates: organizations and data sources the server gained during the command. Said: the command's own summary (`+` create, `~` update, `-` delete, `±` replace). Provider CPU: user + system seconds of the provider processes (restapi, our plugin, or the dynamic provider), sampled from /proc/<pid>/stat every 100 ms and summed.",
+    "Creates: organizations and data sources the server gained during the command. Said: the command's own summary (`+` create, `~` update, `-` delete, `±` replace). Provider CPU: user + system seconds of the provider processes (restapi, our plugin, or the dynamic provider), sampled from /proc/<pid>/stat every 100 ms and summed; All CPU: the same for every process of the command (OpenTofu or the Pulumi CLI, language host, program, providers).",
     "",
     ...result.runs.flatMap(sideTable),
   ].join("\n");

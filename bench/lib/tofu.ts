@@ -48,6 +48,8 @@ export interface StepResult {
   summary: ChangeSummary | undefined;
   /** CPU seconds of the provider processes (restapi, or our plugin / dynamic provider). */
   providerCpuS: number;
+  /** CPU seconds of every process of the command (engine, language host, program, providers). */
+  allCpuS: number;
   /** Peak RSS of a provider process, MiB. */
   providerPeakMiB: number;
   /** Error headings the command printed (first 3). */
@@ -166,12 +168,13 @@ async function step(
     requests: requestsSince(server, routes),
     summary: summarize(output),
     providerCpuS: result.providerCpuS,
+    allCpuS: result.allCpuS,
     providerPeakMiB: result.providerPeakMiB,
     errors: [...new Set([...diagnostics.errors, ...pulumiErrors])].slice(0, 3),
     warnings: { count: warnings.length, first: [...new Set(warnings)].slice(0, 3) },
     excerpt: excerptOf(output),
   };
-  log(`  ${name}: exit ${recorded.code}, ${(recorded.ms / 1000).toFixed(2)} s, ${recorded.creates} creates, provider CPU ${recorded.providerCpuS.toFixed(2)} s${recorded.errors[0] ? `, error: ${recorded.errors[0].slice(0, 120)}` : ""}`);
+  log(`  ${name}: exit ${recorded.code}, ${(recorded.ms / 1000).toFixed(2)} s, ${recorded.creates} creates, provider CPU ${recorded.providerCpuS.toFixed(2)} s of ${recorded.allCpuS.toFixed(2)} s${recorded.errors[0] ? `, error: ${recorded.errors[0].slice(0, 120)}` : ""}`);
   return recorded;
 }
 

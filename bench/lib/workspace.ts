@@ -19,6 +19,8 @@ export interface TimedRun extends PulumiRunResult {
   providerPeakMiB: number;
   /** CPU seconds of the provider process(es) during the run, summed (sampled from /proc/<pid>/stat). */
   providerCpuS: number;
+  /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
+  allCpuS: number;
 }
 
 /**
@@ -96,6 +98,7 @@ export class BenchWorkspace {
   /** {@link pulumi}, but resolving with whatever exit code the CLI gives. */
   async attempt(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
     const sampler = new PeakRssSampler(this.programDir, this.providerMarker);
+    const everything = new PeakRssSampler(this.programDir, "");
     const started = performance.now();
     let result: PulumiRunResult;
     let providerPeakMiB: number;
@@ -103,8 +106,9 @@ export class BenchWorkspace {
       result = await runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...env }, timeoutMs });
     } finally {
       providerPeakMiB = sampler.stop();
+      everything.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds() };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: everything.cpuSeconds() };
   }
 
   /** Starts `pulumi ARGS` in a process group of its own (tracked), unwaited, as {@link pulumi} would run it. */
