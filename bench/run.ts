@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), L (scale) and memory in one run, written to
+ * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), L (scale), T (OpenTofu) and memory in one run, written to
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
@@ -12,7 +12,11 @@
  * runs scenario L (scale on one shared backend: one large stack against the floor on `file://` and on
  * an S3 backend, then stacks updated at once on that backend) alone; full size it writes
  * bench/results/scale.md and scale.json, with `--quick` to bench/tmp/results/; `--plans=2000x1`
- * sets its single-stack sizes and `--stacks=8x250` its stacks at once. The bench's own tools
+ * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js T`
+ * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
+ * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
+ * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`
+ * adds its runs to the tofu.json already there. The bench's own tools
  * (Prism, Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
@@ -168,6 +172,7 @@ async function main(): Promise<void> {
     report.figures = figuresOf(report.raw);
     ensurePeers((line) => process.stdout.write(`${line}\n`));
     await writeReport(dir, report, methodNotes(report) + analysis());
+    if (report.raw.tofu) fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(report.raw.tofu, report, "`npm run bench`"));
     return;
   }
   const started = Date.now();
@@ -238,13 +243,14 @@ async function main(): Promise<void> {
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
   const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
+  const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
 
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale }),
+    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
@@ -255,13 +261,15 @@ async function main(): Promise<void> {
       "P: persistent state": persistence.command,
       "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
       ...Object.fromEntries(Object.entries(scale.commands).map(([k, v]) => [`L: ${k}`, v])),
+      "T: OpenTofu + restapi and the Pulumi sides, each N once (every command of each side is in tofu.md)": "tofu apply -auto-approve -input=false -no-color; pulumi up --yes --skip-preview --stack <stack>",
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory, startup, persistence, native, scale },
+    raw: { engine, http, client, memory, startup, persistence, native, scale, tofu },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
-  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json and the charts`);
+  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, report, "`npm run bench`"));
+  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
 }
 

@@ -1,5 +1,5 @@
 /** Scenario T's figures (with the targets) and its report, bench/results/tofu.md. */
-import type { Figure } from "./report";
+import type { Figure } from "./figure";
 import { round } from "./stats";
 import type { SystemInfo } from "./system";
 import type { SideRun, StepResult, TofuResult, TofuSide } from "./tofu";
