@@ -16,7 +16,7 @@
  * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
  * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
  * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`
- * adds its runs to the tofu.json already there. The bench's own tools
+ * adds its runs to the tofu.json already there; `T --render` redraws tofu.md from tofu.json. The bench's own tools
  * (Prism, Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
@@ -137,6 +137,13 @@ function analysis(): string {
  * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
  */
 async function scenarioTAlone(started: number): Promise<void> {
+  if (renderOnly) {
+    // Redraws tofu.md from tofu.json, measuring nothing.
+    const dir = path.join(repoRoot, "bench", "results");
+    const saved = JSON.parse(fs.readFileSync(path.join(dir, "tofu.json"), "utf8")) as Parameters<typeof tofuMarkdown>[1] & { commands: string[]; raw: TofuResult };
+    fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then ")));
+    return;
+  }
   const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
   const startedAt = new Date().toISOString();
   const loadStart = loadAverage();
@@ -164,7 +171,7 @@ async function scenarioTAlone(started: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (renderOnly) {
+  if (renderOnly && !onlyT) {
     // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
     const dir = path.join(repoRoot, "bench", "results");
     const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
