@@ -61,13 +61,15 @@ export function findProcesses(cwd: string, marker: string): number[] {
 
 /**
  * Tracks the peak RSS (VmHWM, which the kernel keeps as a high-water mark) and the CPU time of
- * every process matching `cwd` and `marker`, polling every `intervalMs` until stopped. Since VmHWM
- * and CPU time only grow, the last poll before a process exits carries them up to that moment (the
- * CPU of its last `intervalMs` is missed, as is a process living less than that).
+ * every process matching `cwd` and `marker`, and the CPU time of every process in `cwd`, polling
+ * every `intervalMs` until stopped. Since VmHWM and CPU time only grow, the last poll before a
+ * process exits carries them up to that moment (the CPU of its last `intervalMs` is missed, as is
+ * a process living less than that).
  */
 export class PeakRssSampler {
   private readonly peaks = new Map<number, number>();
   private readonly cpu = new Map<number, number>();
+  private readonly allCpu = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -79,10 +81,12 @@ export class PeakRssSampler {
   }
 
   private poll(): void {
-    for (const pid of findProcesses(this.cwd, this.marker)) {
+    for (const pid of findProcesses(this.cwd, "")) {
+      const micros = procCpuMicros(pid);
+      if (micros !== undefined) this.allCpu.set(pid, Math.max(this.allCpu.get(pid) ?? 0, micros));
+      if (!commandLineHas(pid, this.marker)) continue;
       const mem = procMemory(pid);
       if (mem) this.peaks.set(pid, Math.max(this.peaks.get(pid) ?? 0, mem.peakKiB));
-      const micros = procCpuMicros(pid);
       if (micros !== undefined) this.cpu.set(pid, Math.max(this.cpu.get(pid) ?? 0, micros));
     }
   }
@@ -93,15 +97,19 @@ export class PeakRssSampler {
     return Math.max(0, ...this.peaks.values()) / 1024;
   }
 
-  /** CPU seconds (user + system) of every matching process seen, summed; 0 when none matched. */
-  cpuSeconds(): number {
+  /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */
+  cpuSeconds(all = false): number {
     let micros = 0;
-    for (const value of this.cpu.values()) micros += value;
+    for (const value of (all ? this.allCpu : this.cpu).values()) micros += value;
     return micros / 1_000_000;
   }
+}
 
-  /** Matching processes seen. */
-  processes(): number {
-    return this.cpu.size;
+/** Whether a process's command line contains `marker` (false once it has gone). */
+function commandLineHas(pid: number, marker: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+  } catch {
+    return false;
   }
 }

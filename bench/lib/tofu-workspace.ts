@@ -76,16 +76,15 @@ export class TofuWorkspace {
   /** Runs `tofu ARGS -no-color` in the working directory, timed, with the provider processes sampled; resolves with any exit code. */
   async run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
     const sampler = new PeakRssSampler(this.programDir, RESTAPI_MARKER);
-    const everything = new PeakRssSampler(this.programDir, "");
     const started = performance.now();
     let result: { code: number; stdout: string; stderr: string };
+    let providerPeakMiB: number;
     try {
       result = await collect(this.start(args), timeoutMs);
     } finally {
-      sampler.stop();
-      everything.stop();
+      providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB: sampler.stop(), providerCpuS: sampler.cpuSeconds(), allCpuS: everything.cpuSeconds() };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
   }
 
   /** Starts `tofu ARGS -no-color` in a process group of its own (tracked, so the bench never leaves it behind). */
