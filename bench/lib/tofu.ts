@@ -12,7 +12,7 @@
 import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PulumiToolchain } from "pulumi-analytics/toolchain";
+import { signalProcessTree, type PulumiToolchain } from "pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
 import { OURS, startBenchServer, upArgs, type Subject } from "./engine";
 import { NATIVE } from "./native";
@@ -240,7 +240,7 @@ function secretsIn(stateText: string, output: string, apiKey: string): SideRun["
 }
 
 /**
- * Starts an apply/up, kills its whole process group (SIGKILL, as a lost machine would) once the
+ * Starts an apply/up, kills it and every process it started (SIGKILL, as a lost machine would) once the
  * server holds half the objects, and reads what the state kept.
  */
 async function killHalfway(server: ReferenceServer, count: number, start: () => ChildProcess, readState: () => { objects: number; pending: number }): Promise<CrashResult> {
@@ -251,7 +251,8 @@ async function killHalfway(server: ReferenceServer, count: number, start: () => 
   let exited = false;
   void done.then(() => (exited = true));
   while (!exited && objectsOn(server) < target) await new Promise((r) => setTimeout(r, 5));
-  if (!exited && child.pid) process.kill(-child.pid, "SIGKILL");
+  // The whole tree: the engine starts plugins and language hosts in process groups of their own.
+  if (!exited && child.pid) signalProcessTree(child.pid, "SIGKILL");
   await done;
   // The provider may outlive the engine for a moment; give in-flight creates time to land.
   await new Promise((r) => setTimeout(r, 1000));
