@@ -14,7 +14,7 @@ const selfReference = Object.entries(packageExports).map(([subpath, target]) => 
 export default defineConfig({
   resolve: { alias: selfReference },
   test: {
-    include: ["src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts", "bench/lib/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), L (scale) and memory in one run, written to
+ * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), L (scale), T (OpenTofu) and memory in one run, written to
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
@@ -15,6 +15,11 @@
  * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js F`
  * runs scenario F (the single-file plugin against the script plugin) alone into
  * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). The bench's own tools
+ * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js T`
+ * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
+ * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
+ * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`
+ * adds its runs to the tofu.json already there; `T --render` redraws tofu.md from tofu.json. The bench's own tools
  * (Prism, Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
@@ -32,6 +37,8 @@ import { writeOpenApiDocument } from "./lib/prism";
 import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
+import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
+import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 
@@ -41,6 +48,7 @@ const onlyE = process.argv.slice(2).includes("E");
 const onlyN = process.argv.slice(2).includes("N");
 const onlyL = process.argv.slice(2).includes("L");
 const onlyF = process.argv.slice(2).includes("F");
+const onlyT = process.argv.slice(2).includes("T");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -76,6 +84,29 @@ const SCALE_PLAN: ScalePlan = {
   ...(stacksArg() ?? (quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 })),
 };
 
+/**
+ * Scenario T's sizes: each side runs once per N (an apply/up of N=300 with checkpoints takes about
+ * a minute here), so `--plans=` takes repetitions of 1 only.
+ */
+function tofuPlan(): TofuPlan {
+  return {
+  counts: (plansArg() ?? (quick ? [{ count: 10, reps: 1 }] : [{ count: 100, reps: 1 }, { count: 300, reps: 1 }])).map(({ count, reps }) => {
+    if (reps !== 1) throw new Error(`--plans: scenario T runs each side once per N; write ${count}x1`);
+    return count;
+  }),
+  ...sidesArg(),
+  };
+}
+
+/** `--sides=tofu,yaml`: scenario T's sides (all by default). */
+function sidesArg(): { sides?: TofuSide[] } {
+  const arg = process.argv.find((a) => a.startsWith("--sides="));
+  if (!arg) return {};
+  const sides = arg.slice("--sides=".length).split(",");
+  for (const side of sides) if (!(TOFU_SIDES as readonly string[]).includes(side)) throw new Error(`--sides: ${JSON.stringify(side)} is not one of ${TOFU_SIDES.join(", ")}`);
+  return { sides: sides as TofuSide[] };
+}
+
 /** `--stacks=8x250`: scenario L's stacks updated at once (stacks x DataSources each). */
 function stacksArg(): { stacks: number; perStack: number } | undefined {
   const arg = process.argv.find((a) => a.startsWith("--stacks="));
@@ -105,8 +136,47 @@ function analysis(): string {
   return fs.existsSync(file) ? `\n${fs.readFileSync(file, "utf8")}` : "";
 }
 
-async function main(): Promise<void> {
+/**
+ * `node bench/dist/run.js T`: scenario T alone, written to tofu.md and tofu.json. With `--merge`,
+ * its runs replace those of the same side, N and checkpoint setting in the tofu.json already
+ * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
+ */
+async function scenarioTAlone(started: number): Promise<void> {
   if (renderOnly) {
+    // Redraws tofu.md from tofu.json, measuring nothing.
+    const dir = path.join(repoRoot, "bench", "results");
+    const saved = JSON.parse(fs.readFileSync(path.join(dir, "tofu.json"), "utf8")) as Parameters<typeof tofuMarkdown>[1] & { commands: string[]; raw: TofuResult };
+    fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then ")));
+    return;
+  }
+  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const toolchain = await resolvePulumiToolchain({ log });
+  log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+  const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
+  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  const command = `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`;
+  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() }, commands: [command] };
+  const file = path.join(dir, "tofu.json");
+  if (process.argv.includes("--merge") && fs.existsSync(file)) {
+    const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
+    const same = (a: SideRun, b: SideRun): boolean => a.side === b.side && a.count === b.count && a.checkpoints === b.checkpoints;
+    tofu.runs = [...before.raw.runs.filter((old) => !tofu.runs.some((run) => same(old, run))), ...tofu.runs].sort((a, b) => a.count - b.count || TOFU_SIDES.indexOf(a.side) - TOFU_SIDES.indexOf(b.side) || Number(b.checkpoints) - Number(a.checkpoints));
+    meta.commands = [...(before.commands ?? []), command];
+    meta.durationS += before.durationS;
+    meta.startedAt = before.startedAt;
+    meta.load.start = before.load.start;
+  }
+  fs.writeFileSync(file, `${JSON.stringify({ ...meta, raw: tofu }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, meta, meta.commands.map((c) => `\`${c}\``).join(", then ")));
+  log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
+  for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+async function main(): Promise<void> {
+  if (renderOnly && !onlyT) {
     // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
     const dir = path.join(repoRoot, "bench", "results");
     const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
@@ -114,6 +184,7 @@ async function main(): Promise<void> {
     report.figures = figuresOf(report.raw);
     ensurePeers((line) => process.stdout.write(`${line}\n`));
     await writeReport(dir, report, methodNotes(report) + analysis());
+    if (report.raw.tofu) fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(report.raw.tofu, report, "`npm run bench`"));
     return;
   }
   const started = Date.now();
@@ -157,6 +228,7 @@ async function main(): Promise<void> {
     log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
     return;
   }
+  if (onlyT) return scenarioTAlone(started);
   if (onlyL) {
     const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
     const startedAt = new Date().toISOString();
@@ -197,13 +269,14 @@ async function main(): Promise<void> {
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
   const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
+  const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
 
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale }),
+    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
@@ -214,13 +287,15 @@ async function main(): Promise<void> {
       "P: persistent state": persistence.command,
       "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
       ...Object.fromEntries(Object.entries(scale.commands).map(([k, v]) => [`L: ${k}`, v])),
+      "T: OpenTofu + restapi and the Pulumi sides, each N once (every command of each side is in tofu.md)": "tofu apply -auto-approve -input=false -no-color; pulumi up --yes --skip-preview --stack <stack>",
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory, startup, persistence, native, scale },
+    raw: { engine, http, client, memory, startup, persistence, native, scale, tofu },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
-  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json and the charts`);
+  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, report, "`npm run bench`"));
+  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
 }
 

@@ -20,6 +20,19 @@ export function procMemory(pid: number): ProcMemory | undefined {
   return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM") };
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) in a /proc/<pid>/stat line, µs. */
+export function cpuMicrosOfStat(stat: string): number {
+  // Fields after the command name (which may hold spaces and parentheses); utime and stime are the 12th and 13th, in clock ticks.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`not a /proc/<pid>/stat line: ${JSON.stringify(stat.slice(0, 80))}`);
+  return ((utime + stime) * 1_000_000) / TICKS_PER_SECOND;
+}
+
 /** CPU time (user + system) a process has used so far, µs; undefined once it has gone. */
 export function procCpuMicros(pid: number): number | undefined {
   let stat: string;
@@ -28,10 +41,7 @@ export function procCpuMicros(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-  // Fields after the command name (which may hold spaces); utime and stime are the 12th and 13th, in clock ticks.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticksPerSecond = 100;
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / ticksPerSecond;
+  return cpuMicrosOfStat(stat);
 }
 
 /** Pids of processes whose working directory is `cwd` and whose command line contains `marker`. */
@@ -50,12 +60,16 @@ export function findProcesses(cwd: string, marker: string): number[] {
 }
 
 /**
- * Tracks the peak RSS (VmHWM, which the kernel keeps as a high-water mark) of every process
- * matching `cwd` and `marker`, polling every `intervalMs` until stopped. Since VmHWM only grows,
- * the last poll before a process exits carries its peak up to that moment.
+ * Tracks the peak RSS (VmHWM, which the kernel keeps as a high-water mark) and the CPU time of
+ * every process matching `cwd` and `marker`, and the CPU time of every process in `cwd`, polling
+ * every `intervalMs` until stopped. Since VmHWM and CPU time only grow, the last poll before a
+ * process exits carries them up to that moment (the CPU of its last `intervalMs` is missed, as is
+ * a process living less than that).
  */
 export class PeakRssSampler {
   private readonly peaks = new Map<number, number>();
+  private readonly cpu = new Map<number, number>();
+  private readonly allCpu = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -67,9 +81,13 @@ export class PeakRssSampler {
   }
 
   private poll(): void {
-    for (const pid of findProcesses(this.cwd, this.marker)) {
+    for (const pid of findProcesses(this.cwd, "")) {
+      const micros = procCpuMicros(pid);
+      if (micros !== undefined) this.allCpu.set(pid, Math.max(this.allCpu.get(pid) ?? 0, micros));
+      if (!commandLineHas(pid, this.marker)) continue;
       const mem = procMemory(pid);
       if (mem) this.peaks.set(pid, Math.max(this.peaks.get(pid) ?? 0, mem.peakKiB));
+      if (micros !== undefined) this.cpu.set(pid, Math.max(this.cpu.get(pid) ?? 0, micros));
     }
   }
 
@@ -77,5 +95,21 @@ export class PeakRssSampler {
   stop(): number {
     clearInterval(this.timer);
     return Math.max(0, ...this.peaks.values()) / 1024;
+  }
+
+  /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */
+  cpuSeconds(all = false): number {
+    let micros = 0;
+    for (const value of (all ? this.allCpu : this.cpu).values()) micros += value;
+    return micros / 1_000_000;
+  }
+}
+
+/** Whether a process's command line contains `marker` (false once it has gone). */
+function commandLineHas(pid: number, marker: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+  } catch {
+    return false;
   }
 }

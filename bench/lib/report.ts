@@ -11,20 +11,11 @@ import type { ScaleResult } from "./scale";
 import { median, pairedRatio, round } from "./stats";
 import type { StartupResult, StartupSubject } from "./startup";
 import type { SystemInfo } from "./system";
+import type { Figure } from "./figure";
+import { tofuFigures } from "./tofu-report";
+import type { TofuResult } from "./tofu";
 
-/** One reported figure beside its target. */
-export interface Figure {
-  /** Scenario letter (A-E) or M for memory. */
-  scenario: string;
-  /** What is measured. */
-  name: string;
-  /** The figure as shown. */
-  value: string;
-  /** The target as shown ("–" for figures without one). */
-  target: string;
-  /** Whether it meets the target; "info" when there is none. */
-  status: "pass" | "miss" | "info";
-}
+export type { Figure } from "./figure";
 
 /** Everything one `npm run bench` produced. */
 export interface BenchReport {
@@ -41,7 +32,7 @@ export interface BenchReport {
   /** Exact commands. */
   commands: Record<string, string>;
   /** Raw measurements behind the figures. */
-  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult };
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult; tofu?: TofuResult };
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
@@ -72,7 +63,7 @@ export function clientFigures(client: ClientComparison[]): Figure[] {
 }
 
 /** Computes every figure of the report from the raw measurements. */
-export function figuresOf({ engine, http, client, memory, startup, persistence, native, scale }: BenchReport["raw"]): Figure[] {
+export function figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu }: BenchReport["raw"]): Figure[] {
   const figures: Figure[] = [];
   for (const run of engine.runs) {
     const n = run.plan.count;
@@ -131,6 +122,7 @@ export function figuresOf({ engine, http, client, memory, startup, persistence, 
   if (persistence) figures.push(...persistenceFigures(persistence));
   if (native) figures.push(...nativeFigures(native));
   if (scale) figures.push(...scaleFigures(scale));
+  if (tofu) figures.push(...tofuFigures(tofu));
   figures.push(...clientFigures(client));
   figures.push({
     scenario: "M",

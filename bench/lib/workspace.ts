@@ -1,7 +1,8 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import { runPulumi, type PulumiRunResult, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { pulumiEnvironment, runPulumi, trackProcessTree, type PulumiRunResult, type PulumiToolchain } from "pulumi-analytics/toolchain";
 import { PeakRssSampler } from "./proc";
 
 /** Repository root (bench/dist/lib -> repo). */
@@ -16,6 +17,10 @@ export interface TimedRun extends PulumiRunResult {
   ms: number;
   /** Peak RSS of the provider process(es) during the run (see {@link BenchWorkspace.create}'s `providerMarker`), MiB; 0 if none ran. */
   providerPeakMiB: number;
+  /** CPU seconds of the provider process(es) during the run, summed (sampled from /proc/<pid>/stat). */
+  providerCpuS: number;
+  /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
+  allCpuS: number;
 }
 
 /**
@@ -79,10 +84,19 @@ export class BenchWorkspace {
   }
 
   /**
-   * Runs `pulumi ARGS`, timing it and sampling the provider's peak RSS; throws unless it exits 0
-   * or once it has run `timeoutMs` (15 min by default; see {@link upTimeLimitMs}).
+   * Runs `pulumi ARGS`, timing it and sampling the provider's peak RSS and CPU; throws unless it
+   * exits 0 or once it has run `timeoutMs` (15 min by default; see {@link upTimeLimitMs}).
    */
   async pulumi(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
+    const run = await this.attempt(args, env, timeoutMs);
+    if (run.code !== 0) {
+      throw new Error(`pulumi ${args.join(" ")} exited ${run.code}\n--- stdout\n${run.stdout.slice(-4000)}\n--- stderr\n${run.stderr.slice(-4000)}`);
+    }
+    return run;
+  }
+
+  /** {@link pulumi}, but resolving with whatever exit code the CLI gives. */
+  async attempt(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
     const sampler = new PeakRssSampler(this.programDir, this.providerMarker);
     const started = performance.now();
     let result: PulumiRunResult;
@@ -92,11 +106,18 @@ export class BenchWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    const ms = performance.now() - started;
-    if (result.code !== 0) {
-      throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n--- stdout\n${result.stdout.slice(-4000)}\n--- stderr\n${result.stderr.slice(-4000)}`);
-    }
-    return { ...result, ms, providerPeakMiB };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
+  }
+
+  /** Starts `pulumi ARGS` in a process group of its own (tracked), unwaited, as {@link pulumi} would run it. */
+  start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+    const child = spawn(this.toolchain.pulumi, [...GLOBAL_FLAGS, ...args], {
+      cwd: this.programDir,
+      env: pulumiEnvironment(this.toolchain, { ...this.env, ...env }),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    return trackProcessTree(child);
   }
 
   /** Removes the temp dir. */

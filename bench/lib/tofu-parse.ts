@@ -1,0 +1,90 @@
+/**
+ * What scenario T reads from OpenTofu's and Pulumi's output and state: the summary line of each
+ * command, the objects a state holds, and where a secret shows. Pure functions of text, so the
+ * bench's reading of them is unit-tested without running either tool.
+ */
+
+/** The counts a command's summary gives (OpenTofu's `Plan:` / `Apply complete!` / `Destroy complete!`, Pulumi's `Resources:`). */
+export interface ChangeSummary {
+  /** Objects created, or to create in a plan/preview. */
+  add: number;
+  /** Objects updated in place, or to update. */
+  change: number;
+  /** Objects destroyed, or to destroy. */
+  destroy: number;
+  /** Objects replaced, or to replace (Pulumi counts these apart; OpenTofu counts them as add + destroy). */
+  replace: number;
+}
+
+const NONE: ChangeSummary = { add: 0, change: 0, destroy: 0, replace: 0 };
+
+/**
+ * The summary of `tofu plan|apply|destroy` output (run with `-no-color`): all zero for "No
+ * changes."; undefined when the output has no summary (the command failed before it).
+ */
+export function tofuSummary(output: string): ChangeSummary | undefined {
+  const plan = /^Plan: (\d+) to add, (\d+) to change, (\d+) to destroy\./m.exec(output);
+  const apply = /^(?:Apply|Destroy) complete! Resources: (?:(\d+) added, (\d+) changed, )?(\d+) destroyed\./m.exec(output);
+  const match = apply ?? plan;
+  if (match) return { add: Number(match[1] ?? 0), change: Number(match[2] ?? 0), destroy: Number(match[3]), replace: 0 };
+  if (/^No changes\./m.test(output)) return { ...NONE };
+  return undefined;
+}
+
+/** Lines of OpenTofu's `Error:` and `Warning:` headings (run with `-no-color`), each once, in order. */
+export function tofuDiagnostics(output: string): { errors: string[]; warnings: string[] } {
+  const headings = (kind: string): string[] => [...new Set([...output.matchAll(new RegExp(`^(?:│ )?${kind}: (.+)$`, "gm"))].map((m) => m[1]!.trim()))];
+  return { errors: headings("Error"), warnings: headings("Warning") };
+}
+
+/**
+ * The `Resources:` block of `pulumi up|preview|destroy` output: `+ N created` / `to create`,
+ * `~ N updated` / `to update`, `- N deleted` / `to delete`, `+-N replaced` / `to replace`. All zero
+ * when there is none (a preview or up with no changes prints only `N unchanged`); undefined when
+ * the output has no `Resources:` block at all.
+ */
+export function pulumiSummary(output: string): ChangeSummary | undefined {
+  const block = /^Resources:\n((?:[ \t]+.*\n?)*)/m.exec(output);
+  if (!block) return undefined;
+  const summary = { ...NONE };
+  for (const line of block[1]!.split("\n")) {
+    const match = /^\s+(\+-|[+~-])?\s*(\d+) (?:to )?(create|created|update|updated|delete|deleted|replace|replaced)\b/.exec(line);
+    if (!match) continue;
+    const count = Number(match[2]);
+    const verb = match[3]!;
+    if (verb.startsWith("create")) summary.add += count;
+    else if (verb.startsWith("update")) summary.change += count;
+    else if (verb.startsWith("delete")) summary.destroy += count;
+    else summary.replace += count;
+  }
+  return summary;
+}
+
+/** Resource instances in an OpenTofu state file (`terraform.tfstate`, format 4); 0 for an empty file (OpenTofu killed before writing it). */
+export function tofuStateObjects(stateText: string): number {
+  if (stateText.trim() === "") return 0;
+  const state = JSON.parse(stateText) as { resources?: Array<{ mode?: string; instances?: unknown[] }> };
+  return (state.resources ?? []).filter((r) => r.mode !== "data").reduce((sum, r) => sum + (r.instances?.length ?? 0), 0);
+}
+
+/**
+ * Resources of a type token starting `prefix` in a Pulumi state: a `file://` backend's checkpoint
+ * (`{ checkpoint: { latest } }`) or `pulumi stack export` (`{ deployment }`).
+ */
+export function pulumiStateObjects(stateText: string, prefix: string): number {
+  const state = JSON.parse(stateText) as { checkpoint?: { latest?: Deployment }; deployment?: Deployment };
+  const resources = (state.checkpoint?.latest ?? state.deployment)?.resources ?? [];
+  return resources.filter((r) => typeof r.type === "string" && r.type.startsWith(prefix)).length;
+}
+
+interface Deployment {
+  resources?: Array<{ type?: unknown }>;
+}
+
+/** How many times `secret` occurs in `text` (0 for an empty secret). */
+export function occurrences(text: string, secret: string): number {
+  if (!secret) return 0;
+  let count = 0;
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + secret.length)) count++;
+  return count;
+}

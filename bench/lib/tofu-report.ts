@@ -1,0 +1,119 @@
+/** Scenario T's figures (with the targets) and its report, bench/results/tofu.md. */
+import type { Figure } from "./figure";
+import { round } from "./stats";
+import type { SystemInfo } from "./system";
+import type { SideRun, StepResult, TofuResult, TofuSide } from "./tofu";
+
+/** How each side is named in the report. */
+export const SIDE_NAMES: Record<TofuSide, string> = {
+  tofu: "OpenTofu + restapi",
+  yaml: "native plugin, YAML",
+  ts: "native plugin, TypeScript SDK",
+  dynamic: "dynamic classes",
+};
+
+const s = (msValue: number): string => `${round(msValue / 1000, 2)} s`;
+const ratio = (v: number): string => `${round(v, 2)}×`;
+const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
+const label = (run: SideRun): string => `${SIDE_NAMES[run.side]}${run.side === "tofu" ? "" : run.checkpoints ? ", checkpoints on" : ", checkpoints skipped"}`;
+
+/** The first step of a run (apply/up). */
+const create = (run: SideRun): StepResult => run.steps[0]!;
+
+/** Provider CPU seconds per object created by the first apply/up (0 when it created none). */
+export function cpuPerCreate(run: SideRun): number {
+  const first = create(run);
+  return first.creates > 0 ? first.providerCpuS / first.creates : 0;
+}
+
+/** The figures with targets: plugin CPU per create against restapi's, and pulumi up against tofu apply. */
+export function tofuFigures(result: TofuResult): Figure[] {
+  const figures: Figure[] = [];
+  const counts = [...new Set(result.runs.map((r) => r.count))];
+  for (const n of counts) {
+    const runs = result.runs.filter((r) => r.count === n);
+    const tofu = runs.find((r) => r.side === "tofu");
+    if (!tofu) continue;
+    const tofuCpu = cpuPerCreate(tofu);
+    const applyMs = create(tofu).ms;
+    for (const run of runs.filter((r) => r.side === "yaml" || r.side === "ts")) {
+      const r = cpuPerCreate(run) / tofuCpu;
+      figures.push({
+        scenario: "T",
+        name: `provider CPU per create, N=${n}: our plugin (${label(run)}) ${round(cpuPerCreate(run) * 1000, 2)} ms / restapi ${round(tofuCpu * 1000, 2)} ms`,
+        value: ratio(r),
+        target: "≤ 2×",
+        status: check(r <= 2),
+      });
+    }
+    for (const run of runs.filter((r) => r.side !== "tofu")) {
+      const r = create(run).ms / applyMs;
+      const targeted = !run.checkpoints && n >= 300 && run.side !== "dynamic";
+      figures.push({
+        scenario: "T",
+        name: `pulumi up (${label(run)}) ${s(create(run).ms)} / tofu apply ${s(applyMs)}, N=${n}`,
+        value: ratio(r),
+        target: targeted ? "≤ 1.25×" : "–",
+        status: targeted ? check(r <= 1.25) : "info",
+      });
+    }
+  }
+  return figures;
+}
+
+/** Requests by route, e.g. `POST …/data-sources 201 ×100; GET …/{id} 404 ×101`. */
+function requestText(requests: StepResult["requests"]): string {
+  const parts: string[] = [];
+  for (const [route, statuses] of Object.entries(requests)) {
+    for (const [status, n] of Object.entries(statuses)) parts.push(`${route.replace(/\/api\/public/, "")} ${status} ×${n}`);
+  }
+  return parts.join("; ") || "none";
+}
+
+/** What the command said it did: `+101 ~0 -0` (`±` replaced), or `—` without a summary. */
+function summaryText(step: StepResult): string {
+  const sum = step.summary;
+  if (!sum) return "—";
+  return `+${sum.add} ~${sum.change} -${sum.destroy}${sum.replace ? ` ±${sum.replace}` : ""}`;
+}
+
+/** One side's table: each command with its exit, time, creates, requests, summary and provider CPU. */
+function sideTable(run: SideRun): string[] {
+  const lines = [`#### ${label(run)}, N=${run.count}`, "", "| Command | Exit | Time | Creates | Said | Requests | Provider CPU | All CPU | Provider peak | First error / warning |", "|---|---|---|---|---|---|---|---|---|---|"];
+  for (const step of run.steps) {
+    const note = step.errors[0] ?? (step.warnings.count ? `${step.warnings.count} warnings: ${step.warnings.first[0] ?? ""}` : "");
+    lines.push(
+      `| \`${step.command}\` | ${step.code} | ${s(step.ms)} | ${step.creates} | ${summaryText(step)} | ${requestText(step.requests)} | ${round(step.providerCpuS, 2)} s | ${step.allCpuS === undefined ? "–" : `${round(step.allCpuS, 2)} s`} | ${round(step.providerPeakMiB, 0)} MiB | ${note.replace(/\|/g, "\\|").slice(0, 160)} |`,
+    );
+  }
+  const sec = run.secrets;
+  const crash = run.crash ? `killed (SIGKILL) once half the objects existed: ${run.crash.created} on the server, ${run.crash.inState} in state${run.crash.pending ? `, ${run.crash.pending} pending operations` : ""}` : "not run";
+  lines.push(
+    "",
+    `State after the first apply/up: ${run.stateBytes.toLocaleString("en-US")} bytes. After destroy: ${run.stateObjectsAfterDestroy} objects in state, ${run.serverObjectsAfterDestroy} on the server. ` +
+      `Password in state ${sec.passwordInState}×, in output ${sec.passwordInOutput}×; API key in state ${sec.apiKeyInState}×, in output ${sec.apiKeyInOutput}×. Apply/up ${crash}.`,
+    "",
+  );
+  return lines;
+}
+
+/** The whole report of a `node bench/dist/run.js T` run. */
+export function tofuMarkdown(result: TofuResult, meta: { startedAt: string; durationS: number; system: SystemInfo; load: { start: number[]; end: number[] } }, command: string): string {
+  const figures = tofuFigures(result);
+  const mark = { pass: "✅", miss: "❌", info: "" } as const;
+  return [
+    "# pulumi-analytics benchmarks: against OpenTofu with the generic REST provider (scenario T)",
+    "",
+    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf), Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; see docs/compared-with-rest-provider.md for what the figures mean.`,
+    "",
+    "| Figure | Value | Target | |",
+    "|---|---|---|---|",
+    ...figures.map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${mark[f.status]} |`),
+    "",
+    "## Each side, each command",
+    "",
+    "Creates: organizations and data sources the server gained during the command. Said: the command's own summary (`+` create, `~` update, `-` delete, `±` replace). Provider CPU: user + system seconds of the provider processes (restapi, our plugin, or the dynamic provider), sampled from /proc/<pid>/stat every 100 ms and summed; All CPU: the same for every process of the command (OpenTofu or the Pulumi CLI, language host, program, providers).",
+    "",
+    ...result.runs.flatMap(sideTable),
+  ].join("\n");
+}
