@@ -28,6 +28,12 @@ export const PYTHON_EXEC = "pulumi-language-python-exec";
 /** The stand-in for pulumi-language-dotnet's code generator, built from the engine's pkg/v3 (tools/pulumi-langhosts/gen-dotnet). */
 export const DOTNET_GENERATOR = "gen-dotnet";
 
+/** pulumi-java release whose Java language host the toolchain builds when none is installed; tools/pulumi-java/go.mod pins the same one. */
+export const PINNED_JAVA_VERSION = "1.12.0";
+
+/** File name of the language host the engine starts for `runtime: java` programs and `pulumi package gen-sdk --language java`. */
+export const JAVA_LANGUAGE_HOST = "pulumi-language-java";
+
 /** The language hosts a toolchain found or built, each absent when there is none. */
 export interface LanguageHosts {
   /** The `pulumi-language-yaml` language host for `runtime: yaml` programs, when one was found or built; its directory is on {@link pulumiEnvironment}'s PATH. */
@@ -38,6 +44,8 @@ export interface LanguageHosts {
   pythonLanguageHost?: string;
   /** `gen-dotnet <schema> <out> [version]`: writes a C# SDK with the engine release's codegen (pulumi-language-dotnet is not built here), when built. */
   dotnetGenerator?: string;
+  /** The `pulumi-language-java` language host (`runtime: java`, Java SDK generation), when one was found or built; its directory is on {@link pulumiEnvironment}'s PATH. */
+  javaLanguageHost?: string;
 }
 
 const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
@@ -45,6 +53,8 @@ const YAML_VERSION_SYMBOL = "github.com/pulumi/pulumi-yaml/pkg/version.Version";
 const GO_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3";
 const PYTHON_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3";
 const DOTNET_GENERATOR_PACKAGE = "./gen-dotnet";
+const JAVA_HOST_PACKAGE = "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java";
+const JAVA_VERSION_SYMBOL = "github.com/pulumi/pulumi-java/pkg/version.Version";
 const LANGHOST_BINARIES = [GO_LANGUAGE_HOST, PYTHON_LANGUAGE_HOST, PYTHON_EXEC, DOTNET_GENERATOR] as const;
 
 /** Directory holding the Go module that pins the YAML language host (shipped with the package). */
@@ -55,6 +65,11 @@ export function yamlModuleDir(): string {
 /** Directory holding the Go module that pins the Go and Python language hosts and the C# generator (shipped with the package). */
 export function langhostsModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi-langhosts");
+}
+
+/** Directory holding the Go module that pins the Java language host (shipped with the package). */
+export function javaModuleDir(): string {
+  return path.resolve(__dirname, "..", "..", "tools", "pulumi-java");
 }
 
 /**
@@ -73,6 +88,14 @@ export function yamlHostCacheKey(moduleDir = yamlModuleDir()): string {
  */
 export function langhostsCacheKey(moduleDir = langhostsModuleDir()): string {
   return moduleCacheKey("pulumi-langhosts", PINNED_PULUMI_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go", path.join("gen-dotnet", "main.go")]);
+}
+
+/**
+ * Cache key of the Java language host, a cache entry of its own like the YAML host's: its pinned
+ * pulumi-java release, the platform and a digest of tools/pulumi-java's files.
+ */
+export function javaHostCacheKey(moduleDir = javaModuleDir()): string {
+  return moduleCacheKey(JAVA_LANGUAGE_HOST, PINNED_JAVA_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go"]);
 }
 
 /**
@@ -177,6 +200,30 @@ const LANGHOSTS_ENTRY: HostEntry = {
     ),
 };
 
+const JAVA_ENTRY: HostEntry = {
+  key: () => javaHostCacheKey(),
+  binaries: [JAVA_LANGUAGE_HOST],
+  building: "the Java language host",
+  missing: `no ${JAVA_LANGUAGE_HOST}, so Java programs (runtime: java) and Java SDK generation will not run`,
+  build: (target, env, log) =>
+    buildGoModule(
+      {
+        what: `${JAVA_LANGUAGE_HOST} ${PINNED_JAVA_VERSION}`,
+        steps: "Java host ",
+        moduleDir: javaModuleDir(),
+        packages: [JAVA_HOST_PACKAGE],
+        compiling: "the Java language host",
+        ldflags: `-X ${JAVA_VERSION_SYMBOL}=v${PINNED_JAVA_VERSION}`,
+        version: PINNED_JAVA_VERSION,
+        duration: "a minute or a few",
+        install: (minimumGo) => `Put Pulumi's ${JAVA_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
+      },
+      target,
+      env,
+      log,
+    ),
+};
+
 /**
  * The Python host runs programs through this script of sdk/v3 (python/cmd/); it is taken from the
  * module the build just verified against go.sum.
@@ -190,8 +237,8 @@ async function copyPythonExec(binDir: string, goEnv: NodeJS.ProcessEnv): Promise
 }
 
 /**
- * The language hosts for an installed CLI: its own YAML, Go and Python hosts (next to it, else on
- * PATH; Pulumi's releases ship them), ours built into the cache only when one is missing. The C#
+ * The language hosts for an installed CLI: its own YAML, Go, Python and Java hosts (next to it, else
+ * on PATH; Pulumi's releases ship them), ours built into the cache only when one is missing. The C#
  * generator is always ours.
  */
 export async function installedLanguageHosts(pulumiBinDir: string, cacheRoot: string, env: NodeJS.ProcessEnv, log: Log): Promise<LanguageHosts> {
@@ -212,12 +259,14 @@ export async function installedLanguageHosts(pulumiBinDir: string, cacheRoot: st
   if (goHost) hosts.goLanguageHost = goHost;
   if (pythonHost) hosts.pythonLanguageHost = pythonHost;
   if (dotnet) hosts.dotnetGenerator = dotnet;
+  const java = findOnPath(JAVA_LANGUAGE_HOST, lookup) ?? (await entryOrWarn(JAVA_ENTRY, cacheRoot, env, log).then((dir) => dir && path.join(dir, JAVA_LANGUAGE_HOST)));
+  if (java) hosts.javaLanguageHost = java;
   return hosts;
 }
 
 /**
- * The language hosts for the cached engine: the cached (or freshly built) YAML, Go and Python hosts,
- * and the python-exec script, linked in next to `pulumi`; the C# generator stays in its cache entry.
+ * The language hosts for the cached engine: the cached (or freshly built) YAML, Go, Python and Java
+ * hosts, and the python-exec script, linked in next to `pulumi`; the C# generator stays in its cache entry.
  */
 export async function builtLanguageHosts(engineBinDir: string, cacheRoot: string, env: NodeJS.ProcessEnv, log: Log): Promise<LanguageHosts> {
   const hosts: LanguageHosts = {};
@@ -230,10 +279,12 @@ export async function builtLanguageHosts(engineBinDir: string, cacheRoot: string
     hosts.pythonLanguageHost = linkBeside(engineBinDir, path.join(built, PYTHON_LANGUAGE_HOST), PYTHON_LANGUAGE_HOST);
     hosts.dotnetGenerator = path.join(built, DOTNET_GENERATOR);
   }
+  const java = await entryOrWarn(JAVA_ENTRY, cacheRoot, env, log);
+  if (java) hosts.javaLanguageHost = linkBeside(engineBinDir, path.join(java, JAVA_LANGUAGE_HOST), JAVA_LANGUAGE_HOST);
   return hosts;
 }
 
-/** Directories of the hosts, for the PATH the CLI gets: the YAML, Go and Python hosts' (duplicates included; the caller keeps the first). */
+/** Directories of the hosts, for the PATH the CLI gets: the YAML, Go, Python and Java hosts' (duplicates included; the caller keeps the first). */
 export function languageHostDirs(hosts: LanguageHosts): string[] {
-  return [hosts.yamlLanguageHost, hosts.goLanguageHost, hosts.pythonLanguageHost].filter((host): host is string => !!host).map((host) => path.dirname(host));
+  return [hosts.yamlLanguageHost, hosts.goLanguageHost, hosts.pythonLanguageHost, hosts.javaLanguageHost].filter((host): host is string => !!host).map((host) => path.dirname(host));
 }
