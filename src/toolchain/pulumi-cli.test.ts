@@ -221,8 +221,10 @@ describe("YAML language host", () => {
     const hosts = { ...apart, goLanguageHost: "/cache/lh/bin/pulumi-language-go", pythonLanguageHost: "/cache/lh/bin/pulumi-language-python" };
     expect(toolchainPathDirs(hosts)).toEqual(["/opt/p/bin", "/cache/yaml/bin", "/cache/lh/bin"]);
   });
+});
 
-  it("is taken from the cache for an installed CLI that has none", async (context) => {
+describe("the language hosts of an installed CLI that has none", () => {
+  it("are taken from the cache", async (context) => {
     const toolchain = inject("pulumiToolchain");
     // Only when the test run's engine is ours: then the cache already holds the host, and nothing is built here.
     if (toolchain.source !== "cache" && toolchain.source !== "build") context.skip();
