@@ -108,6 +108,11 @@ const GENERATED_SDK_EXAMPLES: Record<string, string[]> = {
   csharp: ["Program.cs", "analytics-csharp.csproj"],
 };
 
+/** Examples whose whole lifecycle runs in a test of their own, by their program files: java in test/java-program.test.ts (Maven, minutes). */
+const OWN_TEST_EXAMPLES: Record<string, string[]> = {
+  java: ["pom.xml", "src/main/java/myproject/App.java"],
+};
+
 let server: ReferenceServer;
 beforeAll(async () => {
   server = await startReferenceServer({ port: 0, bootstrapUsers: ["examples"], inspection: true });
@@ -117,10 +122,11 @@ afterAll(() => server.close());
 describe("examples", () => {
   it("cover every folder of examples/, each a standalone Pulumi project", () => {
     const folders = fs.readdirSync(examplesDir).filter((entry) => fs.statSync(path.join(examplesDir, entry)).isDirectory());
-    expect(folders.sort()).toEqual([...Object.keys(EXAMPLES), ...Object.keys(GENERATED_SDK_EXAMPLES)].sort());
+    expect(folders.sort()).toEqual([...Object.keys(EXAMPLES), ...Object.keys(GENERATED_SDK_EXAMPLES), ...Object.keys(OWN_TEST_EXAMPLES)].sort());
     for (const folder of folders) {
-      const files = GENERATED_SDK_EXAMPLES[folder]
-        ? ["Pulumi.yaml", "README.md", ...GENERATED_SDK_EXAMPLES[folder]]
+      const own = GENERATED_SDK_EXAMPLES[folder] ?? OWN_TEST_EXAMPLES[folder];
+      const files = own
+        ? ["Pulumi.yaml", "README.md", ...own]
         : EXAMPLES[folder]?.yaml
           ? ["Pulumi.yaml", "README.md"]
           : EXAMPLES[folder]?.go

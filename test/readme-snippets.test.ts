@@ -19,6 +19,7 @@ const SOURCES: Record<string, string> = {
   go: "examples/go/main.go",
   python: "examples/python/__main__.py",
   csharp: "examples/csharp/Program.cs",
+  java: "examples/java/src/main/java/myproject/App.java",
 };
 
 /** Lines without their indentation, blank ones kept, so an excerpt may sit at any depth. */

@@ -3,7 +3,8 @@
  * test run's toolchain (file list and bytes), and the ones that can be checked without a package
  * registry are: the Python SDK byte-compiles (in a temp copy), the Node.js SDK type-checks. The Go
  * SDK is compiled and run by test/go-program.test.ts, the Python SDK built into a wheel, installed
- * and run by test/python-program.test.ts; the C# SDK is only generated (no .NET SDK or NuGet here).
+ * and run by test/python-program.test.ts, the Java SDK by test/java-program.test.ts; the C# SDK is
+ * only generated (no .NET SDK or NuGet here).
  * Needs `npm run build`.
  */
 import { execFileSync } from "node:child_process";
@@ -63,6 +64,8 @@ describe("the generated SDKs", () => {
     expect(fs.readFileSync(path.join(SDK, "go/analytics/internal/pulumiUtilities.go"), "utf8")).toContain(`semver.MustParse("${version}")`);
     expect(fs.readFileSync(path.join(SDK, "go.mod"), "utf8")).toMatch(/^module github\.com\/pulumi-analytics\/pulumi-analytics\/sdk$/m);
     expect(fs.readFileSync(path.join(SDK, "nodejs/config/vars.ts"), "utf8")).toContain('from "../utilities"');
+    expect(fs.readFileSync(path.join(SDK, "java/pom.xml"), "utf8")).toContain(`<artifactId>analytics</artifactId>\n  <version>${version}</version>`);
+    expect(fs.readFileSync(path.join(SDK, "java/src/main/resources/com/pulumi/analytics/version.txt"), "utf8")).toBe(version);
   });
 
   it("are not in the published npm package", () => {

@@ -2,8 +2,8 @@
 // @ts-check
 /**
  * Generates the native provider's SDKs from its package schema (src/native/schema.json) with the
- * pinned toolchain, into sdk/go, sdk/python, sdk/nodejs and sdk/dotnet. Nothing under those four
- * directories is written by hand; test/sdks.test.ts regenerates them into a temporary directory
+ * pinned toolchain, into sdk/go, sdk/python, sdk/nodejs, sdk/dotnet and sdk/java. Nothing under
+ * those directories is written by hand; test/sdks.test.ts regenerates them into a temporary directory
  * and fails on any difference. sdk/go.mod and sdk/go.sum (the Go module holding sdk/go) are kept
  * by hand: `go mod tidy` in sdk/ after a change of imports.
  *
@@ -12,6 +12,10 @@
  *   pulumi-language-nodejs), all built by the toolchain.
  * - C#: pulumi-language-dotnet is not built here (its module is not served by the Go module
  *   proxy), so the toolchain's `gen-dotnet` runs the same release's codegen/dotnet instead.
+ * - Java: `pulumi package gen-sdk --language java --local`, whose generator is pulumi-java's
+ *   host (pulumi-language-java, built by the toolchain). `--local` writes the sources and
+ *   version.txt without Gradle files; sdk/java/pom.xml, written here from the schema, builds and
+ *   installs it with Maven (`mvn install`), on com.pulumi:pulumi of the host's pulumi-java release.
  *
  * Usage: npm run build && node tools/generate-sdks.js [out-dir]   (default: sdk/)
  */
@@ -24,7 +28,52 @@ const path = require("node:path");
 const ROOT = path.join(__dirname, "..");
 const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 /** The generated directories under sdk/, each replaced as a whole. */
-const LANGUAGES = ["go", "python", "nodejs", "dotnet"];
+const LANGUAGES = ["go", "python", "nodejs", "dotnet", "java"];
+
+/** The one compile-time dependency the generated Java code has besides com.pulumi:pulumi (javax.annotation.Nullable): the generator's default, which its Gradle file would declare. */
+const JSR305 = { groupId: "com.google.code.findbugs", artifactId: "jsr305", version: "3.0.2" };
+
+/** Escapes text for an XML element. */
+const xml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * The Maven build of sdk/java: the artifact `com.pulumi:<name>` (the group and Java package
+ * `com.pulumi.<name>` are the generator's defaults) at the schema's version, compiled for Java 11
+ * (the generator's Gradle toolchain) against com.pulumi:pulumi of pulumi-java `javaSdkVersion`,
+ * which programs get with it.
+ */
+function javaPom({ name, version, description }, javaSdkVersion) {
+  const dependency = (d) => `    <dependency>\n      <groupId>${d.groupId}</groupId>\n      <artifactId>${d.artifactId}</artifactId>\n      <version>${d.version}</version>\n    </dependency>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!-- Written by tools/generate-sdks.js with the SDK pulumi-language-java generates from src/native/schema.json: do not edit. -->
+<project>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.pulumi</groupId>
+  <artifactId>${name}</artifactId>
+  <version>${version}</version>
+  <packaging>jar</packaging>
+  <description>${xml(description)}</description>
+
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>11</maven.compiler.release>
+  </properties>
+
+  <dependencies>
+${dependency({ groupId: "com.pulumi", artifactId: "pulumi", version: javaSdkVersion })}${dependency(JSR305)}  </dependencies>
+
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.13.0</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+`;
+}
 
 /**
  * The Node.js code generator of Pulumi 3.200 (as of 3.188), built with Go >= 1.26, writes `import ... from
@@ -61,14 +110,16 @@ function listFiles(dir) {
 }
 
 /**
- * Generates the four SDKs into `outDir` (sdk/go, sdk/python, ...), each directory replaced whole.
- * `toolchain` is a resolved PulumiToolchain with its Go and Python hosts and the C# generator.
+ * Generates the SDKs of {@link LANGUAGES} into `outDir` (sdk/go, sdk/python, ...), each directory
+ * replaced whole. `toolchain` is a resolved PulumiToolchain with its Go, Python and Java hosts and
+ * the C# generator; `module` is the toolchain module (src/toolchain/pulumi-cli).
  */
-function generateSdks(outDir, toolchain, { pulumiEnvironment }) {
-  for (const [what, file] of [["goLanguageHost", toolchain.goLanguageHost], ["pythonLanguageHost", toolchain.pythonLanguageHost], ["dotnetGenerator", toolchain.dotnetGenerator]]) {
-    if (!file) throw new Error(`The Pulumi toolchain has no ${what}; see docs/toolchain.md (the language hosts).`);
+function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSION }) {
+  for (const what of ["goLanguageHost", "pythonLanguageHost", "dotnetGenerator", "javaLanguageHost"]) {
+    if (!toolchain[what]) throw new Error(`The Pulumi toolchain has no ${what}; see docs/toolchain.md (the language hosts).`);
   }
-  const { version } = JSON.parse(fs.readFileSync(SCHEMA_FILE, "utf8"));
+  const schema = JSON.parse(fs.readFileSync(SCHEMA_FILE, "utf8"));
+  const { version } = schema;
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-sdks-"));
   const env = { ...pulumiEnvironment(toolchain), PULUMI_HOME: path.join(staging, ".pulumi") };
   try {
@@ -76,6 +127,8 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment }) {
       execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", language, "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
     }
     execFileSync(toolchain.dotnetGenerator, [SCHEMA_FILE, path.join(staging, "dotnet"), version], { env, stdio: ["ignore", "pipe", "pipe"] });
+    execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", "java", "--local", "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
+    fs.writeFileSync(path.join(staging, "java", "pom.xml"), javaPom(schema, PINNED_JAVA_VERSION));
     fixNodeUtilitiesImports(path.join(staging, "nodejs"));
     fs.mkdirSync(outDir, { recursive: true });
     for (const language of LANGUAGES) {

@@ -7,11 +7,11 @@ const usage = `Usage: analytics-pulumi-toolchain [--json]
 Finds a Pulumi CLI >= 3.139 ($PULUMI_CLI, then PATH), or builds the pinned engine from
 Pulumi's Go modules into the user cache, and prints the directory to put on PATH. It holds
 pulumi, the Node.js language host, the dynamic-provider plugin, pulumi-analyzer-policy
-(for \`pulumi preview --policy-pack\`) and pulumi-language-yaml (for \`runtime: yaml\`); the
-analyzer's path also goes to stderr. When an installed CLI has no YAML host, the one built into
-the cache lives in a directory of its own, printed after the CLI's (dir:dir).
+(for \`pulumi preview --policy-pack\`) and the YAML, Go, Python and Java language hosts; the
+analyzer's path also goes to stderr. When an installed CLI lacks a host, the one built into the
+cache lives in a directory of its own, printed after the CLI's (dir:dir).
   --json   print {"pulumi","binDir","version","source","policyAnalyzer","yamlLanguageHost",
-           "goLanguageHost","pythonLanguageHost","dotnetGenerator"} instead
+           "goLanguageHost","pythonLanguageHost","dotnetGenerator","javaLanguageHost"} instead
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -4,6 +4,7 @@
  * module, progress lines, a cross-process lock, and an entry that appears only when complete.
  */
 import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -17,6 +18,13 @@ export function minimumGoVersion(moduleDir: string): string {
   const line = /^go\s+(\S+)\s*$/m.exec(fs.readFileSync(path.join(moduleDir, "go.mod"), "utf8"));
   if (!line) throw new ToolchainError(`${path.join(moduleDir, "go.mod")} has no \`go\` line.`);
   return line[1]!;
+}
+
+/** `<prefix>-v<version>-<platform>-<arch>-<digest of the module's files>`: the name of a cache entry built from a pinned module. */
+export function moduleCacheKey(prefix: string, version: string, moduleDir: string, files: readonly string[]): string {
+  const hash = createHash("sha256");
+  for (const file of files) hash.update(fs.readFileSync(path.join(moduleDir, file)));
+  return `${prefix}-v${version}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
 }
 
 /** Serializes builds across processes (parallel test workers, two terminals) with an atomic mkdir. */

@@ -22,7 +22,11 @@ import {
   resolvePulumiToolchain,
   toolchainPathDirs,
   GO_LANGUAGE_HOST,
+  JAVA_LANGUAGE_HOST,
+  PINNED_JAVA_VERSION,
   PYTHON_LANGUAGE_HOST,
+  javaHostCacheKey,
+  javaModuleDir,
   langhostsCacheKey,
   langhostsModuleDir,
   yamlHostCacheKey,
@@ -46,9 +50,9 @@ function fakePulumi(dir: string, version: string): string {
   return file;
 }
 
-/** A fake `pulumi-language-yaml` (only its presence matters to the lookup). */
-function fakeYamlHost(dir: string): string {
-  const file = path.join(dir, YAML_LANGUAGE_HOST);
+/** A fake language host, `pulumi-language-yaml` unless named (only its presence matters to the lookup). */
+function fakeYamlHost(dir: string, name = YAML_LANGUAGE_HOST): string {
+  const file = path.join(dir, name);
   fs.writeFileSync(file, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
   return file;
 }
@@ -124,6 +128,36 @@ describe("version pins agree", () => {
   });
 });
 
+describe("Java language host", () => {
+  it("tools/pulumi-java/go.mod pins pulumi-java's host on the engine's pkg/sdk release, Go line and replacements, with a complete go.sum", () => {
+    const engineMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
+    const javaMod = fs.readFileSync(path.join(javaModuleDir(), "go.mod"), "utf8");
+    const version = PINNED_JAVA_VERSION.replace(/\./g, "\\.");
+    expect(javaMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi-java/pkg v${version}$`, "m"));
+    expect(javaMod).toContain(`github.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION} // indirect`);
+    expect(javaMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION} // indirect`);
+    const goLine = (mod: string) => /^go\s+(\S+)\s*$/m.exec(mod)?.[1];
+    expect(goLine(javaMod)).toBe(goLine(engineMod));
+    const replaces = (mod: string) => mod.split("\n").filter((line) => line.startsWith("replace "));
+    expect(replaces(javaMod)).toEqual(replaces(engineMod));
+    expect(fs.readFileSync(path.join(javaModuleDir(), "tools.go"), "utf8")).toContain(`_ "github.com/pulumi/pulumi-java/pkg/cmd/${JAVA_LANGUAGE_HOST}"`);
+    expect(fs.readFileSync(path.join(javaModuleDir(), "go.sum"), "utf8")).toMatch(new RegExp(`^github\\.com/pulumi/pulumi-java/pkg v${version} h1:`, "m"));
+  });
+
+  it("has a cache key of its own, from its version, the platform and its module's files, apart from the others", () => {
+    const key = javaHostCacheKey();
+    expect(key).toMatch(new RegExp(`^${JAVA_LANGUAGE_HOST}-v${PINNED_JAVA_VERSION.replace(/\./g, "\\.")}-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
+    expect(new Set([key, engineCacheKey(), yamlHostCacheKey(), langhostsCacheKey()]).size).toBe(4);
+    for (const file of ["go.mod", "go.sum", "tools.go"]) {
+      const changed = tempDir();
+      for (const f of ["go.mod", "go.sum", "tools.go"]) fs.copyFileSync(path.join(javaModuleDir(), f), path.join(changed, f));
+      expect(javaHostCacheKey(changed)).toBe(key);
+      fs.appendFileSync(path.join(changed, file), "\n");
+      expect(javaHostCacheKey(changed), file).not.toBe(key);
+    }
+  });
+});
+
 describe("YAML language host", () => {
   function copyModule(from: string): string {
     const dir = tempDir();
@@ -187,8 +221,10 @@ describe("YAML language host", () => {
     const hosts = { ...apart, goLanguageHost: "/cache/lh/bin/pulumi-language-go", pythonLanguageHost: "/cache/lh/bin/pulumi-language-python" };
     expect(toolchainPathDirs(hosts)).toEqual(["/opt/p/bin", "/cache/yaml/bin", "/cache/lh/bin"]);
   });
+});
 
-  it("is taken from the cache for an installed CLI that has none", async (context) => {
+describe("the language hosts of an installed CLI that has none", () => {
+  it("are taken from the cache", async (context) => {
     const toolchain = inject("pulumiToolchain");
     // Only when the test run's engine is ours: then the cache already holds the host, and nothing is built here.
     if (toolchain.source !== "cache" && toolchain.source !== "build") context.skip();
@@ -205,7 +241,9 @@ describe("YAML language host", () => {
     const langhosts = path.join(defaultCacheRoot(), langhostsCacheKey(), "bin");
     expect(found.goLanguageHost).toBe(path.join(langhosts, GO_LANGUAGE_HOST));
     expect(found.pythonLanguageHost).toBe(path.join(langhosts, PYTHON_LANGUAGE_HOST));
-    expect(pulumiEnvironment(found, { PATH: "/usr/bin" }).PATH).toBe(`${dir}:${path.dirname(found.yamlLanguageHost!)}:${langhosts}:/usr/bin`);
+    const java = path.join(defaultCacheRoot(), javaHostCacheKey(), "bin");
+    expect(found.javaLanguageHost).toBe(path.join(java, JAVA_LANGUAGE_HOST));
+    expect(pulumiEnvironment(found, { PATH: "/usr/bin" }).PATH).toBe(`${dir}:${path.dirname(found.yamlLanguageHost!)}:${langhosts}:${java}:/usr/bin`);
   });
 });
 
@@ -228,10 +266,13 @@ describe("resolvePulumiToolchain", () => {
     const dir = tempDir();
     const cli = fakePulumi(dir, "3.150.0");
     fakeYamlHost(dir);
+    // The CLI's own Java host is taken, so none is built into this empty cache.
+    const java = fakeYamlHost(dir, JAVA_LANGUAGE_HOST);
     const found = await resolvePulumiToolchain({ env: { PATH: `${dir}:${process.env.PATH}` }, cacheDir: tempDir(), log: () => {} });
     expect(found.source).toBe("path");
     expect(found.pulumi).toBe(cli);
     expect(found.yamlLanguageHost).toBe(path.join(dir, YAML_LANGUAGE_HOST));
+    expect(found.javaLanguageHost).toBe(java);
   });
 
   it("skips an old `pulumi` on PATH and says so", async () => {
@@ -259,7 +300,8 @@ describe("resolvePulumiToolchain", () => {
     if (toolchain.source === "cache" || toolchain.source === "build") {
       expect(toolchain.policyAnalyzer).toBe(path.join(toolchain.binDir, POLICY_ANALYZER));
       expect(toolchain.yamlLanguageHost).toBe(path.join(toolchain.binDir, YAML_LANGUAGE_HOST));
-      for (const binary of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", POLICY_ANALYZER, YAML_LANGUAGE_HOST]) {
+      expect(toolchain.javaLanguageHost).toBe(path.join(toolchain.binDir, JAVA_LANGUAGE_HOST));
+      for (const binary of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", POLICY_ANALYZER, YAML_LANGUAGE_HOST, JAVA_LANGUAGE_HOST]) {
         expect(fs.statSync(path.join(toolchain.binDir, binary)).mode & 0o111).not.toBe(0);
       }
     }

@@ -1,4 +1,10 @@
-/** Version strings of the tools the toolchain finds: compared and read from their output. */
+/** The pinned engine release, and version strings of the tools the toolchain finds: compared and read from their output. */
+
+/** Pulumi CLI and Node.js language host release the engine build uses; tools/pulumi/go.mod pins the same one. The npm SDK is the app's own (peer range in package.json). */
+export const PINNED_PULUMI_VERSION = "3.200.0";
+
+/** The Go symbol `pulumi version` (and the language hosts built from the engine's release) report; set with `-ldflags -X`. */
+export const ENGINE_VERSION_SYMBOL = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
 
 /** Compares dotted versions numerically; returns <0, 0 or >0. */
 export function compareVersions(a: string, b: string): number {
