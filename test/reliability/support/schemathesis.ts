@@ -4,6 +4,8 @@
  * lines, which name each failed check by code (`ST101 Server error: 7`).
  */
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { pythonEnvironment, type PythonEnv } from "../../support/python-env";
@@ -48,10 +50,13 @@ export async function runSchemathesis(pyEnv: PythonEnv, run: SchemathesisRun): P
   const args = ["run", run.documentUrl, "--checks", "all", "--seed", String(run.seed), "--max-examples", String(run.maxExamples), "--workers", "1", "--header", `Authorization: Bearer ${run.apiKey}`];
   const executable = path.join(pyEnv.dir, "bin", "schemathesis");
   const env = { ...pythonEnvironment(), NO_COLOR: "1", COLUMNS: "120" };
-  const output = await promisify(execFile)(executable, args, { env, timeout: run.timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
+  // It keeps a `.schemathesis/` folder of its own in its working directory: a temp one, never the repository.
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-schemathesis-"));
+  const output = await promisify(execFile)(executable, args, { env, cwd, timeout: run.timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => `${stdout}\n${stderr}`,
     // A run that found failures exits 1: its summary says which.
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}\n${error.stderr ?? ""}`,
   );
+  fs.rmSync(cwd, { recursive: true, force: true });
   return { summary: parseSchemathesisSummary(output), output };
 }

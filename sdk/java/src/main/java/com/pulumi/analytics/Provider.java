@@ -84,6 +84,7 @@ public class Provider extends com.pulumi.resources.ProviderResource {
     private static com.pulumi.resources.CustomResourceOptions makeResourceOptions(@Nullable com.pulumi.resources.CustomResourceOptions options, @Nullable Output<java.lang.String> id) {
         var defaultOptions = com.pulumi.resources.CustomResourceOptions.builder()
             .version(Utilities.getVersion())
+            .pluginDownloadURL("https://github.com/pulumi-analytics/pulumi-analytics/releases/download/v${VERSION}/")
             .additionalSecretOutputs(List.of(
                 "apiKey"
             ))
