@@ -3,11 +3,12 @@
  * `pulumi-resource-analytics`: the native provider plugin. The engine starts it (with its own
  * address as argument, where notices are logged), reads the port from the first line of stdout and
  * speaks gRPC to it. The plugin exits when the engine closes its stdin, on SIGINT or SIGTERM.
+ * `pulumi-resource-analytics --version` prints the version and exits.
  */
 import * as fs from "node:fs";
 import { startPluginServer } from "./grpc-server";
 import { limitPluginMemory } from "./memory";
-import { NativeProvider } from "./provider";
+import { NativeProvider, pluginVersion } from "./provider";
 
 /** Whether stdin is a pipe, whose end means the engine has gone (a terminal or /dev/null says nothing). */
 function stdinIsPipe(): boolean {
@@ -19,6 +20,10 @@ function stdinIsPipe(): boolean {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--version")) {
+    process.stdout.write(`${pluginVersion()}\n`);
+    return;
+  }
   limitPluginMemory();
   const engineAddress = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
   const server = await startPluginServer(new NativeProvider(), { engineAddress });

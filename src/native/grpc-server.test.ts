@@ -2,8 +2,9 @@
  * The built plugin (`dist/native/bin.js`, run `npm run build` first) driven over gRPC with the
  * engine's own bindings, against a reference server: what the engine sends, what comes back.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as fs from "node:fs";
+import * as http2 from "node:http2";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -13,9 +14,11 @@ import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dataSourceSpec, nativeTypeToken, organizationSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
+import { FLUSH_GRACE_MS, startPluginServer } from "./grpc-server";
+import type { NativeProvider } from "./provider";
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
 
 const BIN = path.resolve(__dirname, "..", "..", "dist", "native", "bin.js");
@@ -194,5 +197,57 @@ describe("the plugin over gRPC", () => {
     own.client.close();
     own.child.stdin.end();
     expect(await own.exited).toBe(0);
+  });
+});
+
+describe("pulumi-resource-analytics --version", () => {
+  it("prints the package's version and exits 0 without serving", () => {
+    const result = spawnSync(process.execPath, [BIN, "--version"], { encoding: "utf8", timeout: 60_000 });
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, `${(require("../../package.json") as { version: string }).version}\n`, ""]);
+  });
+});
+
+describe("shutting the plugin server down", () => {
+  it("answers the create in flight, refuses new calls, and closes by the flush grace after that answer although a peer holds a call open", async () => {
+    let release!: () => void;
+    let started!: () => void;
+    const createStarted = new Promise<void>((resolve) => (started = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const provider = {
+      create: async () => {
+        started();
+        await gate;
+        return { id: "org_held", properties: { name: "Held" } };
+      },
+    } as unknown as NativeProvider;
+    const plugin = await startPluginServer(provider);
+    const client = new ResourceProviderClient(`127.0.0.1:${plugin.port}`, grpc.credentials.createInsecure());
+    // A peer that opened a call and never sends its request, as a connection that does not close gracefully does.
+    const peer = http2.connect(`http://127.0.0.1:${plugin.port}`);
+    peer.on("error", () => undefined);
+    const stalled = peer.request({ ":method": "POST", ":path": "/pulumirpc.ResourceProvider/GetPluginInfo", "content-type": "application/grpc", te: "trailers" });
+    stalled.on("error", () => undefined);
+    try {
+      await new Promise<void>((resolve) => peer.once("remoteSettings", () => resolve()));
+      const created = call<proto.CreateRequest, proto.CreateResponse>(client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Held" })));
+      await createStarted;
+      // A fake clock from here on: the server closes when that clock passes the flush grace, not a moment of real time.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+      let closed = false;
+      const closing = plugin.shutdown().then(() => (closed = true));
+      await expect(call(client, "getPluginInfo", new Empty())).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+      await vi.advanceTimersByTimeAsync(10 * FLUSH_GRACE_MS);
+      expect(closed).toBe(false);
+      release();
+      expect((await created).getId()).toBe("org_held");
+      await vi.advanceTimersByTimeAsync(FLUSH_GRACE_MS);
+      await closing;
+      expect(closed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      client.close();
+      peer.destroy();
+      await plugin.shutdown();
+    }
   });
 });

@@ -63,8 +63,45 @@ const UNIMPLEMENTED = ["handshake", "parameterize", "diffConfig", "invoke", "cal
 export interface PluginServer {
   /** The port on 127.0.0.1 the engine connects to. */
   port: number;
-  /** Stops accepting calls and closes the server (in-flight calls are cut after `graceMs`). */
-  shutdown(graceMs?: number): Promise<void>;
+  /**
+   * Answers new calls UNAVAILABLE, waits for the calls in flight however long they take (a create
+   * the service may already have done must reach the engine), then closes the server once their
+   * answers are written, or {@link FLUSH_GRACE_MS} later at most.
+   */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * How long shutdown waits, after the last call in flight is answered, for the connections to close
+ * by themselves: writing an answer takes far less, and the engine, whose connection does not close
+ * gracefully, is waiting for the plugin to exit.
+ */
+export const FLUSH_GRACE_MS = 50;
+
+/**
+ * The calls being answered. {@link close} refuses new ones and resolves when the last one is
+ * answered: the provider's HTTP client bounds each call with its request timeouts, and the engine
+ * kills a plugin that has not exited 5 s after its interrupt.
+ */
+class CallsInFlight {
+  private pending = new Set<Promise<unknown>>();
+  /** Whether {@link close} was called. */
+  closed = false;
+
+  /** Counts `call` in flight until it settles. */
+  track(call: Promise<unknown>): void {
+    const settled: Promise<unknown> = call.then(
+      () => this.pending.delete(settled),
+      () => this.pending.delete(settled),
+    );
+    this.pending.add(settled);
+  }
+
+  /** Refuses new calls; resolves once every call in flight has settled. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
 }
 
 type Callback = (error: Partial<Grpc.StatusObject> | null, value?: unknown) => void;
@@ -115,16 +152,20 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
     if (typeof code === "string") metadata.set("analytics-error-code", code);
     return { code: grpc.status.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
   };
-  /** One unary method: the handler's answer, or its error as a status. */
+  const calls = new CallsInFlight();
+  /** One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting down. */
   const unary =
     <Req>(handler: (request: Req) => unknown) =>
     (call: Call, callback: Callback): void => {
-      Promise.resolve()
-        .then(() => handler(call.request as Req))
-        .then(
-          (answer) => callback(null, answer),
-          (error: unknown) => callback(failure(error)),
-        );
+      if (calls.closed) return callback({ code: grpc.status.UNAVAILABLE, details: "The analytics provider is shutting down." });
+      calls.track(
+        Promise.resolve()
+          .then(() => handler(call.request as Req))
+          .then(
+            (answer) => callback(null, answer),
+            (error: unknown) => callback(failure(error)),
+          ),
+      );
     };
   const checkResponse = (result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse => {
     const response = new proto.CheckResponse();
@@ -196,19 +237,20 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
   let closing: Promise<void> | undefined;
   return {
     port,
-    shutdown(graceMs = 1000) {
-      closing ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
-        timer.unref();
-        server.tryShutdown(() => {
-          clearTimeout(timer);
-          engine?.close();
-          resolve();
-        });
-      });
+    shutdown() {
+      closing ??= calls.close().then(
+        () =>
+          new Promise<void>((resolve) => {
+            const flushed = (): void => {
+              clearTimeout(timer);
+              server.forceShutdown();
+              engine?.close();
+              resolve();
+            };
+            const timer = setTimeout(flushed, FLUSH_GRACE_MS);
+            server.tryShutdown(flushed);
+          }),
+      );
       return closing;
     },
   };

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Builds the native provider as a single executable for the platform it runs on: the plugin bundle
+ * (tools/build-plugin-archive.js) injected into a copy of the running `node` as a Node.js
+ * single-executable application, so the plugin starts with no Node.js installed. Writes
+ * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
+ * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root.
+ * A single executable can only be built from the target platform's own `node`: run this on each.
+ * Usage: npm run build && node tools/build-plugin-binary.js [output directory, default build/plugin]
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
+
+/** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+/** Pulumi's names (Go's GOOS and GOARCH) of a Node.js platform and architecture. */
+function pulumiPlatform(platform = process.platform, arch = process.arch) {
+  const goos = { linux: "linux", darwin: "darwin", win32: "windows" }[platform];
+  const goarch = { x64: "amd64", arm64: "arm64" }[arch];
+  if (!goos || !goarch) throw new Error(`No single-file plugin for ${platform}-${arch}: use the script archive (npm run build:plugin).`);
+  return { os: goos, arch: goarch };
+}
+
+/** The name of the archive the engine fetches for a version and platform. */
+function platformArchiveName(version, platform) {
+  return `${PLUGIN}-v${version}-${platform.os}-${platform.arch}.tar.gz`;
+}
+
+/** Makes the single-executable blob of the bundle in `staging`; returns its path. */
+function seaBlob(staging) {
+  const bundle = path.join(staging, "plugin.js");
+  bundlePlugin(bundle);
+  // The entry runs as a CommonJS script, where a `#!` line is a syntax error.
+  fs.writeFileSync(bundle, fs.readFileSync(bundle, "utf8").replace(/^#!.*\n/, ""));
+  // Paths relative to the staging folder: the blob keeps the entry's path, which must not vary between builds.
+  // No code cache: it is tied to the V8 build and flags, and the plugin's start-up is short without it.
+  const config = { main: "plugin.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useCodeCache: false };
+  fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
+  execFileSync(process.execPath, ["--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: "ignore" });
+  return path.join(staging, "sea-prep.blob");
+}
+
+/** Builds the executable and its archive into `outDir`; returns both paths. */
+async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin")) {
+  const platform = pulumiPlatform();
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
+  try {
+    const blob = seaBlob(staging);
+    const binDir = path.join(outDir, `${platform.os}-${platform.arch}`);
+    fs.mkdirSync(binDir, { recursive: true });
+    const name = platform.os === "windows" ? `${PLUGIN}.exe` : PLUGIN;
+    const binary = path.join(binDir, name);
+    fs.rmSync(binary, { force: true });
+    fs.copyFileSync(process.execPath, binary);
+    fs.chmodSync(binary, 0o755);
+    const macos = platform.os === "darwin";
+    if (macos) execFileSync("codesign", ["--remove-signature", binary]);
+    const { inject } = require("postject");
+    await inject(binary, "NODE_SEA_BLOB", fs.readFileSync(blob), { sentinelFuse: SEA_FUSE, machoSegmentName: macos ? "NODE_SEA" : undefined });
+    if (macos) execFileSync("codesign", ["--sign", "-", binary]);
+    const archive = path.join(outDir, platformArchiveName(packageVersion(), platform));
+    writePluginArchive(archive, binary, name);
+    return { binary, archive };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+module.exports = { buildPluginBinary, platformArchiveName, pulumiPlatform };
+
+if (require.main === module) {
+  buildPluginBinary(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(
+    ({ binary, archive }) => {
+      for (const file of [binary, archive]) process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
+    },
+    (error) => {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Builds every artifact of a release into one folder, then SHA256SUMS over all of them:
+ * - the npm package (`npm pack`) and its SBOM (`npm sbom`, CycloneDX, runtime dependencies);
+ * - the plugin: the single-file executable's archive for this platform (tools/build-plugin-binary.js),
+ *   the script archive as the platform-independent fallback (tools/build-plugin-archive.js), and
+ *   a CycloneDX SBOM of the packages bundled into it;
+ * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
+ * - the C# SDK's sources as a .tar.gz.
+ * Another artifact (the Python sdist and wheel, the Java jar and pom) is one more entry of
+ * RELEASE_STEPS: a `run(context)` that writes its files into `context.out`.
+ * Usage: npm run release -- --out <dir> [--no-binary]
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
+const { buildPluginBinary } = require("./build-plugin-binary.js");
+const { writeGoModuleProxy } = require("./go-module-proxy.js");
+const { writeTarGz } = require("./tar-gz.js");
+
+/** What every step gets: the repository, the output folder, the version, the release's time and whether to build the executable. */
+/** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean }} ReleaseContext */
+
+const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
+
+/** The npm tarball and its SBOM. */
+function npmPackage(ctx) {
+  npm(["pack", "--pack-destination", ctx.out], { stdio: ["ignore", "ignore", "inherit"] });
+  const sbom = npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  fs.writeFileSync(path.join(ctx.out, `pulumi-analytics-v${ctx.version}.npm.cdx.json`), sbom);
+}
+
+/** A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile). */
+function pluginSbom(metafile, version) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input);
+    if (!match || packages.has(match[1])) continue;
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, match[1], "package.json"), "utf8"));
+    packages.set(match[1], { name: manifest.name, version: manifest.version, license: manifest.license });
+  }
+  const unique = [...new Map([...packages.values()].map((p) => [`${p.name}@${p.version}`, p])).values()].sort((a, b) => a.name.localeCompare(b.name));
+  const purl = (p) => `pkg:npm/${p.name.replace(/^@/, "%40")}@${p.version}`;
+  const components = unique.map((p) => ({ type: "library", "bom-ref": purl(p), name: p.name, version: p.version, purl: purl(p), ...(p.license ? { licenses: [{ expression: p.license }] } : {}) }));
+  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name: PLUGIN, version } }, components };
+}
+
+/** The plugin archives and the plugin's SBOM. */
+async function pluginArchives(ctx) {
+  buildPluginArchive(ctx.out);
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-"));
+  try {
+    const metafile = bundlePlugin(path.join(staging, PLUGIN));
+    fs.writeFileSync(path.join(ctx.out, `${PLUGIN}-v${ctx.version}.cdx.json`), `${JSON.stringify(pluginSbom(metafile, ctx.version), null, 2)}\n`);
+    if (ctx.binary) {
+      const { archive } = await buildPluginBinary(path.join(staging, "binary"));
+      fs.copyFileSync(archive, path.join(ctx.out, path.basename(archive)));
+    }
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** The Go SDK as `GOPROXY=file://<out>/go-proxy` serves it. */
+function goSdk(ctx) {
+  writeGoModuleProxy({ root: ctx.root, dir: path.join(ctx.root, "sdk"), version: `v${ctx.version}`, time: ctx.time, outDir: path.join(ctx.out, "go-proxy") });
+}
+
+/** The C# SDK's sources (the files git tracks under sdk/dotnet). */
+function dotnetSdk(ctx) {
+  const files = execFileSync("git", ["ls-files", "-z", "--", "sdk/dotnet"], { cwd: ctx.root, encoding: "utf8" }).split("\0").filter(Boolean).sort();
+  const entries = files.map((file) => ({ name: path.posix.relative("sdk/dotnet", file.split(path.sep).join("/")), source: path.join(ctx.root, file), mode: 0o644 }));
+  writeTarGz(path.join(ctx.out, `pulumi-analytics-dotnet-sdk-v${ctx.version}.tar.gz`), entries, Math.floor(ctx.time.getTime() / 1000));
+}
+
+/** The release's steps, in order; each writes its files into `context.out`. */
+const RELEASE_STEPS = [
+  { name: "npm package", run: npmPackage },
+  { name: "plugin archives", run: pluginArchives },
+  { name: "Go SDK", run: goSdk },
+  { name: "C# SDK", run: dotnetSdk },
+];
+
+/** Every file under `dir`, relative with forward slashes, sorted. */
+function listFiles(dir, prefix = "") {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => (entry.isDirectory() ? listFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]))
+    .sort();
+}
+
+/** Writes `<out>/SHA256SUMS` in the format `sha256sum -c` reads, over every other file. */
+function writeChecksums(out) {
+  const lines = listFiles(out)
+    .filter((file) => file !== "SHA256SUMS")
+    .map((file) => `${crypto.createHash("sha256").update(fs.readFileSync(path.join(out, file))).digest("hex")}  ${file}\n`);
+  fs.writeFileSync(path.join(out, "SHA256SUMS"), lines.join(""));
+}
+
+/** The last commit's time (SOURCE_DATE_EPOCH when set). */
+function releaseTime() {
+  const epoch = process.env.SOURCE_DATE_EPOCH ?? execFileSync("git", ["log", "-1", "--format=%ct"], { cwd: ROOT, encoding: "utf8" }).trim();
+  return new Date(Number(epoch) * 1000);
+}
+
+/** Builds the release into `out` (emptied first) and returns its files. */
+async function release({ out, binary = true, steps = RELEASE_STEPS, log = (line) => process.stderr.write(`${line}\n`) }) {
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  const ctx = { root: ROOT, out, version: packageVersion(), time: releaseTime(), binary };
+  for (const step of steps) {
+    log(`release: ${step.name}`);
+    await step.run(ctx);
+  }
+  writeChecksums(out);
+  return listFiles(out);
+}
+
+module.exports = { RELEASE_STEPS, release };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--out");
+  if (at < 0 || !args[at + 1]) {
+    process.stderr.write("usage: npm run release -- --out <dir> [--no-binary]\n");
+    process.exit(2);
+  }
+  release({ out: path.resolve(args[at + 1]), binary: !args.includes("--no-binary") }).then(
+    (files) => process.stdout.write(files.map((file) => `${file}\n`).join("")),
+    (error) => {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
