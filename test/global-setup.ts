@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
 import { TEST_RUN_MARKER, describeProcesses, newRunId, survivors, vitestProcesses } from "./support/leftover-processes";
+import { removeReleaseFolder } from "./support/release-folder";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -22,6 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
   project.provide("pulumiToolchain", toolchain);
   return async () => {
+    removeReleaseFolder(runId);
     const left = await survivors(runId, { exclude: vitestProcesses, graceMs: 5_000 });
     if (left.length === 0) return;
     const report = `${left.length} process(es) started by the test run outlived it (${TEST_RUN_MARKER}=${runId}):\n${describeProcesses(left)}`;

@@ -10,17 +10,18 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "./support/pulumi-workspace";
+import { resolvePythonEnv } from "./support/python-env";
 
 /**
  * Runs the release in a child Node process (its steps block for minutes, which the test worker
  * must not), with one more step as the Python and Java packages add theirs: the extension point.
  */
-async function releaseWithExtraStep(out: string): Promise<string[]> {
+async function releaseWithExtraStep(out: string, python: string): Promise<string[]> {
   const script = `
     const fs = require("node:fs"), path = require("node:path");
     const { RELEASE_STEPS, release } = require(${JSON.stringify(path.join(repoRoot, "tools", "release.js"))});
     const extra = { name: "extra artifact", run: (ctx) => fs.writeFileSync(path.join(ctx.out, "extra-v" + ctx.version + ".txt"), "extra\\n") };
-    release({ out: ${JSON.stringify(out)}, steps: [...RELEASE_STEPS, extra], log: () => {} }).then((files) => process.stdout.write(JSON.stringify(files)));`;
+    release({ out: ${JSON.stringify(out)}, python: ${JSON.stringify(python)}, steps: [...RELEASE_STEPS, extra], log: () => {} }).then((files) => process.stdout.write(JSON.stringify(files)));`;
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout.slice(stdout.indexOf("["))) as string[];
 }
@@ -42,7 +43,7 @@ describe("the release command", () => {
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-test-"));
     out = path.join(tmp, "release");
-    files = await releaseWithExtraStep(out);
+    files = await releaseWithExtraStep(out, (await resolvePythonEnv()).python);
   }, 900_000);
 
   afterAll(() => {
@@ -58,6 +59,9 @@ describe("the release command", () => {
         `${goDir}/v${version}.info`,
         `${goDir}/v${version}.mod`,
         `${goDir}/v${version}.zip`,
+        `analytics-${version}.yaml`,
+        `pulumi_analytics-${version}-py3-none-any.whl`,
+        `pulumi_analytics-${version}.tar.gz`,
         `extra-v${version}.txt`,
         `pulumi-analytics-${version}.tgz`,
         `pulumi-analytics-dotnet-sdk-v${version}.tar.gz`,

@@ -7,10 +7,14 @@
  *   the script archive as the platform-independent fallback (tools/build-plugin-archive.js), and
  *   a CycloneDX SBOM of the packages bundled into it;
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
- * - the C# SDK's sources as a .tar.gz.
- * Another artifact (the Python sdist and wheel, the Java jar and pom) is one more entry of
- * RELEASE_STEPS: a `run(context)` that writes its files into `context.out`.
- * Usage: npm run release -- --out <dir> [--no-binary]
+ * - the C# SDK's sources as a .tar.gz;
+ * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
+ *   `--python`, default `python3`, needs `build` and `setuptools`, as tools/python-env/requirements.txt pins them);
+ * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
+ *   so the engine fetches the plugin from the schema's pluginDownloadURL.
+ * Another artifact (the Java jar and pom) is one more entry of RELEASE_STEPS: a `run(context)`
+ * that writes its files into `context.out`.
+ * Usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -23,8 +27,8 @@ const { buildPluginBinary } = require("./build-plugin-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { writeTarGz } = require("./tar-gz.js");
 
-/** What every step gets: the repository, the output folder, the version, the release's time and whether to build the executable. */
-/** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean }} ReleaseContext */
+/** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executable and the Python interpreter. */
+/** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean, python: string }} ReleaseContext */
 
 const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
 
@@ -78,12 +82,42 @@ function dotnetSdk(ctx) {
   writeTarGz(path.join(ctx.out, `pulumi-analytics-dotnet-sdk-v${ctx.version}.tar.gz`), entries, Math.floor(ctx.time.getTime() / 1000));
 }
 
+/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository. */
+function pythonSdk(ctx) {
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-python-"));
+  try {
+    const source = path.join(staging, "python");
+    fs.cpSync(path.join(ctx.root, "sdk", "python"), source, { recursive: true });
+    execFileSync(ctx.python, ["-m", "build", "--no-isolation", "--outdir", ctx.out, source], {
+      cwd: staging,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** The name of the YAML package file of a version, as `sdks/analytics/` of a YAML project holds it. */
+function yamlPackageFileName(version) {
+  return `analytics-${version}.yaml`;
+}
+
+/** The YAML package file: the package's name, version and plugin download URL (the schema's). */
+function yamlPackageFile(ctx) {
+  const schema = JSON.parse(fs.readFileSync(path.join(ctx.root, "src", "native", "schema.json"), "utf8"));
+  const lines = ["packageDeclarationVersion: 1", `name: ${schema.name}`, `version: ${ctx.version}`, `downloadUrl: ${schema.pluginDownloadURL}`];
+  fs.writeFileSync(path.join(ctx.out, yamlPackageFileName(ctx.version)), `${lines.join("\n")}\n`);
+}
+
 /** The release's steps, in order; each writes its files into `context.out`. */
 const RELEASE_STEPS = [
   { name: "npm package", run: npmPackage },
   { name: "plugin archives", run: pluginArchives },
   { name: "Go SDK", run: goSdk },
   { name: "C# SDK", run: dotnetSdk },
+  { name: "Python SDK", run: pythonSdk },
+  { name: "YAML package file", run: yamlPackageFile },
 ];
 
 /** Every file under `dir`, relative with forward slashes, sorted. */
@@ -109,10 +143,10 @@ function releaseTime() {
 }
 
 /** Builds the release into `out` (emptied first) and returns its files. */
-async function release({ out, binary = true, steps = RELEASE_STEPS, log = (line) => process.stderr.write(`${line}\n`) }) {
+async function release({ out, binary = true, python = "python3", steps = RELEASE_STEPS, log = (line) => process.stderr.write(`${line}\n`) }) {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
-  const ctx = { root: ROOT, out, version: packageVersion(), time: releaseTime(), binary };
+  const ctx = { root: ROOT, out, version: packageVersion(), time: releaseTime(), binary, python };
   for (const step of steps) {
     log(`release: ${step.name}`);
     await step.run(ctx);
@@ -121,16 +155,17 @@ async function release({ out, binary = true, steps = RELEASE_STEPS, log = (line)
   return listFiles(out);
 }
 
-module.exports = { RELEASE_STEPS, release };
+module.exports = { RELEASE_STEPS, release, yamlPackageFileName };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
   const at = args.indexOf("--out");
   if (at < 0 || !args[at + 1]) {
-    process.stderr.write("usage: npm run release -- --out <dir> [--no-binary]\n");
+    process.stderr.write("usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]\n");
     process.exit(2);
   }
-  release({ out: path.resolve(args[at + 1]), binary: !args.includes("--no-binary") }).then(
+  const python = args.includes("--python") ? args[args.indexOf("--python") + 1] : undefined;
+  release({ out: path.resolve(args[at + 1]), binary: !args.includes("--no-binary"), python }).then(
     (files) => process.stdout.write(files.map((file) => `${file}\n`).join("")),
     (error) => {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -323,13 +323,14 @@ export function toolchainPathDirs(toolchain: PulumiToolchain): string[] {
   return dirs;
 }
 
-/** Environment for running the CLI offline: the toolchain first on PATH, no update checks, no plugin downloads. */
+/** Environment for running the CLI offline: the toolchain first on PATH, no update checks, no plugin downloads (unless `base` turns them on). */
 export function pulumiEnvironment(toolchain: PulumiToolchain, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return {
     ...base,
     PATH: [...toolchainPathDirs(toolchain), base.PATH ?? ""].join(path.delimiter),
     PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    // Off unless `base` says otherwise (the release rehearsal lets the engine fetch the plugin).
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: base.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION ?? "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",
   };
 }

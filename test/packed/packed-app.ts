@@ -63,17 +63,27 @@ export interface PackedTarball {
 const NOT_COPIED = new Set(["node_modules", ".git", "dist", "demo/dist", "bench/dist", "bench/tmp", "bench/peers/node_modules"]);
 
 /**
+ * A copy of the checkout in a new temp dir named `prefix…`, without what a build or a pack makes
+ * afresh, and with a symlink to the checkout's node_modules: where a pack or a release may build
+ * dist/ while other tests use the checkout's own. The caller removes it.
+ */
+export function copyCheckout(prefix: string): string {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.cpSync(repoRoot, copy, {
+    recursive: true,
+    filter: (source) => !NOT_COPIED.has(path.relative(repoRoot, source).split(path.sep).join("/")),
+  });
+  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(copy, "node_modules"), "dir");
+  return copy;
+}
+
+/**
  * `npm pack` of a copy of the checkout, with its lifecycle scripts (prepack builds dist/ afresh),
  * so the run's own dist/ and package.json are never touched while other tests use them.
  */
 export async function packRepository(into: string): Promise<PackedTarball> {
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-pack-"));
+  const copy = copyCheckout("pulumi-analytics-pack-");
   try {
-    fs.cpSync(repoRoot, copy, {
-      recursive: true,
-      filter: (source) => !NOT_COPIED.has(path.relative(repoRoot, source).split(path.sep).join("/")),
-    });
-    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(copy, "node_modules"), "dir");
     const { stdout } = await npm(["pack", "--json", "--pack-destination", into], copy);
     const [report] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
     if (!report) throw new Error(`npm pack printed no report:\n${stdout}`);
