@@ -108,6 +108,24 @@ describe("the native provider's resource methods", () => {
     expect(server.inspect.requestCount()).toBe(before);
   });
 
+  it("keeps a field the kind does not have out of a create's outputs, previewed or not", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) } });
+    const hostile = { name: "Stray", id: secret(false), stray: "x" };
+    const preview = await provider.create(ORG, hostile, true);
+    expect(preview.properties.id).toBe(UNKNOWN);
+    expect(preview.properties).not.toHaveProperty("stray");
+    const created = await provider.create(ORG, { ...hostile, id: "org_forged" }, false);
+    expect(created.properties).toMatchObject({ id: created.id, name: "Stray" });
+    expect(created.id).not.toBe("org_forged");
+    expect(created.properties).not.toHaveProperty("stray");
+  });
+
+  it("fails an unknown field whose value is not known yet, even one named like an Object method", async () => {
+    const { failures } = await new NativeProvider().check(ORG, { name: "Acme", toString: UNKNOWN });
+    expect(failures).toEqual([{ property: "toString", reason: "is not an input of Organization; its inputs are name" }]);
+  });
+
   it("creates over HTTP like the dynamic provider: answer, declared inputs and statusObservedAt, credentials secret", async () => {
     const provider = new NativeProvider();
     provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) } });

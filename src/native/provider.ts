@@ -7,6 +7,7 @@ import { ImportUnsupportedError } from "../client/errors";
 import {
   PULUMI_MODULE,
   configKey,
+  declaredInputs,
   kindOfTypeToken,
   nativeTypeToken,
   outputNames,
@@ -215,7 +216,8 @@ export class NativeProvider {
    */
   async create(urn: string, news: PropertyMap, preview: boolean): Promise<{ id: string; properties: PropertyMap }> {
     const { kind, spec } = kindOfUrn(urn);
-    const { values, secretKeys } = unwrapProperties(news);
+    // The declared inputs only: a field the kind does not have (an `id`, say) never reaches the outputs.
+    const { values, secretKeys } = unwrapProperties(declaredInputs(spec, news));
     const secrets = secretNames(spec, secretKeys);
     if (preview) {
       const pending = Object.fromEntries([...outputNames(spec), STATUS_OBSERVED_AT].filter((name) => values[name] === undefined).map((name) => [name, UNKNOWN]));
