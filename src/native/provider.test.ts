@@ -28,8 +28,18 @@ describe("settings of a Configure request", () => {
     expect(settingsOf(request, env)).toEqual(settings);
   });
 
-  it("ignores a PULUMI_CONFIG that is not JSON", () => {
-    expect(settingsOf({ name: "default" }, { PULUMI_CONFIG: "{not json" })).toEqual({});
+  it.each(["{not json secret-in-config-1234", "[\"secret-in-config-1234\"]", "\"secret-in-config-1234\""])("fails the default provider's PULUMI_CONFIG %s, which is not a JSON object, naming it and never quoting it", (text) => {
+    const failure = (() => {
+      try {
+        settingsOf({ name: "default" }, { PULUMI_CONFIG: text });
+      } catch (error) {
+        return error as Error;
+      }
+      return undefined;
+    })();
+    expect(failure?.message).toMatch(/^The stack config in the PULUMI_CONFIG environment variable is not a JSON object/);
+    expect(failure?.message).not.toContain("secret-in-config");
+    expect(settingsOf({ name: "second", args: { apiKey: "k" } }, { PULUMI_CONFIG: text })).toEqual({ apiKey: "k" });
   });
 
   it("tells default providers by name", () => {

@@ -3,7 +3,8 @@
  * and delete as the dynamic providers (src/resources/provider-impl.ts), reached by type token
  * instead of by a serialized closure, with the provider's settings from its Configure request.
  */
-import { ImportUnsupportedError } from "../client/errors";
+import { ConfigurationError, ImportUnsupportedError } from "../client/errors";
+import { apiKeyProblem, baseUrlProblem } from "../client/setting-rules";
 import {
   PULUMI_MODULE,
   configKey,
@@ -101,16 +102,24 @@ function settingValue(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" && value !== UNKNOWN ? value : undefined;
 }
 
-/** The stack config the engine hands a provider process in PULUMI_CONFIG (plain text, secrets too: never logged). */
+/**
+ * The stack config the engine hands a provider process in PULUMI_CONFIG (plain text, secrets too:
+ * never logged, and never quoted when it is not the JSON object the engine writes).
+ */
 function stackConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const text = env.PULUMI_CONFIG;
   if (!text) return {};
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    parsed = JSON.parse(text) as unknown;
   } catch {
-    return {};
+    parsed = undefined;
   }
+  if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  throw new ConfigurationError(
+    "The stack config in the PULUMI_CONFIG environment variable is not a JSON object, so the analytics provider cannot read analytics:apiKey and analytics:baseUrl from it. " +
+      "PULUMI_CONFIG is the engine's to set: run the program with `pulumi`, and do not set PULUMI_CONFIG yourself.",
+  );
 }
 
 /**
@@ -133,15 +142,17 @@ export function settingsOf(request: ConfigureInput, env: NodeJS.ProcessEnv = pro
   return settings;
 }
 
-/** CheckConfig: `apiKey` and `baseUrl` must be strings if set; the key comes back a secret. Sends nothing. */
+/** CheckConfig: `apiKey` and `baseUrl`, if set, must be strings the client can send, never quoted; the key comes back a secret. Sends nothing. */
 export function checkConfig(news: PropertyMap): CheckResult {
   const { values } = unwrapProperties(news);
   const failures: CheckFailure[] = [];
-  const hints = { apiKey: `The analytics API key must be a non-empty string. ${PULUMI_API_KEY_HINT}`, baseUrl: `The analytics base URL must be a non-empty string. ${PULUMI_BASE_URL_HINT}` };
+  const words = { apiKey: ["The analytics API key", PULUMI_API_KEY_HINT, apiKeyProblem], baseUrl: ["The analytics base URL", PULUMI_BASE_URL_HINT, baseUrlProblem] } as const;
   for (const key of SETTING_NAMES) {
     const value = values[key];
     if (value === undefined || value === null || value === UNKNOWN) continue;
-    if (typeof value !== "string" || value === "") failures.push({ property: key, reason: hints[key] });
+    const [setting, hint, rule] = words[key];
+    const problem = typeof value !== "string" || value === "" ? "must be a non-empty string" : rule(value);
+    if (problem !== undefined) failures.push({ property: key, reason: `${setting} ${problem}. ${hint}` });
   }
   const inputs = { ...news };
   for (const key of SETTING_NAMES) {
