@@ -33,6 +33,9 @@ export const PACKAGE = PULUMI_MODULE;
 /** The provider's own inputs, as an explicit provider declares them and `analytics:<key>` config sets them. */
 const SETTING_NAMES = Object.keys(providerConfigSpec) as ProviderSettingName[];
 
+/** What the engine's log shows when the engine cancels the operation. */
+export const CANCELLED_NOTICE = "The analytics provider was cancelled: creates already sent finish and are recorded; no new create is sent.";
+
 /** A failed input, as the engine reports it. */
 export interface CheckFailure {
   /** Input property name. */
@@ -266,9 +269,10 @@ export class NativeProvider {
     await this.noticing(urn, (notify) => shared.remove(kind, id, unwrapProperties(properties).values, notify));
   }
 
-  /** Cancel: creates not yet sent are refused from now on. */
+  /** Cancel: creates not yet sent are refused from now on, and the engine's log says so. */
   cancel(): void {
     this.cancelled = true;
+    void this.log("info", CANCELLED_NOTICE);
   }
 
   /** GetSchema: the package schema. */
