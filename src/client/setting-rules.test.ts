@@ -3,7 +3,7 @@ import { MAX_API_KEY_LENGTH, apiKeyProblem, baseUrlProblem } from "./setting-rul
 
 describe("setting rules", () => {
   it.each([
-    ["not a URL secret-1234", /^is not a valid URL$/],
+    ["not a URL secret-1234", /^must be an http\(s\) URL such as `https:\/\/analytics.example.com`, and this is not a URL$/],
     ["ftp://host", /^must use http or https, got a ftp: URL$/],
     ["javascript:alert(1)", /^must use http or https, got a javascript: URL$/],
     ["http://user:secret-1234@host", /^must not carry a user name or password/],
@@ -22,7 +22,7 @@ describe("setting rules", () => {
     ["analytics_key_with\nnewline", /control character, a space or a non-ASCII character/],
     ["analytics key", /control character, a space/],
     ["analytics_key_é", /non-ASCII/],
-    ["k".repeat(MAX_API_KEY_LENGTH + 1), /^is 4097 characters long, longer than any API key \(at most 4096\)$/],
+    ["k".repeat(MAX_API_KEY_LENGTH + 1), /^must be at most 4096 characters long \(real keys are far shorter\), and this one has 4097$/],
   ])("refuses the API key %j without quoting it", (key, problem) => {
     expect(apiKeyProblem(key)).toMatch(problem);
     expect(apiKeyProblem(key)).not.toContain("analytics_key");

@@ -13,7 +13,7 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
   try {
     url = new URL(baseUrl);
   } catch {
-    return "is not a valid URL";
+    return "must be an http(s) URL such as `https://analytics.example.com`, and this is not a URL";
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return `must use http or https, got a ${url.protocol.slice(0, 20)} URL`;
   if (url.username || url.password) return "must not carry a user name or password (the API key is the only credential, set on its own)";
@@ -23,7 +23,7 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 
 /** Why `apiKey` cannot be sent as a bearer token (no value quoted), or undefined when it can. */
 export function apiKeyProblem(apiKey: string): string | undefined {
-  if (apiKey.length > MAX_API_KEY_LENGTH) return `is ${apiKey.length} characters long, longer than any API key (at most ${MAX_API_KEY_LENGTH})`;
-  if (!/^[\x21-\x7e]+$/.test(apiKey)) return "holds a character no API key has (a control character, a space or a non-ASCII character)";
+  if (apiKey.length > MAX_API_KEY_LENGTH) return `must be at most ${MAX_API_KEY_LENGTH} characters long (real keys are far shorter), and this one has ${apiKey.length}`;
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) return "must be printable ASCII with no spaces, and this one holds a control character, a space or a non-ASCII character";
   return undefined;
 }

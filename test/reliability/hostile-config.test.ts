@@ -53,14 +53,14 @@ const CASES: HostileCase[] = [
     what: "an API key with control characters",
     setting: "apiKey",
     settings: (url, key) => ({ apiKey: `${key}\r\nx-injected: 1`, baseUrl: url }),
-    problem: /The analytics API key holds a character no API key has/,
+    problem: /The analytics API key must be printable ASCII with no spaces, and this one holds a control character/,
     never: (key) => [key],
   },
   {
     what: "an API key 10 MB long",
     setting: "apiKey",
     settings: (url, key) => ({ apiKey: key.repeat(Math.ceil((10 * 1024 * 1024) / key.length)), baseUrl: url }),
-    problem: /The analytics API key is \d{8} characters long, longer than any API key \(at most 4096\)/,
+    problem: /The analytics API key must be at most 4096 characters long \(real keys are far shorter\), and this one has \d{8}/,
     never: (key) => [key],
   },
 ];
