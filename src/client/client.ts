@@ -9,6 +9,7 @@ import { dataSourceSpec, describeObject, endpointPath, organizationSpec, secretF
 import { redact } from "../redact";
 import { AnalyticsError, ConfigurationError } from "./errors";
 import { API_KEY_HINT, buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, postHeaders, type OperationContext } from "./requests";
+import { apiKeyProblem } from "./setting-rules";
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolicy } from "./retry";
 import { TransportFailure, undiciTransport, type HttpResponse, type HttpTransport } from "./transport";
 import type { z } from "zod";
@@ -85,6 +86,8 @@ export class AnalyticsClient {
 
   constructor(options: AnalyticsClientOptions) {
     if (!options.apiKey) throw new ConfigurationError(`No analytics API key is set. ${API_KEY_HINT}`);
+    const keyProblem = apiKeyProblem(options.apiKey);
+    if (keyProblem !== undefined) throw new ConfigurationError(`The analytics API key ${keyProblem}. ${API_KEY_HINT}`);
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
     this.apiKey = options.apiKey;
     this.transport = options.transport ?? undiciTransport();

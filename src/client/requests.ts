@@ -11,24 +11,16 @@ import {
   UnauthorizedError,
 } from "./errors";
 import { AMBIGUOUS_CREATE_HINT, API_KEY_HINT, BASE_URL_HINT } from "./hints";
+import { baseUrlProblem } from "./setting-rules";
 import type { HttpRequest, HttpResponse, TransportFailure } from "./transport";
 
 export { AMBIGUOUS_CREATE_HINT, API_KEY_HINT, BASE_URL_HINT } from "./hints";
 
-/** Checks and normalizes a base URL: http(s), no query or fragment, no trailing slash. */
+/** Checks and normalizes a base URL: http(s), no credentials, query or fragment, no trailing slash; an error never quotes it. */
 export function normalizeBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigurationError(`The analytics base URL ${JSON.stringify(baseUrl)} is not a valid URL. ${BASE_URL_HINT}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigurationError(`The analytics base URL must use http or https, got ${url.protocol}. ${BASE_URL_HINT}`);
-  }
-  if (url.search || url.hash) {
-    throw new ConfigurationError(`The analytics base URL must not carry a query or fragment. ${BASE_URL_HINT}`);
-  }
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== undefined) throw new ConfigurationError(`The analytics base URL ${problem}. ${BASE_URL_HINT}`);
+  const url = new URL(baseUrl);
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
@@ -83,11 +75,31 @@ function ambiguousAdvice(context: OperationContext): string {
   );
 }
 
+/**
+ * A redirect is never followed: the key and the body (credentials included) would go to another
+ * address. The service answered without creating anything; only the target's origin is named.
+ */
+function redirectError(response: HttpResponse, context: OperationContext): ApiError {
+  let target = "another address";
+  try {
+    target = new URL(response.headers.location ?? "", context.baseUrl).origin;
+  } catch {
+    // No usable Location: the words above.
+  }
+  return new ApiError(
+    response.status,
+    "Redirect",
+    `the analytics API at ${context.baseUrl} redirected the request to ${target}, and redirects are not followed, so the API key is sent nowhere else`,
+    `The ${context.object} was not created. Set the base URL to the address the service answers at. ${BASE_URL_HINT}`,
+  );
+}
+
 /** Maps a non-2xx response to the error the user sees. */
 export function errorFromResponse(response: HttpResponse, context: OperationContext): AnalyticsError {
   const envelope = errorEnvelope.safeParse(parseJson(response.body));
   const title = envelope.success ? envelope.data.error.title : `HTTP ${response.status}`;
   const detail = envelope.success ? envelope.data.error.detail : summarizeBody(response);
+  if (response.status >= 300 && response.status < 400) return redirectError(response, context);
   if (response.status === 401) return new UnauthorizedError(response.status, title, detail, `The API key was not accepted. ${API_KEY_HINT}`);
   // A 500 may come after the object was stored (the service failed while finishing the request),
   // exactly like a 502 or 504 from a proxy that gave up waiting: the outcome is unknown.

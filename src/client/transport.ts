@@ -151,6 +151,8 @@ export function fetchTransport(options: TransportOptions = {}): HttpTransport {
           method: req.method,
           headers: req.headers,
           body: req.body ?? null,
+          // Never followed: the key and the body would go to the redirect's address (see errorFromResponse).
+          redirect: "manual",
           signal: AbortSignal.timeout(settings.requestTimeoutMs),
         });
         const body = await res.text();

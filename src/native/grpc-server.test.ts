@@ -2,82 +2,28 @@
  * The built plugin (`dist/native/bin.js`, run `npm run build` first) driven over gRPC with the
  * engine's own bindings, against a reference server: what the engine sends, what comes back.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http2 from "node:http2";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
-import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
+import { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dataSourceSpec, nativeTypeToken, organizationSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
+import { PLUGIN_BIN, call, startEngine, startPlugin, struct, type Plugin } from "../../test/support/native-plugin";
 import { FLUSH_GRACE_MS, startPluginServer } from "./grpc-server";
 import type { NativeProvider } from "./provider";
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
 
-const BIN = path.resolve(__dirname, "..", "..", "dist", "native", "bin.js");
 const ORG = `urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::org`;
 const DS = `urn:pulumi:test::native::${nativeTypeToken(dataSourceSpec)}::wh`;
 const PASSWORD = "grpc-password-5e6f7a";
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
-
-interface Plugin {
-  child: ChildProcessWithoutNullStreams;
-  client: ResourceProviderClient;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** A stand-in for the engine's Engine service: keeps every Log request. */
-async function startEngine(): Promise<{ address: string; logs: Array<{ severity: number; message: string; urn: string }>; close(): void }> {
-  const logs: Array<{ severity: number; message: string; urn: string }> = [];
-  const server = new grpc.Server();
-  server.addService(EngineService, {
-    log: (call: { request: LogRequest }, callback: (error: null, response: Empty) => void) => {
-      logs.push({ severity: call.request.getSeverity(), message: call.request.getMessage(), urn: call.request.getUrn() });
-      callback(null, new Empty());
-    },
-  } as never);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  return { address: `127.0.0.1:${port}`, logs, close: () => server.forceShutdown() };
-}
-
-async function startPlugin(engineAddress: string, nodeOptions: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Plugin> {
-  const child = spawn(process.execPath, [...nodeOptions, BIN, engineAddress], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "", ...env },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes("\n")) resolve(stdout.split("\n")[0]!);
-    });
-    child.on("exit", () => reject(new Error(`plugin exited: ${stderr}`)));
-  });
-  expect(port).toMatch(/^\d+$/);
-  return { child, client: new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()), stderr: () => stderr, exited };
-}
-
-/** One unary call as a promise. */
-function call<Req, Res>(client: ResourceProviderClient, method: string, request: Req): Promise<Res> {
-  return new Promise((resolve, reject) => {
-    (client as unknown as Record<string, (r: Req, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!.call(client, request, (error, response) =>
-      error ? reject(error) : resolve(response),
-    );
-  });
-}
-
-const struct = (values: Record<string, unknown>) => Struct.fromJavaScript(values as never);
 
 describe("the plugin over gRPC", () => {
   let server: ReferenceServer;
@@ -202,7 +148,7 @@ describe("the plugin over gRPC", () => {
 
 describe("pulumi-resource-analytics --version", () => {
   it("prints the package's version and exits 0 without serving", () => {
-    const result = spawnSync(process.execPath, [BIN, "--version"], { encoding: "utf8", timeout: 60_000 });
+    const result = spawnSync(process.execPath, [PLUGIN_BIN, "--version"], { encoding: "utf8", timeout: 60_000 });
     expect([result.status, result.stdout, result.stderr]).toEqual([0, `${(require("../../package.json") as { version: string }).version}\n`, ""]);
   });
 });

@@ -28,8 +28,18 @@ describe("settings of a Configure request", () => {
     expect(settingsOf(request, env)).toEqual(settings);
   });
 
-  it("ignores a PULUMI_CONFIG that is not JSON", () => {
-    expect(settingsOf({ name: "default" }, { PULUMI_CONFIG: "{not json" })).toEqual({});
+  it.each(["{not json secret-in-config-1234", "[\"secret-in-config-1234\"]", "\"secret-in-config-1234\""])("fails the default provider's PULUMI_CONFIG %s, which is not a JSON object, naming it and never quoting it", (text) => {
+    const failure = (() => {
+      try {
+        settingsOf({ name: "default" }, { PULUMI_CONFIG: text });
+      } catch (error) {
+        return error as Error;
+      }
+      return undefined;
+    })();
+    expect(failure?.message).toMatch(/^The stack config in the PULUMI_CONFIG environment variable is not a JSON object/);
+    expect(failure?.message).not.toContain("secret-in-config");
+    expect(settingsOf({ name: "second", args: { apiKey: "k" } }, { PULUMI_CONFIG: text })).toEqual({ apiKey: "k" });
   });
 
   it("tells default providers by name", () => {
@@ -106,6 +116,24 @@ describe("the native provider's resource methods", () => {
     expect(id).toBe("");
     expect(properties).toMatchObject({ id: UNKNOWN, lastSyncStatus: UNKNOWN, statusObservedAt: UNKNOWN, displayName: "WH", orgId: UNKNOWN, password: secret("pw-plain") });
     expect(server.inspect.requestCount()).toBe(before);
+  });
+
+  it("keeps a field the kind does not have out of a create's outputs, previewed or not", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) } });
+    const hostile = { name: "Stray", id: secret(false), stray: "x" };
+    const preview = await provider.create(ORG, hostile, true);
+    expect(preview.properties.id).toBe(UNKNOWN);
+    expect(preview.properties).not.toHaveProperty("stray");
+    const created = await provider.create(ORG, { ...hostile, id: "org_forged" }, false);
+    expect(created.properties).toMatchObject({ id: created.id, name: "Stray" });
+    expect(created.id).not.toBe("org_forged");
+    expect(created.properties).not.toHaveProperty("stray");
+  });
+
+  it("fails an unknown field whose value is not known yet, even one named like an Object method", async () => {
+    const { failures } = await new NativeProvider().check(ORG, { name: "Acme", toString: UNKNOWN });
+    expect(failures).toEqual([{ property: "toString", reason: "is not an input of Organization; its inputs are name" }]);
   });
 
   it("creates over HTTP like the dynamic provider: answer, declared inputs and statusObservedAt, credentials secret", async () => {

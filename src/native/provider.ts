@@ -3,10 +3,12 @@
  * and delete as the dynamic providers (src/resources/provider-impl.ts), reached by type token
  * instead of by a serialized closure, with the provider's settings from its Configure request.
  */
-import { ImportUnsupportedError } from "../client/errors";
+import { ConfigurationError, ImportUnsupportedError } from "../client/errors";
+import { apiKeyProblem, baseUrlProblem } from "../client/setting-rules";
 import {
   PULUMI_MODULE,
   configKey,
+  declaredInputs,
   kindOfTypeToken,
   nativeTypeToken,
   outputNames,
@@ -30,6 +32,9 @@ export const PACKAGE = PULUMI_MODULE;
 
 /** The provider's own inputs, as an explicit provider declares them and `analytics:<key>` config sets them. */
 const SETTING_NAMES = Object.keys(providerConfigSpec) as ProviderSettingName[];
+
+/** What the engine's log shows when the engine cancels the operation. */
+export const CANCELLED_NOTICE = "The analytics provider was cancelled: creates already sent finish and are recorded; no new create is sent.";
 
 /** A failed input, as the engine reports it. */
 export interface CheckFailure {
@@ -100,16 +105,24 @@ function settingValue(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" && value !== UNKNOWN ? value : undefined;
 }
 
-/** The stack config the engine hands a provider process in PULUMI_CONFIG (plain text, secrets too: never logged). */
+/**
+ * The stack config the engine hands a provider process in PULUMI_CONFIG (plain text, secrets too:
+ * never logged, and never quoted when it is not the JSON object the engine writes).
+ */
 function stackConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const text = env.PULUMI_CONFIG;
   if (!text) return {};
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    parsed = JSON.parse(text) as unknown;
   } catch {
-    return {};
+    parsed = undefined;
   }
+  if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  throw new ConfigurationError(
+    "The stack config in the PULUMI_CONFIG environment variable is not a JSON object, so the analytics provider cannot read analytics:apiKey and analytics:baseUrl from it. " +
+      "PULUMI_CONFIG is the engine's to set: run the program with `pulumi`, and do not set PULUMI_CONFIG yourself.",
+  );
 }
 
 /**
@@ -132,15 +145,17 @@ export function settingsOf(request: ConfigureInput, env: NodeJS.ProcessEnv = pro
   return settings;
 }
 
-/** CheckConfig: `apiKey` and `baseUrl` must be strings if set; the key comes back a secret. Sends nothing. */
+/** CheckConfig: `apiKey` and `baseUrl`, if set, must be strings the client can send, never quoted; the key comes back a secret. Sends nothing. */
 export function checkConfig(news: PropertyMap): CheckResult {
   const { values } = unwrapProperties(news);
   const failures: CheckFailure[] = [];
-  const hints = { apiKey: `The analytics API key must be a non-empty string. ${PULUMI_API_KEY_HINT}`, baseUrl: `The analytics base URL must be a non-empty string. ${PULUMI_BASE_URL_HINT}` };
+  const words = { apiKey: ["The analytics API key", PULUMI_API_KEY_HINT, apiKeyProblem], baseUrl: ["The analytics base URL", PULUMI_BASE_URL_HINT, baseUrlProblem] } as const;
   for (const key of SETTING_NAMES) {
     const value = values[key];
     if (value === undefined || value === null || value === UNKNOWN) continue;
-    if (typeof value !== "string" || value === "") failures.push({ property: key, reason: hints[key] });
+    const [setting, hint, rule] = words[key];
+    const problem = typeof value !== "string" || value === "" ? "must be a non-empty string" : rule(value);
+    if (problem !== undefined) failures.push({ property: key, reason: `${setting} ${problem}. ${hint}` });
   }
   const inputs = { ...news };
   for (const key of SETTING_NAMES) {
@@ -215,7 +230,8 @@ export class NativeProvider {
    */
   async create(urn: string, news: PropertyMap, preview: boolean): Promise<{ id: string; properties: PropertyMap }> {
     const { kind, spec } = kindOfUrn(urn);
-    const { values, secretKeys } = unwrapProperties(news);
+    // The declared inputs only: a field the kind does not have (an `id`, say) never reaches the outputs.
+    const { values, secretKeys } = unwrapProperties(declaredInputs(spec, news));
     const secrets = secretNames(spec, secretKeys);
     if (preview) {
       const pending = Object.fromEntries([...outputNames(spec), STATUS_OBSERVED_AT].filter((name) => values[name] === undefined).map((name) => [name, UNKNOWN]));
@@ -253,9 +269,10 @@ export class NativeProvider {
     await this.noticing(urn, (notify) => shared.remove(kind, id, unwrapProperties(properties).values, notify));
   }
 
-  /** Cancel: creates not yet sent are refused from now on. */
+  /** Cancel: creates not yet sent are refused from now on, and the engine's log says so. */
   cancel(): void {
     this.cancelled = true;
+    void this.log("info", CANCELLED_NOTICE);
   }
 
   /** GetSchema: the package schema. */

@@ -35,7 +35,8 @@ describe("checkInputs of a data source", () => {
     [{ type: "ssh" }, "type", /must be "direct"/],
     [{ databaseName: 7 }, "databaseName", /string or null/],
     [{ sslEnabled: "yes" }, "sslEnabled", /boolean/],
-    [{ hostname: "typo" }, "hostname", /not a field/],
+    [{ hostname: "typo" }, "hostname", /^is not an input of DataSource; its inputs are orgId, type, dialect, displayName,/],
+    [{ toString: UNKNOWN }, "toString", /^is not an input of DataSource/],
     [{ orgId: "" }, "orgId", /non-empty string \(an organization id\), got an empty string/],
   ])("fails %j on %s with a readable reason", (patch, property, reason) => {
     const { failures, inputs } = checkInputs("dataSource", { ...valid, ...patch });

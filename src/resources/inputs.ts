@@ -56,6 +56,15 @@ function ownerFailures(spec: KindSpec, inputs: Record<string, unknown>): InputFa
   return failures;
 }
 
+/** The contract's reason for a field the request does not have. */
+const UNKNOWN_FIELD_REASON = "is not a field of this request";
+
+/** A failure's reason in terms of the resource: an unknown field's names the inputs there are. */
+function inputReason(spec: KindSpec, reason: string): string {
+  if (reason !== UNKNOWN_FIELD_REASON) return reason;
+  return `is not an input of ${spec.typeName}; its inputs are ${inputNames(spec).join(", ")}`;
+}
+
 /**
  * Validates a resource's inputs with the API contract and applies the spec's defaults (an absent
  * nullable field becomes null). Values still unknown during preview are not failed; they are
@@ -70,9 +79,11 @@ export function checkInputs(kind: ResourceKind, news: Record<string, unknown>): 
   const pending = unknownKeys(body);
   const known = Object.fromEntries(Object.entries(body).filter(([key]) => !pending.includes(key)));
   const schema = requestSchema(spec);
-  const mask = Object.fromEntries(pending.filter((key) => key in schema.shape).map((key) => [key, true as const]));
+  // Own keys only: an unknown `toString` is not a field, though `in` finds it on every object.
+  const mask = Object.fromEntries(pending.filter((key) => Object.hasOwn(schema.shape, key)).map((key) => [key, true as const]));
   const result = validate(pending.length ? schema.partial(mask as never) : schema, known);
-  if (!result.ok) failures.push(...result.errors.map((e) => ({ property: e.field, reason: e.reason })));
+  if (!result.ok) failures.push(...result.errors.map((e) => ({ property: e.field, reason: inputReason(spec, e.reason) })));
+  for (const key of pending) if (!Object.hasOwn(schema.shape, key)) failures.push({ property: key, reason: inputReason(spec, UNKNOWN_FIELD_REASON) });
   if (failures.length || !result.ok) return { inputs, failures };
   const checked: Record<string, unknown> = { ...Object.fromEntries(owners.map((name) => [name, inputs[name]])), ...result.value };
   for (const [name, field] of Object.entries(spec.inputs)) if (field.nullable && checked[name] === undefined) checked[name] = null;

@@ -9,9 +9,9 @@ import { ConfigurationError } from "../client/errors";
 import { undiciTransport } from "../client/transport";
 import { STATUS_OBSERVED_AT } from "./status";
 import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT, inPulumiTerms } from "./pulumi-words";
-import { configKey, kindSpec, providerConfigSpec, type ProviderSettingName } from "../kinds";
+import { configKey, declaredInputs, kindSpec, providerConfigSpec, type ProviderSettingName } from "../kinds";
 import { ORPHANS_HINT, leftBehindNotice, notifyOnStderr, replaceNotice, type Notify } from "./notices";
-import { PROVIDER_KEY, checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
+import { checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 
 /** Provider settings from stack config, captured by `configure` in the provider process only. */
 export interface ProviderSettings {
@@ -108,7 +108,8 @@ export async function create(
 
 async function createObject(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings, notify: Notify): Promise<{ id: string; outs: Record<string, unknown> }> {
   const client = clientFor(settings, process.env, notify);
-  const { [PROVIDER_KEY]: _provider, ...declared } = inputs;
+  // The declared inputs only: a field the kind does not have never reaches the outputs.
+  const declared = declaredInputs(kindSpec(kind), inputs);
   const created = await client.createObject(kindSpec(kind), requestBody(kind, declared), ownerIds(kind, declared));
   // Receipt time on this machine: the only clock both kinds of response can be dated by.
   return { id: String(created.id), outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };

@@ -130,6 +130,7 @@ export class PulumiWorkspace {
       signal: (name) => {
         if (pid !== undefined) signalProcessTree(pid, name);
       },
+      pid,
     };
   }
 
@@ -169,6 +170,8 @@ export interface RunningCommand {
   output(): string;
   /** Sends a signal to the CLI and every process it started (engine, language host, providers), whatever their group. */
   signal(name: NodeJS.Signals): void;
+  /** The CLI's own pid, for a signal to it alone (as a terminal's Ctrl-C reaches it, and not the plugins). */
+  pid: number | undefined;
 }
 
 /**
