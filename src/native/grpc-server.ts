@@ -145,57 +145,50 @@ function engineLog(b: Bindings, address: string): { log: ProviderLog; close(): v
   return { log, close: () => client.close() };
 }
 
-/** Serves `provider` on 127.0.0.1 at a free port. */
-export async function startPluginServer(provider: NativeProvider, options: PluginServerOptions = {}): Promise<PluginServer> {
-  const b = loadBindings();
-  const { grpc, proto } = b;
-  let engine: ReturnType<typeof engineLog> | undefined;
-  const attach = (address: string): void => {
-    engine?.close();
-    engine = engineLog(b, address);
-    provider.log = engine.log;
-  };
-  if (options.engineAddress) attach(options.engineAddress);
-
-  const toJs = (struct: StructProto.Struct | undefined): PropertyMap => (struct ? (struct.toJavaScript() as PropertyMap) : {});
+/** Converts between the wire's Struct values and plain property maps, and errors into gRPC statuses. */
+function wireCodec(b: Bindings) {
   const toStruct = (values: PropertyMap): StructProto.Struct =>
     b.struct.Struct.fromJavaScript(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Record<string, StructProto.JavaScriptValue>);
-  const failure = (error: unknown): Partial<Grpc.StatusObject> => {
-    const metadata = new grpc.Metadata();
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code === "string") metadata.set("analytics-error-code", code);
-    return { code: grpc.status.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
+  return {
+    toJs: (struct: StructProto.Struct | undefined): PropertyMap => (struct ? (struct.toJavaScript() as PropertyMap) : {}),
+    toStruct,
+    failure(error: unknown): Partial<Grpc.StatusObject> {
+      const metadata = new b.grpc.Metadata();
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === "string") metadata.set("analytics-error-code", code);
+      return { code: b.grpc.status.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
+    },
+    checkResponse(result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse {
+      const response = new b.proto.CheckResponse();
+      response.setInputs(toStruct(result.inputs));
+      response.setFailuresList(result.failures.map((f) => new b.proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
+      return response;
+    },
   };
-  const calls = new CallsInFlight();
-  /** One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting down. */
-  const unary =
-    <Req>(handler: (request: Req) => unknown) =>
-    (call: Call, callback: Callback): void => {
-      if (calls.closed) return callback({ code: grpc.status.UNAVAILABLE, details: "The analytics provider is shutting down." });
-      calls.track(
-        Promise.resolve()
-          .then(() => handler(call.request as Req))
-          .then(
-            (answer) => callback(null, answer),
-            (error: unknown) => callback(failure(error)),
-          ),
-      );
-    };
-  const checkResponse = (result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse => {
-    const response = new proto.CheckResponse();
-    response.setInputs(toStruct(result.inputs));
-    response.setFailuresList(
-      result.failures.map((f) => {
-        const failed = new proto.CheckFailure();
-        failed.setProperty(f.property);
-        failed.setReason(f.reason);
-        return failed;
-      }),
-    );
-    return response;
-  };
+}
 
-  const implementation: Record<string, (call: Call, callback: Callback) => void> = {
+type WireCodec = ReturnType<typeof wireCodec>;
+type Unary = <Req>(handler: (request: Req) => unknown) => (call: Call, callback: Callback) => void;
+
+/** One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting down. */
+function unaryMethods(b: Bindings, codec: WireCodec, calls: CallsInFlight): Unary {
+  return (handler) => (call, callback) => {
+    if (calls.closed) return callback({ code: b.grpc.status.UNAVAILABLE, details: "The analytics provider is shutting down." });
+    calls.track(
+      Promise.resolve()
+        .then(() => handler(call.request as never))
+        .then(
+          (answer) => callback(null, answer),
+          (error: unknown) => callback(codec.failure(error)),
+        ),
+    );
+  };
+}
+
+/** The engine's plugin-level calls: info, schema, attach, cancel, and the provider's configuration. */
+function pluginMethods(b: Bindings, provider: NativeProvider, codec: WireCodec, unary: Unary, attach: (address: string) => void) {
+  const { proto } = b;
+  return {
     getPluginInfo: unary(() => new b.plugin.PluginInfo().setVersion(pluginVersion())),
     getSchema: unary((request: ProviderProto.GetSchemaRequest) => {
       if (request.getVersion() !== 0) throw new Error(`The analytics provider has no schema version ${request.getVersion()}.`);
@@ -209,13 +202,20 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
       provider.cancel();
       return new b.empty.Empty();
     }),
-    checkConfig: unary((request: ProviderProto.CheckRequest) => checkResponse(provider.checkConfig(toJs(request.getNews())))),
+    checkConfig: unary((request: ProviderProto.CheckRequest) => codec.checkResponse(provider.checkConfig(codec.toJs(request.getNews())))),
     configure: unary((request: ProviderProto.ConfigureRequest) => {
       const variables: Record<string, string> = {};
       request.getVariablesMap().forEach((value, key) => (variables[key] = value));
-      provider.configure({ name: request.getName(), args: toJs(request.getArgs()), variables });
+      provider.configure({ name: request.getName(), args: codec.toJs(request.getArgs()), variables });
       return new proto.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true).setAcceptresources(false).setAcceptoutputs(false);
     }),
+  };
+}
+
+/** The resource calls: check, diff, create, read, update, delete. */
+function resourceMethods(b: Bindings, provider: NativeProvider, { toJs, toStruct, checkResponse }: WireCodec, unary: Unary) {
+  const { proto } = b;
+  return {
     check: unary(async (request: ProviderProto.CheckRequest) => checkResponse(await provider.check(request.getUrn(), toJs(request.getNews())))),
     diff: unary(async (request: ProviderProto.DiffRequest) => {
       const result = await provider.diff(request.getUrn(), request.getId(), toJs(request.getOlds()), toJs(request.getNews()));
@@ -238,6 +238,27 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
       await provider.delete(request.getUrn(), request.getId(), toJs(request.getProperties()));
       return new b.empty.Empty();
     }),
+  };
+}
+
+/** Serves `provider` on 127.0.0.1 at a free port. */
+export async function startPluginServer(provider: NativeProvider, options: PluginServerOptions = {}): Promise<PluginServer> {
+  const b = loadBindings();
+  const { grpc } = b;
+  let engine: ReturnType<typeof engineLog> | undefined;
+  const attach = (address: string): void => {
+    engine?.close();
+    engine = engineLog(b, address);
+    provider.log = engine.log;
+  };
+  if (options.engineAddress) attach(options.engineAddress);
+
+  const codec = wireCodec(b);
+  const calls = new CallsInFlight();
+  const unary = unaryMethods(b, codec, calls);
+  const implementation: Record<string, (call: Call, callback: Callback) => void> = {
+    ...pluginMethods(b, provider, codec, unary, attach),
+    ...resourceMethods(b, provider, codec, unary),
   };
   for (const method of UNIMPLEMENTED) {
     implementation[method] = (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED, details: `The analytics provider does not implement ${method}.` });
