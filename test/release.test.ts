@@ -60,6 +60,8 @@ describe("the release command", () => {
         `${goDir}/v${version}.mod`,
         `${goDir}/v${version}.zip`,
         `analytics-${version}.yaml`,
+        `analytics-${version}.jar`,
+        `analytics-${version}.pom`,
         `pulumi_analytics-${version}-py3-none-any.whl`,
         `pulumi_analytics-${version}.tar.gz`,
         `extra-v${version}.txt`,

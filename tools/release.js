@@ -11,9 +11,10 @@
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
  *   `--python`, default `python3`, needs `build` and `setuptools`, as tools/python-env/requirements.txt pins them);
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
- *   so the engine fetches the plugin from the schema's pluginDownloadURL.
- * Another artifact (the Java jar and pom) is one more entry of RELEASE_STEPS: a `run(context)`
- * that writes its files into `context.out`.
+ *   so the engine fetches the plugin from the schema's pluginDownloadURL;
+ * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH).
+ * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
+ * into `context.out`.
  * Usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]
  */
 "use strict";
@@ -98,6 +99,29 @@ function pythonSdk(ctx) {
   }
 }
 
+/**
+ * The Java SDK as Maven publishes it: `analytics-<version>.jar` and its `analytics-<version>.pom`,
+ * packaged by Maven from a copy of sdk/java (jar entries dated with the release's time).
+ */
+function javaSdk(ctx) {
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-java-"));
+  try {
+    const source = path.join(staging, "java");
+    fs.cpSync(path.join(ctx.root, "sdk", "java"), source, { recursive: true });
+    const mvn = process.platform === "win32" ? "mvn.cmd" : "mvn";
+    execFileSync(mvn, ["-B", "-q", "package", `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
+      cwd: source,
+      shell: process.platform === "win32",
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const base = `analytics-${ctx.version}`;
+    fs.copyFileSync(path.join(source, "target", `${base}.jar`), path.join(ctx.out, `${base}.jar`));
+    fs.copyFileSync(path.join(source, "pom.xml"), path.join(ctx.out, `${base}.pom`));
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
 /** The name of the YAML package file of a version, as `sdks/analytics/` of a YAML project holds it. */
 function yamlPackageFileName(version) {
   return `analytics-${version}.yaml`;
@@ -117,6 +141,7 @@ const RELEASE_STEPS = [
   { name: "Go SDK", run: goSdk },
   { name: "C# SDK", run: dotnetSdk },
   { name: "Python SDK", run: pythonSdk },
+  { name: "Java SDK", run: javaSdk },
   { name: "YAML package file", run: yamlPackageFile },
 ];
 
