@@ -8,6 +8,10 @@ describe("redact", () => {
     expect(redact(text, [password])).toBe("a [redacted] b [redacted] postgresql://u:[redacted]@h/db password=[redacted] c");
   });
 
+  it("skips a credential that is not a string, such as an empty list, instead of splitting every character", () => {
+    expect(redact("port: must be an integer", [[], { c: "x" }, 7, "S3CRET-phrase"])).toBe("port: must be an integer");
+  });
+
   it("removes several secrets at once and leaves other text alone", () => {
     expect(redact("key analytics_key_ABC and S3CRET-phrase", ["analytics_key_ABC", undefined, "", "S3CRET-phrase"])).toBe(
       `key ${REDACTED} and ${REDACTED}`,
