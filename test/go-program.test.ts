@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
 import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
-import { writePluginShim } from "./support/plugin-shim";
+import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";
 
 const execFileAsync = promisify(execFile);
 const toolchain = inject("pulumiToolchain");
@@ -42,16 +42,11 @@ describe("examples/go with the real engine and the Go language host", () => {
     expect(toolchain.goLanguageHost, "the toolchain has no pulumi-language-go").toBeTruthy();
     server = await startReferenceServer({ port: 0, bootstrapUsers: ["gopher"], inspection: true });
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "examples/go"), withoutNodeModules: true, env: OFFLINE_GO });
-    writePluginShim(path.join(ws.programDir, "plugin-bin"));
-    fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
+    usePluginShim(ws.programDir);
     // The copy's relative `replace` no longer leads to sdk/: point it there.
     await execFileAsync("go", ["mod", "edit", `-replace=github.com/pulumi-analytics/pulumi-analytics/sdk=${path.join(repoRoot, "sdk")}`], { cwd: ws.programDir, env: { ...process.env, GOTOOLCHAIN: "local" } });
     await downloadModules(ws.programDir);
-    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.gopher!]);
-    await ws.pulumi(["config", "set", "dbHost", "db.example.com"]);
-    await ws.pulumi(["config", "set", "dbUser", "reader"]);
-    await ws.pulumi(["config", "set", "--secret", "dbPassword", PASSWORD]);
+    await configureExample(ws, { baseUrl: server.url, apiKey: server.apiKeys.gopher!, dbPassword: PASSWORD });
   }, 900_000);
 
   afterAll(async () => {

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
-import { writePluginShim } from "./support/plugin-shim";
+import { configureExample, usePluginShim } from "./support/plugin-shim";
 
 const execFileAsync = promisify(execFile);
 const toolchain = inject("pulumiToolchain");
@@ -33,17 +33,12 @@ describe("examples/java with the real engine and the Java language host", () => 
     expect(toolchain.javaLanguageHost, "the toolchain has no pulumi-language-java").toBeTruthy();
     server = await startReferenceServer({ port: 0, bootstrapUsers: ["duke"], inspection: true });
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "examples/java"), withoutNodeModules: true });
-    writePluginShim(path.join(ws.programDir, "plugin-bin"));
-    fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
+    usePluginShim(ws.programDir);
     // Installed from a copy, so the build's target/ never lands in sdk/java.
     const sdk = path.join(ws.root, "sdk-java");
     fs.cpSync(path.join(repoRoot, "sdk/java"), sdk, { recursive: true });
     await execFileAsync("mvn", [...QUIET_MAVEN, "install"], { cwd: sdk, timeout: 900_000 });
-    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.duke!]);
-    await ws.pulumi(["config", "set", "dbHost", "db.example.com"]);
-    await ws.pulumi(["config", "set", "dbUser", "reader"]);
-    await ws.pulumi(["config", "set", "--secret", "dbPassword", PASSWORD]);
+    await configureExample(ws, { baseUrl: server.url, apiKey: server.apiKeys.duke!, dbPassword: PASSWORD });
   }, 900_000);
 
   afterAll(async () => {

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
-import { writePluginShim } from "./support/plugin-shim";
+import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";
 import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
 import {
   PINNED_PYTHON_SDK_VERSION,
@@ -126,13 +126,8 @@ describe("examples/python with the real engine and the Python language host", ()
     ws = await PulumiWorkspace.create(toolchain, { programDir: EXAMPLE, withoutNodeModules: true, env: PYTHON_TEST_VARIABLES });
     // The example's Pulumi.yaml names `virtualenv: venv`: the one holding the wheel.
     fs.symlinkSync(path.join(work, "venv"), path.join(ws.programDir, "venv"), "dir");
-    writePluginShim(path.join(ws.programDir, "plugin-bin"));
-    fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), "plugins:\n  providers:\n    - name: analytics\n      path: ./plugin-bin\n");
-    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.pythonista!]);
-    await ws.pulumi(["config", "set", "dbHost", "db.example.com"]);
-    await ws.pulumi(["config", "set", "dbUser", "reader"]);
-    await ws.pulumi(["config", "set", "--secret", "dbPassword", PASSWORD]);
+    usePluginShim(ws.programDir);
+    await configureExample(ws, { baseUrl: server.url, apiKey: server.apiKeys.pythonista!, dbPassword: PASSWORD });
   }, 300_000);
 
   afterAll(async () => {
