@@ -14,8 +14,7 @@
  * bench/results/scale.md and scale.json, with `--quick` to bench/tmp/results/; `--plans=2000x1`
  * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js F`
  * runs scenario F (the single-file plugin against the script plugin) alone into
- * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). The bench's own tools
- * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js T`
+ * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js T`
  * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
  * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
  * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`

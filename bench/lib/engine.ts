@@ -36,6 +36,8 @@ export interface EngineRuns<V extends string = Variant> {
   upRequests: number[];
   /** Peak RSS of the provider process during each `pulumi up`, MiB. */
   providerPeakMiB: Record<V, number[]>;
+  /** Largest anonymous resident memory (RssAnon) sampled of the provider process during each `pulumi up`, MiB. */
+  providerAnonPeakMiB: Record<V, number[]>;
   /** Closure serializations in the program during each `pulumi up` (instrumented in the fixture; 0 if it does not count). */
   serializations: Record<V, number[]>;
 }
@@ -193,6 +195,7 @@ export async function compareWithFloor<V extends string>(
         previewRequests: [],
         upRequests: [],
         providerPeakMiB: perVariant(() => []),
+        providerAnonPeakMiB: perVariant(() => []),
         serializations: perVariant(() => []),
       };
       const extraEnv = plan.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
@@ -209,6 +212,7 @@ export async function compareWithFloor<V extends string>(
           if (variant === measured) result.upRequests.push(server.inspect.requestCount() - before);
           result.upMs[variant].push(up.ms);
           result.providerPeakMiB[variant].push(up.providerPeakMiB);
+          result.providerAnonPeakMiB[variant].push(up.providerAnonPeakMiB);
           result.serializations[variant].push(fs.existsSync(counterFile) ? Number(fs.readFileSync(counterFile, "utf8")) : 0);
           log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: up ${(up.ms / 1000).toFixed(2)} s, provider peak ${up.providerPeakMiB.toFixed(0)} MiB`);
         }

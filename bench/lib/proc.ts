@@ -6,9 +6,11 @@ export interface ProcMemory {
   rssKiB: number;
   /** Peak resident set size so far, KiB (VmHWM). */
   peakKiB: number;
+  /** Anonymous resident memory now, KiB (RssAnon): heap and stacks, without the executable's and libraries' file-backed pages, which the kernel may drop. */
+  anonKiB: number;
 }
 
-/** VmRSS and VmHWM of a process; undefined once it has gone. */
+/** VmRSS, VmHWM and RssAnon of a process; undefined once it has gone. */
 export function procMemory(pid: number): ProcMemory | undefined {
   let status: string;
   try {
@@ -17,7 +19,7 @@ export function procMemory(pid: number): ProcMemory | undefined {
     return undefined;
   }
   const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-  return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM") };
+  return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM"), anonKiB: field("RssAnon") };
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
@@ -68,6 +70,7 @@ export function findProcesses(cwd: string, marker: string): number[] {
  */
 export class PeakRssSampler {
   private readonly peaks = new Map<number, number>();
+  private readonly anonPeaks = new Map<number, number>();
   private readonly cpu = new Map<number, number>();
   private readonly allCpu = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
@@ -87,6 +90,7 @@ export class PeakRssSampler {
       if (!commandLineHas(pid, this.marker)) continue;
       const mem = procMemory(pid);
       if (mem) this.peaks.set(pid, Math.max(this.peaks.get(pid) ?? 0, mem.peakKiB));
+      if (mem) this.anonPeaks.set(pid, Math.max(this.anonPeaks.get(pid) ?? 0, mem.anonKiB));
       if (micros !== undefined) this.cpu.set(pid, Math.max(this.cpu.get(pid) ?? 0, micros));
     }
   }
@@ -95,6 +99,11 @@ export class PeakRssSampler {
   stop(): number {
     clearInterval(this.timer);
     return Math.max(0, ...this.peaks.values()) / 1024;
+  }
+
+  /** The largest anonymous resident memory sampled in MiB (no kernel high-water mark exists for it, so a peak between polls is missed). */
+  anonPeakMiB(): number {
+    return Math.max(0, ...this.anonPeaks.values()) / 1024;
   }
 
   /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */

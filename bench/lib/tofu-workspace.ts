@@ -84,7 +84,7 @@ export class TofuWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
   }
 
   /** Starts `tofu ARGS -no-color` in a process group of its own (tracked, so the bench never leaves it behind). */

@@ -17,6 +17,8 @@ export interface TimedRun extends PulumiRunResult {
   ms: number;
   /** Peak RSS of the provider process(es) during the run (see {@link BenchWorkspace.create}'s `providerMarker`), MiB; 0 if none ran. */
   providerPeakMiB: number;
+  /** The largest anonymous resident memory (RssAnon) sampled of the provider process(es), MiB. */
+  providerAnonPeakMiB: number;
   /** CPU seconds of the provider process(es) during the run, summed (sampled from /proc/<pid>/stat). */
   providerCpuS: number;
   /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
@@ -106,7 +108,7 @@ export class BenchWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
   }
 
   /** Starts `pulumi ARGS` in a process group of its own (tracked), unwaited, as {@link pulumi} would run it. */
