@@ -15,19 +15,16 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { expectAutomationSteps, expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRenameReplaces } from "./support/example-lifecycle";
+import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";
 import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";
 
 const execFileAsync = promisify(execFile);
 const toolchain = inject("pulumiToolchain");
-const ORG_TYPE = "analytics:index:Organization";
-const DS_TYPE = "analytics:index:DataSource";
 const PASSWORD = "go-password-9a8b7c";
-const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
 
 /** Go offline: the local toolchain, no module proxy, and go.sum decides every module. */
 const OFFLINE_GO = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly", GOPROXY: "off" };
-
 
 /** Downloads a module's dependencies (the only step that may use the network). */
 async function downloadModules(dir: string): Promise<void> {
@@ -55,47 +52,20 @@ describe("examples/go with the real engine and the Go language host", () => {
   });
 
   it("previews with no request, creates both objects, then previews no change", async () => {
-    const preview = await ws.pulumi(["preview"]);
-    expect(preview.stdout).toMatch(/\+\s+analytics:index:Organization\s+acme\s+create/);
-    expect(preview.stdout).toMatch(/\+\s+analytics:index:DataSource\s+warehouse\s+create/);
-    expect(server.inspect.requestCount()).toBe(0);
-
-    await ws.pulumi(["up", "--yes"]);
-    const state = await ws.exportStack();
-    const [org] = resourcesOfType(state, ORG_TYPE);
-    const [ds] = resourcesOfType(state, DS_TYPE);
-    expect(server.inspect.organizations().map((o) => o.id)).toEqual([org?.id]);
-    expect(server.inspect.dataSources().map((d) => [d.id, d.displayName])).toEqual([[ds?.id, "Warehouse"]]);
-    expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ orgId: org?.id, dataSourceId: ds?.id, lastSyncStatus: "PENDING" });
-
-    const requests = server.inspect.requestCount();
-    await ws.pulumi(["preview", "--expect-no-changes"]);
-    expect(server.inspect.requestCount()).toBe(requests);
+    await expectPreviewWithoutRequests(ws, server);
+    await expectFirstUp(ws, server);
   }, 900_000);
 
   it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
-    await ws.pulumi(["config", "set", "displayName", "Renamed Go warehouse"]);
-    const preview = await ws.pulumi(["preview"]);
-    expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
-    expect(output(preview)).toMatch(/DataSource "Warehouse" \(id ds_\w+\) will be replaced because displayName changed/);
-    await ws.pulumi(["up", "--yes"]);
-    expect(server.inspect.dataSources().map((d) => d.displayName)).toEqual(["Warehouse", "Renamed Go warehouse"]);
-    await ws.pulumi(["preview", "--expect-no-changes"]);
+    await expectRenameReplaces(ws, server, "Renamed Go warehouse");
   }, 900_000);
 
   it("destroys by leaving the objects, with the warning", async () => {
-    const destroy = await ws.pulumi(["destroy", "--yes"]);
-    expect(output(destroy)).toMatch(/warning: Organization "Acme" \(id org_\w+\) was left in the analytics service/);
-    expect(resourcesOfType(await ws.exportStack(), ORG_TYPE)).toEqual([]);
+    await expectDestroyLeaves(ws);
   }, 900_000);
 
   it("leaves no credential in plain text in the state, its history or any output", async () => {
-    const haystacks = [{ where: "stack export", text: output(await ws.pulumi(["stack", "export", "--show-secrets=false"])) }];
-    for (const [file, text] of ws.backendFiles()) haystacks.push({ where: `backend/${file}`, text });
-    ws.transcript.forEach((result, i) => haystacks.push({ where: `command #${i}`, text: output(result) }));
-    for (const credential of [server.apiKeys.gopher!, PASSWORD]) {
-      for (const { where, text } of haystacks) expect(text.includes(credential), `${credential.slice(0, 6)}… found in ${where}`).toBe(false);
-    }
+    await expectNoCredentialLeak(ws, [server.apiKeys.gopher!, PASSWORD]);
   });
 });
 
@@ -129,24 +99,6 @@ describe("a Go Automation API inline program with the generated SDK", () => {
       ANALYTICS_TEST_API_KEY: server.apiKeys.auto!,
     };
     const { stdout, stderr } = await execFileAsync("go", ["run", "."], { cwd: fixture, env, timeout: 900_000, maxBuffer: 64 * 1024 * 1024 });
-    const steps = Object.fromEntries(
-      stdout
-        .split("\n")
-        .filter((line) => line.startsWith("step "))
-        .map((line) => {
-          const [, name, ...json] = line.split(" ");
-          return [name!, JSON.parse(json.join(" ")) as Record<string, unknown>];
-        }),
-    );
-    const [org] = server.inspect.organizations();
-    expect(org?.name).toBe("Inline Org");
-    expect(steps.up).toEqual({ orgId: org?.id, changes: { create: 2 } });
-    expect(steps["up-again"]).toEqual({ changes: { same: 2 } });
-    expect(String(steps.destroyed?.state)).not.toContain(ORG_TYPE);
-    expect(stderr).toMatch(/was left in the analytics service/);
-    const backend = path.join(root, "backend");
-    const stateFiles = fs.readdirSync(backend, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(backend, f)).isFile());
-    expect(stateFiles.length).toBeGreaterThan(0);
-    for (const text of [stdout, stderr, ...stateFiles.map((f) => fs.readFileSync(path.join(backend, f), "utf8"))]) expect(text).not.toContain(server.apiKeys.auto!);
+    expectAutomationSteps(server, { stdout, stderr, backend: path.join(root, "backend"), apiKey: server.apiKeys.auto! });
   }, 900_000);
 });

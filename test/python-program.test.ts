@@ -15,7 +15,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
 import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import {
+  DS_TYPE,
+  expectAutomationSteps,
+  expectDestroyLeaves,
+  expectFirstUp,
+  expectImportRefused,
+  expectNoCredentialLeak,
+  expectPreviewWithoutRequests,
+  expectRejectedKey,
+  expectRenameReplaces,
+} from "./support/example-lifecycle";
+import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
 import {
   PINNED_PYTHON_SDK_VERSION,
   PYTHON_TEST_VARIABLES,
@@ -28,12 +39,8 @@ import {
 } from "./support/python-env";
 
 const toolchain = inject("pulumiToolchain");
-const ORG_TYPE = "analytics:index:Organization";
-const DS_TYPE = "analytics:index:DataSource";
 const PASSWORD = "python-password-4d5e6f";
-const STACK_TRACE = /\n\s+at .*:\d+:\d+\)?|unhandled exception|Traceback \(most recent call last\)/;
 const EXAMPLE = path.join(repoRoot, "examples/python");
-const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
 
 let pyEnv: PythonEnv;
 let dists: SdkDistributions;
@@ -136,76 +143,32 @@ describe("examples/python with the real engine and the Python language host", ()
   });
 
   it("previews with no request, creates both objects, previews no change, and refreshes", async () => {
-    const preview = await ws.pulumi(["preview"]);
-    expect(preview.stdout).toMatch(/\+\s+analytics:index:Organization\s+acme\s+create/);
-    expect(preview.stdout).toMatch(/\+\s+analytics:index:DataSource\s+warehouse\s+create/);
-    expect(server.inspect.requestCount()).toBe(0);
-
-    await ws.pulumi(["up", "--yes"]);
-    const state = await ws.exportStack();
-    const [org] = resourcesOfType(state, ORG_TYPE);
-    const [ds] = resourcesOfType(state, DS_TYPE);
-    expect(server.inspect.organizations().map((o) => o.id)).toEqual([org?.id]);
-    expect(server.inspect.dataSources().map((d) => [d.id, d.displayName])).toEqual([[ds?.id, "Warehouse"]]);
-    expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ orgId: org?.id, dataSourceId: ds?.id, lastSyncStatus: "PENDING" });
-
-    const requests = server.inspect.requestCount();
-    await ws.pulumi(["preview", "--expect-no-changes"]);
-    expect(server.inspect.requestCount()).toBe(requests);
+    await expectPreviewWithoutRequests(ws, server);
+    await expectFirstUp(ws, server);
+    const [ds] = resourcesOfType(await ws.exportStack(), DS_TYPE);
     await ws.pulumi(["refresh", "--yes"]);
     await ws.pulumi(["preview", "--expect-no-changes"]);
     expect(resourcesOfType(await ws.exportStack(), DS_TYPE).map((r) => r.id)).toEqual([ds?.id]);
   }, 300_000);
 
   it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
-    await ws.pulumi(["config", "set", "displayName", "Renamed Python warehouse"]);
-    const preview = await ws.pulumi(["preview"]);
-    expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
-    expect(output(preview)).toMatch(/DataSource "Warehouse" \(id ds_\w+\) will be replaced because displayName changed/);
-    const up = await ws.pulumi(["up", "--yes"]);
-    expect(output(up)).toMatch(/warning: DataSource "Warehouse" \(id ds_\w+\) was left in the analytics service/);
-    expect(server.inspect.dataSources().map((d) => d.displayName)).toEqual(["Warehouse", "Renamed Python warehouse"]);
-    await ws.pulumi(["preview", "--expect-no-changes"]);
+    await expectRenameReplaces(ws, server, "Renamed Python warehouse");
   }, 300_000);
 
   it("fails a rejected key with the key's advice, never printing it, and changes nothing", async () => {
-    const wrongKey = `analytics_key_${"P".repeat(32)}`;
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", wrongKey]);
-    await ws.pulumi(["config", "set", "displayName", "Never created"]);
-    const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
-    expect(up.code).not.toBe(0);
-    expect(output(up)).toMatch(/The API key was not accepted\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
-    expect(output(up)).not.toContain(wrongKey);
-    expect(output(up)).not.toMatch(STACK_TRACE);
-    expect(server.inspect.dataSources()).toHaveLength(2);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.pythonista!]);
-    await ws.pulumi(["config", "set", "displayName", "Renamed Python warehouse"]);
-    await ws.pulumi(["preview", "--expect-no-changes"]);
+    await expectRejectedKey(ws, server, server.apiKeys.pythonista!, "Renamed Python warehouse");
   }, 300_000);
 
   it("refuses `pulumi import` with a clear message and no stack trace", async () => {
-    const before = server.inspect.requestCount();
-    const result = await ws.pulumi(["import", ORG_TYPE, "x", "org_1", "--yes"], { allowFailure: true });
-    expect(result.code).not.toBe(0);
-    expect(output(result)).toContain('Organization "x" cannot be imported: the analytics API has no read endpoint');
-    expect(output(result)).not.toMatch(STACK_TRACE);
-    expect(server.inspect.requestCount()).toBe(before);
+    await expectImportRefused(ws, server);
   }, 300_000);
 
   it("destroys by leaving the objects, with the warning", async () => {
-    const destroy = await ws.pulumi(["destroy", "--yes"]);
-    expect(output(destroy)).toMatch(/warning: Organization "Acme" \(id org_\w+\) was left in the analytics service/);
-    expect(resourcesOfType(await ws.exportStack(), ORG_TYPE)).toEqual([]);
+    await expectDestroyLeaves(ws);
   }, 300_000);
 
   it("leaves no credential in plain text in the state, its history or any output", async () => {
-    const haystacks = [{ where: "stack export", text: output(await ws.pulumi(["stack", "export", "--show-secrets=false"])) }];
-    haystacks.push({ where: "stack history", text: output(await ws.pulumi(["stack", "history", "--show-secrets=false", "--json"])) });
-    for (const [file, text] of ws.backendFiles()) haystacks.push({ where: `backend/${file}`, text });
-    ws.transcript.forEach((result, i) => haystacks.push({ where: `command #${i}`, text: output(result) }));
-    for (const credential of [server.apiKeys.pythonista!, PASSWORD]) {
-      for (const { where, text } of haystacks) expect(text.includes(credential), `${credential.slice(0, 6)}… found in ${where}`).toBe(false);
-    }
+    await expectNoCredentialLeak(ws, [server.apiKeys.pythonista!, PASSWORD]);
   }, 300_000);
 
   it("wrote no bytecode into the repository", () => {
@@ -240,24 +203,6 @@ describe("a Python Automation API inline program with the SDK's wheel", () => {
       ANALYTICS_TEST_API_KEY: server.apiKeys.auto!,
     };
     const { stdout, stderr } = await runPython(venvPython, [path.join(repoRoot, "test/fixtures/python-automation/automation.py")], { env, cwd: root, timeout: 600_000 });
-    const steps = Object.fromEntries(
-      stdout
-        .split("\n")
-        .filter((line) => line.startsWith("step "))
-        .map((line) => {
-          const [, name, ...json] = line.split(" ");
-          return [name!, JSON.parse(json.join(" ")) as Record<string, unknown>];
-        }),
-    );
-    const [org] = server.inspect.organizations();
-    expect(org?.name).toBe("Inline Org");
-    expect(steps.up).toEqual({ orgId: org?.id, changes: { create: 2 } });
-    expect(steps["up-again"]).toEqual({ changes: { same: 2 } });
-    expect(String(steps.destroyed?.state)).not.toContain(ORG_TYPE);
-    expect(stderr).toMatch(/was left in the analytics service/);
-    const backend = path.join(root, "backend");
-    const stateFiles = fs.readdirSync(backend, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(backend, f)).isFile());
-    expect(stateFiles.length).toBeGreaterThan(0);
-    for (const text of [stdout, stderr, ...stateFiles.map((f) => fs.readFileSync(path.join(backend, f), "utf8"))]) expect(text).not.toContain(server.apiKeys.auto!);
+    expectAutomationSteps(server, { stdout, stderr, backend: path.join(root, "backend"), apiKey: server.apiKeys.auto! });
   }, 600_000);
 });

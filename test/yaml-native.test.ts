@@ -9,14 +9,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { expectImportRefused, expectNoCredentialLeak, expectRejectedKey, expectRenameReplaces, output } from "./support/example-lifecycle";
+import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
 
 const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
 
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "yaml-password-7f8e9d";
-const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
-const STACK_TRACE = /\n\s+at .*:\d+:\d+\)?|unhandled exception/;
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 
 describe("a YAML program with the installed plugin archive", () => {
@@ -76,37 +75,17 @@ describe("a YAML program with the installed plugin archive", () => {
   }, 300_000);
 
   it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
-    await ws.pulumi(["config", "set", "displayName", "Renamed YAML warehouse"]);
-    const preview = await ws.pulumi(["preview"]);
-    expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
-    expect(output(preview)).toMatch(/DataSource "YAML warehouse" \(id ds_\w+\) will be replaced because displayName changed/);
-    const up = await ws.pulumi(["up", "--yes"]);
-    expect(output(up)).toMatch(/warning: DataSource "YAML warehouse" \(id ds_\w+\) was left in the analytics service/);
-    expect(first.inspect.dataSources().map((d) => d.displayName)).toEqual(["YAML warehouse", "Renamed YAML warehouse"]);
+    await expectRenameReplaces(ws, first, "Renamed YAML warehouse", { oldName: "YAML warehouse" });
   }, 300_000);
 
   it("fails a rejected key with the key's advice, never printing it, and changes nothing", async () => {
-    const wrongKey = `analytics_key_${"W".repeat(32)}`;
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", wrongKey]);
-    await ws.pulumi(["config", "set", "displayName", "Never created"]);
-    const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
-    expect(up.code).not.toBe(0);
-    expect(output(up)).toMatch(/The API key was not accepted\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
-    expect(output(up)).not.toContain(wrongKey);
-    expect(output(up)).not.toMatch(STACK_TRACE);
-    expect(first.inspect.dataSources()).toHaveLength(2);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
-    await ws.pulumi(["config", "set", "displayName", "Renamed YAML warehouse"]);
-    await ws.pulumi(["preview", "--expect-no-changes"]);
+    await expectRejectedKey(ws, first, first.apiKeys.alice!, "Renamed YAML warehouse");
   }, 300_000);
 
   it("refuses `pulumi import` with a clear message and no stack trace", async () => {
-    const before = requests();
-    const result = await ws.pulumi(["import", "analytics:index:Organization", "x", "org_1", "--yes"], { allowFailure: true });
-    expect(result.code).not.toBe(0);
-    expect(output(result)).toContain('Organization "x" cannot be imported: the analytics API has no read endpoint');
-    expect(output(result)).not.toMatch(STACK_TRACE);
-    expect(requests()).toBe(before);
+    const before = second.inspect.requestCount();
+    await expectImportRefused(ws, first);
+    expect(second.inspect.requestCount()).toBe(before);
   }, 300_000);
 
   it("destroys by leaving the objects, with the warning", async () => {
@@ -118,11 +97,6 @@ describe("a YAML program with the installed plugin archive", () => {
   }, 300_000);
 
   it("leaves no credential in plain text in the state, its history or any output", async () => {
-    const haystacks = [{ where: "stack export", text: output(await ws.pulumi(["stack", "export", "--show-secrets=false"])) }];
-    for (const [file, text] of ws.backendFiles()) haystacks.push({ where: `backend/${file}`, text });
-    ws.transcript.forEach((result, i) => haystacks.push({ where: `command #${i}`, text: output(result) }));
-    for (const credential of [first.apiKeys.alice!, first.apiKeys.carol!, second.apiKeys.bob!, PASSWORD]) {
-      for (const { where, text } of haystacks) expect(text.includes(credential), `${credential.slice(0, 6)}… found in ${where}`).toBe(false);
-    }
+    await expectNoCredentialLeak(ws, [first.apiKeys.alice!, first.apiKeys.carol!, second.apiKeys.bob!, PASSWORD]);
   }, 300_000);
 });
