@@ -150,29 +150,57 @@ async function entryOrWarn(entry: HostEntry, cacheRoot: string, env: NodeJS.Proc
   }
 }
 
-const YAML_ENTRY: HostEntry = {
-  key: () => yamlHostCacheKey(),
-  binaries: [YAML_LANGUAGE_HOST],
-  building: "the Pulumi YAML language host",
-  missing: `no ${YAML_LANGUAGE_HOST}, so Pulumi YAML programs (runtime: yaml) will not run`,
-  build: (target, env, log) =>
-    buildGoModule(
-      {
-        what: `${YAML_LANGUAGE_HOST} ${PINNED_YAML_VERSION}`,
-        steps: "YAML host ",
-        moduleDir: yamlModuleDir(),
-        packages: [YAML_HOST_PACKAGE],
-        compiling: "the YAML language host",
-        ldflags: `-X ${YAML_VERSION_SYMBOL}=v${PINNED_YAML_VERSION}`,
-        version: PINNED_YAML_VERSION,
-        duration: "a minute or a few",
-        install: (minimumGo) => `Put Pulumi's ${YAML_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
-      },
-      target,
-      env,
-      log,
-    ),
-};
+/** What differs between the language hosts that one pinned Go module each builds (YAML, Java). */
+interface SingleHost {
+  binary: string;
+  /** The language's name in messages. */
+  language: string;
+  /** What cannot run without the host. */
+  unavailable: string;
+  version: string;
+  versionSymbol: string;
+  moduleDir(): string;
+  hostPackage: string;
+  key(): string;
+}
+
+/** The cache entry of a {@link SingleHost}. */
+function singleHostEntry(host: SingleHost): HostEntry {
+  return {
+    key: host.key,
+    binaries: [host.binary],
+    building: `the ${host.language} language host`,
+    missing: `no ${host.binary}, so ${host.unavailable} will not run`,
+    build: (target, env, log) =>
+      buildGoModule(
+        {
+          what: `${host.binary} ${host.version}`,
+          steps: `${host.language} host `,
+          moduleDir: host.moduleDir(),
+          packages: [host.hostPackage],
+          compiling: `the ${host.language} language host`,
+          ldflags: `-X ${host.versionSymbol}=v${host.version}`,
+          version: host.version,
+          duration: "a minute or a few",
+          install: (minimumGo) => `Put Pulumi's ${host.binary} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
+        },
+        target,
+        env,
+        log,
+      ),
+  };
+}
+
+const YAML_ENTRY = singleHostEntry({
+  binary: YAML_LANGUAGE_HOST,
+  language: "YAML",
+  unavailable: "Pulumi YAML programs (runtime: yaml)",
+  version: PINNED_YAML_VERSION,
+  versionSymbol: YAML_VERSION_SYMBOL,
+  moduleDir: yamlModuleDir,
+  hostPackage: YAML_HOST_PACKAGE,
+  key: yamlHostCacheKey,
+});
 
 const LANGHOSTS_ENTRY: HostEntry = {
   key: () => langhostsCacheKey(),
@@ -200,29 +228,16 @@ const LANGHOSTS_ENTRY: HostEntry = {
     ),
 };
 
-const JAVA_ENTRY: HostEntry = {
-  key: () => javaHostCacheKey(),
-  binaries: [JAVA_LANGUAGE_HOST],
-  building: "the Java language host",
-  missing: `no ${JAVA_LANGUAGE_HOST}, so Java programs (runtime: java) and Java SDK generation will not run`,
-  build: (target, env, log) =>
-    buildGoModule(
-      {
-        what: `${JAVA_LANGUAGE_HOST} ${PINNED_JAVA_VERSION}`,
-        steps: "Java host ",
-        moduleDir: javaModuleDir(),
-        packages: [JAVA_HOST_PACKAGE],
-        compiling: "the Java language host",
-        ldflags: `-X ${JAVA_VERSION_SYMBOL}=v${PINNED_JAVA_VERSION}`,
-        version: PINNED_JAVA_VERSION,
-        duration: "a minute or a few",
-        install: (minimumGo) => `Put Pulumi's ${JAVA_LANGUAGE_HOST} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
-      },
-      target,
-      env,
-      log,
-    ),
-};
+const JAVA_ENTRY = singleHostEntry({
+  binary: JAVA_LANGUAGE_HOST,
+  language: "Java",
+  unavailable: "Java programs (runtime: java) and Java SDK generation",
+  version: PINNED_JAVA_VERSION,
+  versionSymbol: JAVA_VERSION_SYMBOL,
+  moduleDir: javaModuleDir,
+  hostPackage: JAVA_HOST_PACKAGE,
+  key: javaHostCacheKey,
+});
 
 /**
  * The Python host runs programs through this script of sdk/v3 (python/cmd/); it is taken from the
