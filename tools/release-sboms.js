@@ -22,7 +22,7 @@ const CYCLONEDX_GOMOD = {
   version: "1.10.0",
   moduleDir: path.join(__dirname, "cyclonedx-gomod"),
   goPackage: "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod",
-  binary: "cyclonedx-gomod",
+  binary: process.platform === "win32" ? "cyclonedx-gomod.exe" : "cyclonedx-gomod",
 };
 
 /** The Maven plugin's goal, pinned (the generated sdk/java/pom.xml stays as it is). */
