@@ -1,7 +1,9 @@
 /**
  * `npm run release` (tools/release.js): one folder with the npm tarball, the plugin archives, the Go
- * SDK as a module proxy serves it, the C# SDK's sources, SBOMs and SHA256SUMS that verifies; a
- * step added to RELEASE_STEPS lands in the folder and its checksums. Needs `npm run build`.
+ * SDK as a module proxy serves it, the C# SDK's sources, SBOMs and SHA256SUMS that verifies. The
+ * folder is the test run's shared one (test/support/release-folder.ts), built once for every test
+ * file that asks; what needs a build of its own makes only that part (a step added to
+ * RELEASE_STEPS, the script archive, the Python and Go SBOMs again). Needs `npm run build`.
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -10,47 +12,82 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "./support/pulumi-workspace";
-import { resolvePythonEnv } from "./support/python-env";
+import { resolvePythonEnv, type PythonEnv } from "./support/python-env";
+import { sharedReleaseFolder } from "./support/release-folder";
 
-/**
- * Runs the release in a child Node process (its steps block for minutes, which the test worker
- * must not), with one more step as the Python and Java packages add theirs: the extension point.
- */
-async function releaseWithExtraStep(out: string, python: string): Promise<string[]> {
-  const script = `
-    const fs = require("node:fs"), path = require("node:path");
-    const { RELEASE_STEPS, release } = require(${JSON.stringify(path.join(repoRoot, "tools", "release.js"))});
-    const extra = { name: "extra artifact", run: (ctx) => fs.writeFileSync(path.join(ctx.out, "extra-v" + ctx.version + ".txt"), "extra\\n") };
-    release({ out: ${JSON.stringify(out)}, python: ${JSON.stringify(python)}, steps: [...RELEASE_STEPS, extra], log: () => {} }).then((files) => process.stdout.write(JSON.stringify(files)));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout.slice(stdout.indexOf("["))) as string[];
-}
+type ReleaseStep = { name: string; run(ctx: { out: string; version: string }): void | Promise<void> };
+const { release } = require("../tools/release.js") as { release(options: { out: string; steps: ReleaseStep[]; log(line: string): void }): Promise<string[]> };
 const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
 const { platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
   platformArchiveName(version: string, platform: { os: string; arch: string }): string;
   pulumiPlatform(): { os: string; arch: string };
 };
+const sboms = require("../tools/release-sboms.js") as { sbomNames(version: string): { python: string; go: string; java: string } };
+const execFileAsync = promisify(execFile);
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 const GO_MODULE = /^module\s+(\S+)/m.exec(fs.readFileSync(path.join(repoRoot, "sdk", "go.mod"), "utf8"))![1]!;
 const tarList = (archive: string): string[] => execFileSync("tar", ["-tzf", archive], { encoding: "utf8" }).trim().split("\n");
+const SBOMS = sboms.sbomNames(version);
+
+/** The parts of a CycloneDX document the tests read. */
+interface Bom {
+  bomFormat: string;
+  metadata: { timestamp?: string; component: { "bom-ref": string; name: string; group?: string; version: string } };
+  components: Array<{ "bom-ref": string; name: string; group?: string; version: string }>;
+  dependencies: Array<{ ref: string; dependsOn?: string[] }>;
+}
+
+/** CycloneDX's own validator (cyclonedx-python-lib, beside cyclonedx-py in the Python environment) over a JSON file: its errors, or "". */
+async function cyclonedxSchemaErrors(python: string, file: string): Promise<string> {
+  const script = [
+    "import sys",
+    "from cyclonedx.schema import SchemaVersion",
+    "from cyclonedx.validation.json import JsonStrictValidator",
+    "error = JsonStrictValidator(SchemaVersion.V1_6).validate_str(open(sys.argv[1], encoding='utf-8').read())",
+    "print(error or '', end='')",
+  ].join("\n");
+  return (await execFileAsync(python, ["-c", script, file], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } })).stdout;
+}
+
+/**
+ * Makes the Python and Go SBOMs again (tools/release-sboms.js) into `out`, which holds the wheel, in a
+ * child Node process: the tools run for a minute, which the test worker must not block for.
+ */
+async function remakeSboms(ctx: { out: string; time: string; python: string }): Promise<void> {
+  const script = `
+    const sboms = require(${JSON.stringify(path.join(repoRoot, "tools", "release-sboms.js"))});
+    const ctx = { root: ${JSON.stringify(repoRoot)}, out: ${JSON.stringify(ctx.out)}, version: ${JSON.stringify(version)}, time: new Date(${JSON.stringify(ctx.time)}), python: ${JSON.stringify(ctx.python)} };
+    sboms.pythonSdkSbom(ctx);
+    sboms.goSdkSbom(ctx).catch((error) => { console.error(error); process.exit(1); });`;
+  await execFileAsync(process.execPath, ["-e", script], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The refs the main component depends on directly. */
+const directRefs = (bom: Bom): string[] => bom.dependencies.find((d) => d.ref === bom.metadata.component["bom-ref"])?.dependsOn ?? [];
 
 describe("the release command", () => {
   let tmp: string;
   let out: string;
   let files: string[];
+  let pyEnv: PythonEnv;
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-test-"));
-    out = path.join(tmp, "release");
-    files = await releaseWithExtraStep(out, (await resolvePythonEnv()).python);
+    pyEnv = await resolvePythonEnv();
+    out = await sharedReleaseFolder();
+    files = execFileSync("find", [".", "-type", "f"], { cwd: out, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .map((file) => file.replace(/^\.\//, ""))
+      .sort();
   }, 900_000);
 
   afterAll(() => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("writes every artifact into one folder, and the added step's file too", () => {
+  it("writes every artifact into one folder", () => {
     const goDir = `go-proxy/${GO_MODULE}/@v`;
     expect(files).toEqual(
       [
@@ -62,9 +99,11 @@ describe("the release command", () => {
         `analytics-${version}.yaml`,
         `analytics-${version}.jar`,
         `analytics-${version}.pom`,
+        SBOMS.java,
+        SBOMS.go,
+        SBOMS.python,
         `pulumi_analytics-${version}-py3-none-any.whl`,
         `pulumi_analytics-${version}.tar.gz`,
-        `extra-v${version}.txt`,
         `pulumi-analytics-${version}.tgz`,
         `pulumi-analytics-dotnet-sdk-v${version}.tar.gz`,
         `pulumi-analytics-v${version}.npm.cdx.json`,
@@ -84,8 +123,15 @@ describe("the release command", () => {
     expect(spawnSync("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: out }).status).toBe(0);
     const copy = path.join(tmp, "tampered");
     fs.cpSync(out, copy, { recursive: true });
-    fs.appendFileSync(path.join(copy, `extra-v${version}.txt`), "changed\n");
-    expect(spawnSync("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: copy, encoding: "utf8" }).stdout).toContain(`extra-v${version}.txt: FAILED`);
+    fs.appendFileSync(path.join(copy, SBOMS.go), "\n");
+    expect(spawnSync("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: copy, encoding: "utf8" }).stdout).toContain(`${SBOMS.go}: FAILED`);
+  });
+
+  it("puts the file of a step added to RELEASE_STEPS into the folder and its SHA256SUMS", async () => {
+    const extraOut = path.join(tmp, "extra");
+    const extra: ReleaseStep = { name: "extra artifact", run: (ctx) => fs.writeFileSync(path.join(ctx.out, `extra-v${ctx.version}.txt`), "extra\n") };
+    expect(await release({ out: extraOut, steps: [extra], log: () => {} })).toEqual(["SHA256SUMS", `extra-v${version}.txt`]);
+    expect(spawnSync("sha256sum", ["-c", "SHA256SUMS"], { cwd: extraOut, encoding: "utf8" }).stdout).toBe(`extra-v${version}.txt: OK\n`);
   });
 
   it("serves the Go SDK to `go mod download` through GOPROXY=file://", () => {
@@ -99,13 +145,50 @@ describe("the release command", () => {
 
   it("has CycloneDX SBOMs of the npm package's and of the plugin's bundled dependencies", () => {
     const names = (file: string) => {
-      const bom = JSON.parse(fs.readFileSync(path.join(out, file), "utf8")) as { bomFormat: string; components: Array<{ name: string; version: string }> };
+      const bom = JSON.parse(fs.readFileSync(path.join(out, file), "utf8")) as Bom;
       expect(bom.bomFormat).toBe("CycloneDX");
       return bom.components.map((c) => c.name);
     };
     expect(names(`pulumi-analytics-v${version}.npm.cdx.json`)).toEqual(expect.arrayContaining(["pg", "undici", "zod"]));
     expect(names(`pulumi-resource-analytics-v${version}.cdx.json`)).toEqual(expect.arrayContaining(["@grpc/grpc-js", "@pulumi/pulumi", "google-protobuf", "undici", "zod"]));
   });
+
+  it.each([
+    { sdk: "Python", file: SBOMS.python, self: { name: "pulumi_analytics", version }, pulumi: { name: "pulumi" } },
+    { sdk: "Go", file: SBOMS.go, self: { name: GO_MODULE, version: `v${version}` }, pulumi: { name: "github.com/pulumi/pulumi/sdk/v3" } },
+    { sdk: "Java", file: SBOMS.java, self: { group: "com.pulumi", name: "analytics", version }, pulumi: { group: "com.pulumi", name: "pulumi" } },
+  ])("has the $sdk SDK's SBOM: valid CycloneDX naming the SDK and its pulumi dependency, no path of the build machine in it", async ({ file, self, pulumi }) => {
+    const text = fs.readFileSync(path.join(out, file), "utf8");
+    expect(await cyclonedxSchemaErrors(pyEnv.python, path.join(out, file))).toBe("");
+    const bom = JSON.parse(text) as Bom;
+    expect(bom.bomFormat).toBe("CycloneDX");
+    expect(bom.metadata.component).toMatchObject(self);
+    const dependency = bom.components.find((c) => c.name === pulumi.name && c.group === (pulumi as { group?: string }).group);
+    expect(dependency?.version).toMatch(/^v?\d+\.\d+\.\d+/);
+    expect(directRefs(bom)).toContain(dependency!["bom-ref"]);
+    const refs = new Set([bom.metadata.component["bom-ref"], ...bom.components.map((c) => c["bom-ref"])]);
+    expect(bom.dependencies.flatMap((d) => [d.ref, ...(d.dependsOn ?? [])]).filter((ref) => !refs.has(ref))).toEqual([]);
+    const goModCache = (await execFileAsync("go", ["env", "GOMODCACHE"], { encoding: "utf8" })).stdout.trim();
+    for (const machinePath of [os.tmpdir(), os.homedir(), repoRoot, out, pyEnv.dir, goModCache]) expect(text).not.toContain(machinePath);
+  });
+
+  it("lists in the Python SBOM the wheel's dependency closure, not the rest of the environment that built it", () => {
+    const bom = JSON.parse(fs.readFileSync(path.join(out, SBOMS.python), "utf8")) as Bom;
+    const names = bom.components.map((c) => c.name.toLowerCase());
+    expect(names).toEqual(expect.arrayContaining(["pulumi", "grpcio", "protobuf", "parver", "semver"]));
+    for (const tool of ["build", "mypy", "schemathesis", "cyclonedx-bom", "pytest", "setuptools"]) expect(names).not.toContain(tool);
+    expect(bom.metadata.timestamp).toBeDefined();
+  });
+
+  it("makes the Python and Go SBOMs to the same bytes again, from another folder", async () => {
+    const again = path.join(tmp, "sboms-again");
+    fs.mkdirSync(again);
+    const wheel = `pulumi_analytics-${version}-py3-none-any.whl`;
+    fs.copyFileSync(path.join(out, wheel), path.join(again, wheel));
+    const { timestamp } = (JSON.parse(fs.readFileSync(path.join(out, SBOMS.python), "utf8")) as Bom).metadata;
+    await remakeSboms({ out: again, time: timestamp!, python: pyEnv.python });
+    for (const file of [SBOMS.python, SBOMS.go]) expect(fs.readFileSync(path.join(again, file), "utf8")).toBe(fs.readFileSync(path.join(out, file), "utf8"));
+  }, 300_000);
 
   it("builds the script archive to the same bytes twice", () => {
     const again = buildPluginArchive(path.join(tmp, "again"));

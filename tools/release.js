@@ -10,6 +10,8 @@
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
  *   `--python`, default `python3`, needs `build` and `setuptools`, as tools/python-env/requirements.txt pins them);
+ * - CycloneDX SBOMs of the Python, Go and Java SDKs, each by its ecosystem's tool (tools/release-sboms.js;
+ *   the interpreter also needs `cyclonedx-bom`, Go builds cyclonedx-gomod, Maven fetches its plugin);
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
  *   so the engine fetches the plugin from the schema's pluginDownloadURL;
  * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH).
@@ -26,6 +28,7 @@ const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { buildPluginBinary } = require("./build-plugin-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
+const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
 const { writeTarGz } = require("./tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executable and the Python interpreter. */
@@ -71,9 +74,10 @@ async function pluginArchives(ctx) {
   }
 }
 
-/** The Go SDK as `GOPROXY=file://<out>/go-proxy` serves it. */
-function goSdk(ctx) {
+/** The Go SDK as `GOPROXY=file://<out>/go-proxy` serves it, and its SBOM. */
+async function goSdk(ctx) {
   writeGoModuleProxy({ root: ctx.root, dir: path.join(ctx.root, "sdk"), version: `v${ctx.version}`, time: ctx.time, outDir: path.join(ctx.out, "go-proxy") });
+  await goSdkSbom(ctx);
 }
 
 /** The C# SDK's sources (the files git tracks under sdk/dotnet). */
@@ -83,7 +87,7 @@ function dotnetSdk(ctx) {
   writeTarGz(path.join(ctx.out, `pulumi-analytics-dotnet-sdk-v${ctx.version}.tar.gz`), entries, Math.floor(ctx.time.getTime() / 1000));
 }
 
-/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository. */
+/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository, and its SBOM. */
 function pythonSdk(ctx) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-python-"));
   try {
@@ -94,6 +98,7 @@ function pythonSdk(ctx) {
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" },
       stdio: ["ignore", "ignore", "inherit"],
     });
+    pythonSdkSbom(ctx);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -101,7 +106,8 @@ function pythonSdk(ctx) {
 
 /**
  * The Java SDK as Maven publishes it: `analytics-<version>.jar` and its `analytics-<version>.pom`,
- * packaged by Maven from a copy of sdk/java (jar entries dated with the release's time).
+ * packaged by Maven from a copy of sdk/java (jar entries dated with the release's time), and the
+ * SBOM the same Maven run makes.
  */
 function javaSdk(ctx) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-java-"));
@@ -109,7 +115,7 @@ function javaSdk(ctx) {
     const source = path.join(staging, "java");
     fs.cpSync(path.join(ctx.root, "sdk", "java"), source, { recursive: true });
     const mvn = process.platform === "win32" ? "mvn.cmd" : "mvn";
-    execFileSync(mvn, ["-B", "-q", "package", `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
+    execFileSync(mvn, ["-B", "-q", "package", ...javaSdkSbomArguments(ctx.version), `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
       cwd: source,
       shell: process.platform === "win32",
       stdio: ["ignore", "ignore", "inherit"],
@@ -117,6 +123,7 @@ function javaSdk(ctx) {
     const base = `analytics-${ctx.version}`;
     fs.copyFileSync(path.join(source, "target", `${base}.jar`), path.join(ctx.out, `${base}.jar`));
     fs.copyFileSync(path.join(source, "pom.xml"), path.join(ctx.out, `${base}.pom`));
+    copyJavaSdkSbom(ctx, source);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }

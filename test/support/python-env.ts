@@ -1,7 +1,7 @@
 /**
  * The Python the tests run Python programs, `python -m build` and mypy with: a virtualenv in the
  * project cache holding every package of tools/python-env/requirements.txt (the pinned Pulumi
- * Python SDK, sdk/python's dependencies and build backend, `build`, mypy), made once under the
+ * Python SDK, sdk/python's dependencies and build backend, `build`, mypy, cyclonedx-bom), made once under the
  * toolchain's cross-process build lock and reused after; and what the tests do with it: build
  * sdk/python into an sdist and a wheel outside the repository, and give a program a virtualenv of
  * its own with that wheel installed, as a user installs a package. No Python step writes bytecode
@@ -147,7 +147,7 @@ async function createPythonEnv(baseExecutable: string, dir: string, env: NodeJS.
   fs.rmSync(dir, { recursive: true, force: true });
   log(`[python] step 1/3: python3 -m venv`);
   await run(baseExecutable, ["-m", "venv", dir], { env });
-  log(`[python] step 2/3: pip install of ${count} pinned packages (Pulumi ${PINNED_PYTHON_SDK_VERSION} for Python, build, mypy, schemathesis)`);
+  log(`[python] step 2/3: pip install of ${count} pinned packages (Pulumi ${PINNED_PYTHON_SDK_VERSION} for Python, build, mypy, schemathesis, cyclonedx-bom)`);
   const python = path.join(dir, "bin", "python");
   await run(python, ["-m", "pip", "install", "--require-virtualenv", "-r", PYTHON_REQUIREMENTS], { env, timeout: 900_000 });
   const sitePackages = (await run(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { env })).trim();
