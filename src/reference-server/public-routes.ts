@@ -111,8 +111,13 @@ function routeOf(match: RouteMatch<PublicRoute>): { route: FaultRoute; params: R
 async function admit(ctx: PublicContext, route: FaultRoute, ex: Exchange): Promise<Admitted | undefined> {
   const { faults, state } = ctx;
   const latency = faults.latencyFor(route);
+  let early: Promise<Buffer> | undefined;
   if (latency) {
     noteFault(ex, latency.rule);
+    // Read during the delay, as a service that has the whole request before it is slow: a create
+    // whose client goes away meanwhile is still carried out. Its failures count only once awaited.
+    early = readBody(ex.req, ctx.maxBodyBytes);
+    early.catch(() => undefined);
     await ctx.delays.sleep(latency.ms);
   }
   if (state.isClosed) return undefined;
@@ -127,7 +132,7 @@ async function admit(ctx: PublicContext, route: FaultRoute, ex: Exchange): Promi
   if (!auth.ok) throw wireError(401, "Unauthorized", auth.detail, { "www-authenticate": 'Bearer realm="api"' });
   const unsupported = checkJsonContentType(req.headers["content-type"]);
   if (unsupported) throw unsupported;
-  const body = parseJsonBody(await readBody(req, ctx.maxBodyBytes));
+  const body = parseJsonBody(await (early ?? readBody(req, ctx.maxBodyBytes)));
   return state.isClosed ? undefined : { userName: auth.userName, body };
 }
 

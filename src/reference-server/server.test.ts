@@ -1,4 +1,5 @@
 /** The running server as a whole, over real HTTP on 127.0.0.1: listening, closing, options, load. */
+import * as net from "node:net";
 import { describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
 import { startReferenceServer } from "./server";
@@ -37,6 +38,23 @@ describe("lifecycle", () => {
     await server.close();
     await expect(pending).rejects.toThrow();
     expect(server.inspect.organizations()).toHaveLength(0);
+  });
+
+  it("carries out a delayed create whose client went away, and records the request", async () => {
+    const server = await startReferenceServer({ bootstrapUsers: ["alice"], faults: { latencyMs: 300 } });
+    const body = JSON.stringify({ name: "Left behind" });
+    const socket = net.connect(server.port, server.host);
+    socket.on("error", () => undefined);
+    socket.write(
+      `POST ${ORGANIZATIONS_PATH} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${server.apiKeys.alice}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    while (server.faults.injected().latency === 0) await new Promise((r) => setImmediate(r));
+    socket.destroy();
+    // Recorded once the handler is done: before the fix, a client gone during the delay left it waiting forever.
+    while (Object.keys(server.inspect.requests().byRoute).length === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(server.inspect.organizations().map((o) => o.name)).toEqual(["Left behind"]);
+    await server.close();
   });
 
   it("refuses invalid options", async () => {

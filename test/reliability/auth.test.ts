@@ -71,7 +71,7 @@ describe("item 8: authentication", () => {
       expect(huge.status).toBe(431);
       expect(JSON.parse(huge.text)).toEqual({ error: { title: "PayloadTooLarge", detail: expect.any(String) } });
       expect(server.inspect.organizations()).toEqual([]);
-      recordFigures({ item: 8, scenario: `${runs} generated bad Authorization headers + one over the header limit`, faultsInjected: requests + 1, operations: requests + 1, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: 0 });
+      recordFigures({ item: 8, path: "service", scenario: `${runs} generated bad Authorization headers + one over the header limit`, faultsInjected: requests + 1, operations: requests + 1, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: 0 });
     },
     TIMEOUT_MS,
   );

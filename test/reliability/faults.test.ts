@@ -97,7 +97,7 @@ describe("item 1: connection refused on the first create", () => {
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 1, scenario: "CLI: up against a refused port, then up after start", faultsInjected: 4, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({ item: 1, path: "dynamic", scenario: "CLI: up against a refused port, then up after start", faultsInjected: 4, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );
@@ -147,7 +147,7 @@ describe("item 1: connection refused on the first create", () => {
         }
       }
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 1, scenario: `client: ${rounds} rounds, 1-3 refused attempts each`, faultsInjected: refusals, operations: requests + refusals, duplicates, lostObjects: lost, crashes: 0, serverErrors: 0, plaintextHits: 0 });
+      recordFigures({ item: 1, path: "service", scenario: `client: ${rounds} rounds, 1-3 refused attempts each`, faultsInjected: refusals, operations: requests + refusals, duplicates, lostObjects: lost, crashes: 0, serverErrors: 0, plaintextHits: 0 });
     },
     TIMEOUT_MS,
   );
@@ -207,6 +207,7 @@ describe("item 2: connection reset after the server committed the create", () =>
         expect(hits).toEqual([]);
         recordFigures({
           item: 2,
+          path: "dynamic",
           scenario: `CLI: reset after commit on ${route} (announced orphan, not counted as a silent duplicate)`,
           faultsInjected: totalInjected(s.faults.injected()),
           operations: ws.transcript.length + s.inspect.requestCount(),
@@ -254,7 +255,7 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
-      recordFigures({ item: 3, scenario: `CLI: ${retries}x 429 and ${retries}x 503 with Retry-After 1 s`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({ item: 3, path: "dynamic", scenario: `CLI: ${retries}x 429 and ${retries}x 503 with Retry-After 1 s`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );
@@ -274,7 +275,7 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       expect(await stateIds(ws)).toEqual({ orgs: [], dataSources: [] });
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
-      recordFigures({ item: 3, scenario: "CLI: persistent 429, bounded to 4 attempts", faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({ item: 3, path: "dynamic", scenario: "CLI: persistent 429, bounded to 4 attempts", faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );
@@ -309,7 +310,7 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 3, scenario: `CLI: ${rounds}x each of 500, 502, 504 on create`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({ item: 3, path: "dynamic", scenario: `CLI: ${rounds}x each of 500, 502, 504 on create`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );

@@ -238,6 +238,7 @@ describe("item 7: fuzzing the reference server", () => {
       expect(tally.rejected).toBeGreaterThan(CASES / 2);
       recordFigures({
         item: 7,
+        path: "service",
         scenario: `fuzz: ${tally.cases} requests (${tally.rawCases} raw HTTP, ${tally.bigBodies} of 10 MB; ${tally.created} created, ${tally.rejected} rejected)`,
         faultsInjected: tally.cases,
         operations: tally.cases,

@@ -140,6 +140,7 @@ describe("item 4: server killed in the middle of a pulumi up of 50 data sources"
       expect(hits).toEqual([]);
       recordFigures({
         item: 4,
+        path: "dynamic",
         scenario: `CLI: ${COUNT} data sources, ${kills} SIGKILLs of the server mid-up (${hold ? "in-flight creates held before commit" : `unheld; ${announcedOrphans} announced orphans`})`,
         faultsInjected: kills,
         operations: ws.transcript.length + requests,

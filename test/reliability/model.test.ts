@@ -198,7 +198,7 @@ describe("item 6: model-based test of the reference server", () => {
       );
       expect(real.stats.fiveXx).toBe(0);
       expect(commandsRun).toBeGreaterThan(runs);
-      recordFigures({ item: 6, scenario: `fc.commands: ${runs} runs, ${commandsRun} commands, 3 users`, faultsInjected: 0, operations: real.stats.requests, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: real.stats.fiveXx, plaintextHits: 0 });
+      recordFigures({ item: 6, path: "service", scenario: `fc.commands: ${runs} runs, ${commandsRun} commands, 3 users`, faultsInjected: 0, operations: real.stats.requests, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: real.stats.fiveXx, plaintextHits: 0 });
     },
     TIMEOUT_MS,
   );

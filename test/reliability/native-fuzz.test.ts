@@ -23,6 +23,8 @@ const SEED = 20_260_425;
 /** A call not answered within this is a hang. */
 const DEADLINE_MS = 15_000;
 const KINDS: readonly KindSpec[] = [organizationSpec, dataSourceSpec];
+/** The gRPC request each call's `what` starts with. */
+const KIND_NAMES: Record<string, string> = { checkConfig: "CheckConfig", configure: "Configure", check: "Check", diff: "Diff", preview: "Create (preview)", create: "Create" };
 const urnOf = (spec: KindSpec, name = "fuzzed") => `urn:pulumi:fuzz::native::${nativeTypeToken(spec)}::${name}`;
 
 /** The engine's signatures (pulumi/sdk/go/common/resource/sig). */
@@ -144,6 +146,8 @@ describe("the native plugin's gRPC boundary, fuzzed", () => {
     },
   };
   const tally = { cases: 0, failures: 0, rejections: 0, created: 0 };
+  /** Calls answered, by request kind (the first word of each call's `what`). */
+  const perKind = new Map<string, number>();
 
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
@@ -166,6 +170,8 @@ describe("the native plugin's gRPC boundary, fuzzed", () => {
   /** What every answer holds: it came (no hang, no crash), and a rejection is a message with no stack and no credential. */
   function answered<T>(result: Awaited<ReturnType<typeof outcome<T>>>, what: string): void {
     tally.cases++;
+    const kind = what.split(" ")[0]!;
+    perKind.set(kind, (perKind.get(kind) ?? 0) + 1);
     if (result.ok) return;
     tally.rejections++;
     expect([grpc.status.DEADLINE_EXCEEDED, grpc.status.UNAVAILABLE, grpc.status.INTERNAL], `${what}: ${result.error.details}`).not.toContain(result.error.code);
@@ -310,9 +316,14 @@ describe("the native plugin's gRPC boundary, fuzzed", () => {
     expect(hits).toEqual([]);
     expect(tally.failures).toBeGreaterThan(100);
     expect(tally.created).toBeGreaterThan(10);
+    // Several thousand cases of each request kind in the campaign, Create included.
+    expect([...perKind.keys()].sort()).toEqual(Object.keys(KIND_NAMES).sort());
+    expect(Math.min(...perKind.values())).toBeGreaterThanOrEqual(scale(200, 4_000));
+    const kinds = [...perKind].map(([kind, n]) => `${n} ${KIND_NAMES[kind] ?? kind}`).join(", ");
     recordFigures({
       item: 7,
-      scenario: `native plugin fuzz: ${tally.cases} gRPC calls (${tally.failures} check failures, ${tally.rejections} rejected, ${tally.created} created)`,
+      path: "native",
+      scenario: `native plugin fuzz: ${tally.cases} gRPC calls (${kinds}; ${tally.failures} check failures, ${tally.rejections} rejected, ${tally.created} created)`,
       faultsInjected: tally.cases,
       operations: tally.cases,
       duplicates: 0,

@@ -40,6 +40,7 @@ describe("schemathesis against the reference server's own OpenAPI document", () 
       expect(output.includes(apiKey), "the API key appears in schemathesis's output").toBe(false);
       recordFigures({
         item: 12,
+        path: "service",
         scenario: `schemathesis: ${summary.generated} generated cases, every check, coverage + fuzzing + stateful, seed 1`,
         faultsInjected: 0,
         operations: summary.generated,

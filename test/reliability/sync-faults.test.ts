@@ -152,7 +152,7 @@ describe("item 9: schema-sync faults", () => {
   });
   afterAll(async () => {
     await db.close();
-    recordFigures({ item: 9, scenario: "schema sync: Postgres down, wrong password, stalled, connection cut mid-sync", faultsInjected: figures.faults, operations: figures.operations, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: figures.hits });
+    recordFigures({ item: 9, path: "service", scenario: "schema sync: Postgres down, wrong password, stalled, connection cut mid-sync", faultsInjected: figures.faults, operations: figures.operations, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: figures.hits });
   });
 
   it("Postgres down and a wrong password: FAILED without the password", async () => {

@@ -19,10 +19,19 @@ export function scale<T>(short: T, long: T): T {
 /** Per-test timeout: generous, since the campaign sizes run minutes and CLI runs share 2 cores. */
 export const TIMEOUT_MS = scale(300_000, 1_200_000);
 
+/** The way a scenario reaches the service, each with its own totals row in the campaign summary. */
+export const PATHS = {
+  dynamic: "Dynamic providers (TypeScript program)",
+  native: "Native plugin (YAML program, gRPC)",
+  service: "Client and reference server alone",
+} as const;
+
 /** What one scenario did and found; every count is over the whole scenario. */
 export interface Figures {
-  /** Reliability item (1-10). */
+  /** Reliability item (1-12). */
   item: number;
+  /** Which {@link PATHS} the scenario goes through. */
+  path: keyof typeof PATHS;
   /** Short name of the scenario. */
   scenario: string;
   /** Faults injected: server-side faults, kills, refused connections, database faults. */
