@@ -17,7 +17,7 @@ const ITEMS: Record<number, string> = {
   4: "Server killed mid-`pulumi up` of 50 resources",
   5: "Server slower than the client timeout; interrupted `up`",
   6: "Model test of the reference server (`fc.commands`)",
-  7: "Fuzzing the reference server",
+  7: "Fuzzing the reference server and the plugin's gRPC boundary",
   8: "Authentication",
   9: "Schema-sync faults",
   12: "schemathesis against the served OpenAPI document",
