@@ -12,7 +12,8 @@
  *   `--python`, default `python3`, needs `build` and `setuptools`, as tools/python-env/requirements.txt pins them);
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
  *   so the engine fetches the plugin from the schema's pluginDownloadURL;
- * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH).
+ * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH);
+ * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js).
  * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
  * into `context.out`.
  * Usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]
@@ -26,6 +27,7 @@ const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { buildPluginBinary } = require("./build-plugin-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
+const { buildNodeSdkPackage } = require("./node-sdk-package.js");
 const { writeTarGz } = require("./tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executable and the Python interpreter. */
@@ -143,6 +145,7 @@ const RELEASE_STEPS = [
   { name: "Python SDK", run: pythonSdk },
   { name: "Java SDK", run: javaSdk },
   { name: "YAML package file", run: yamlPackageFile },
+  { name: "Node.js SDK", run: (ctx) => buildNodeSdkPackage({ root: ctx.root, outDir: ctx.out }) },
 ];
 
 /** Every file under `dir`, relative with forward slashes, sorted. */
