@@ -14,6 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { userEnvironment } from "../packed/packed-app";
 import type { PulumiToolchain } from "../../src/toolchain/pulumi-cli";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./pulumi-workspace";
 import { sharedReleaseFolder } from "./release-folder";
@@ -95,13 +96,6 @@ export interface RehearsalOptions {
   tools?: readonly string[];
   /** More environment for every command in the project; `scratch` is {@link Rehearsal.scratch}. */
   env?(scratch: string, release: string): NodeJS.ProcessEnv;
-}
-
-/** The environment of this process without what `npm test` adds (npm_*), which a user's shell has not. */
-function userEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== "INIT_CWD") env[key] = value;
-  return env;
 }
 
 /** Removes a rehearsal's scratch folder, read-only parts too (a Go module cache is). */
