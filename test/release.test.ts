@@ -1,9 +1,10 @@
 /**
  * `npm run release` (tools/release.js): one folder with the npm tarball, the plugin archives, the Go
- * SDK as a module proxy serves it, the C# SDK's sources, SBOMs and SHA256SUMS that verifies. The
- * folder is the test run's shared one (test/support/release-folder.ts), built once for every test
- * file that asks; what needs a build of its own makes only that part (a step added to
- * RELEASE_STEPS, the script archive, the Python and Go SBOMs again). Needs `npm run build`.
+ * SDK as a module proxy serves it, the C# SDK's sources, the Node.js SDK's npm package (the same
+ * bytes from two builds), SBOMs and SHA256SUMS that verifies. The folder is the test run's shared
+ * one (test/support/release-folder.ts), built once for every test file that asks; what needs a
+ * build of its own makes only that part (a step added to RELEASE_STEPS, the script archive, the
+ * Node.js SDK's package, the Python and Go SBOMs again). Needs `npm run build`.
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -18,6 +19,10 @@ import { sharedReleaseFolder } from "./support/release-folder";
 type ReleaseStep = { name: string; run(ctx: { out: string; version: string }): void | Promise<void> };
 const { release } = require("../tools/release.js") as { release(options: { out: string; steps: ReleaseStep[]; log(line: string): void }): Promise<string[]> };
 const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
+const { BUILD_ONLY_FIELDS, buildNodeSdkPackage } = require("../tools/node-sdk-package.js") as {
+  BUILD_ONLY_FIELDS: string[];
+  buildNodeSdkPackage(options: { root: string; outDir: string }): string;
+};
 const { platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
   platformArchiveName(version: string, platform: { os: string; arch: string }): string;
   pulumiPlatform(): { os: string; arch: string };
@@ -105,6 +110,7 @@ describe("the release command", () => {
         `pulumi_analytics-${version}-py3-none-any.whl`,
         `pulumi_analytics-${version}.tar.gz`,
         `pulumi-analytics-${version}.tgz`,
+        `pulumi-analytics-analytics-${version}.tgz`,
         `pulumi-analytics-dotnet-sdk-v${version}.tar.gz`,
         `pulumi-analytics-v${version}.npm.cdx.json`,
         platformArchiveName(version, pulumiPlatform()),
@@ -189,6 +195,23 @@ describe("the release command", () => {
     await remakeSboms({ out: again, time: timestamp!, python: pyEnv.python });
     for (const file of [SBOMS.python, SBOMS.go]) expect(fs.readFileSync(path.join(again, file), "utf8")).toBe(fs.readFileSync(path.join(out, file), "utf8"));
   }, 300_000);
+
+  it("has the Node.js SDK as an npm package: compiled with its types, and the pulumi block naming the plugin and its server", () => {
+    const tarball = path.join(out, `pulumi-analytics-analytics-${version}.tgz`);
+    expect(tarList(tarball)).toEqual(expect.arrayContaining(["package/index.js", "package/index.d.ts", "package/dataSource.js", "package/dataSource.d.ts", "package/config/vars.js", "package/package.json"]));
+    expect(tarList(tarball).filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toEqual([]);
+    const manifest = JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
+    const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { pluginDownloadURL: string };
+    expect(manifest).toMatchObject({ name: "@pulumi-analytics/analytics", version, pulumi: { resource: true, name: "analytics", version, server: schema.pluginDownloadURL } });
+    for (const field of BUILD_ONLY_FIELDS) expect(Object.keys(manifest)).not.toContain(field);
+  });
+
+  it("builds the Node.js SDK's package to the same bytes twice, writing nothing into sdk/", () => {
+    const before = execFileSync("git", ["status", "--porcelain", "--ignored", "--", "sdk"], { cwd: repoRoot, encoding: "utf8" });
+    const again = buildNodeSdkPackage({ root: repoRoot, outDir: fs.mkdtempSync(path.join(tmp, "nodejs-")) });
+    expect(fs.readFileSync(again).equals(fs.readFileSync(path.join(out, path.basename(again))))).toBe(true);
+    expect(execFileSync("git", ["status", "--porcelain", "--ignored", "--", "sdk"], { cwd: repoRoot, encoding: "utf8" })).toBe(before);
+  }, 120_000);
 
   it("builds the script archive to the same bytes twice", () => {
     const again = buildPluginArchive(path.join(tmp, "again"));

@@ -14,7 +14,8 @@
  *   the interpreter also needs `cyclonedx-bom`, Go builds cyclonedx-gomod, Maven fetches its plugin);
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
  *   so the engine fetches the plugin from the schema's pluginDownloadURL;
- * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH).
+ * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH);
+ * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js).
  * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
  * into `context.out`.
  * Usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]
@@ -28,6 +29,7 @@ const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { buildPluginBinary } = require("./build-plugin-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
+const { buildNodeSdkPackage } = require("./node-sdk-package.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
 const { writeTarGz } = require("./tar-gz.js");
 
@@ -150,6 +152,7 @@ const RELEASE_STEPS = [
   { name: "Python SDK", run: pythonSdk },
   { name: "Java SDK", run: javaSdk },
   { name: "YAML package file", run: yamlPackageFile },
+  { name: "Node.js SDK", run: (ctx) => buildNodeSdkPackage({ root: ctx.root, outDir: ctx.out }) },
 ];
 
 /** Every file under `dir`, relative with forward slashes, sorted. */

@@ -35,12 +35,16 @@ export interface NpmResult {
   stderr: string;
 }
 
+/** This process's environment without the variables an enclosing `npm test` adds (npm_*, INIT_CWD), as a user's shell has it. */
+export function userEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== "INIT_CWD") env[key] = value;
+  return env;
+}
+
 /** Runs `npm ARGS` in `cwd` as from a user's shell (none of the enclosing `npm test`'s variables), with the test cache. */
 export function npm(args: string[], cwd: string): Promise<NpmResult> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_/i.test(key) && key !== "INIT_CWD") env[key] = value;
-  }
+  const env = userEnvironment();
   env.npm_config_cache = NPM_CACHE;
   env.npm_config_update_notifier = "false";
   return new Promise((resolve, reject) => {

@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { withLock } from "../../src/toolchain/go-build";
-import { copyCheckout } from "../packed/packed-app";
+import { copyCheckout, userEnvironment } from "../packed/packed-app";
 import { TEST_RUN_MARKER } from "./leftover-processes";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";
@@ -36,8 +36,7 @@ async function buildRelease(out: string, log: (line: string) => void): Promise<v
     // dependencies): give the copy a node_modules of hard links instead, which costs no space.
     fs.unlinkSync(path.join(copy, "node_modules"));
     execFileSync("cp", ["-al", path.join(repoRoot, "node_modules"), path.join(copy, "node_modules")]);
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== "INIT_CWD") env[key] = value;
+    const env = userEnvironment();
     // The copy has no .git: git reads the checkout's (the last commit's time, the C# SDK's file list).
     env.GIT_DIR = execFileSync("git", ["rev-parse", "--absolute-git-dir"], { cwd: repoRoot, encoding: "utf8" }).trim();
     env.GIT_WORK_TREE = copy;

@@ -2,15 +2,19 @@
  * What every release rehearsal shares: the release folder ({@link sharedReleaseFolder}) served on
  * 127.0.0.1 as the project's release page serves it, the engine sent there instead of the schema's
  * pluginDownloadURL (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES) with plugin acquisition on, a reference
- * server, and a fresh project outside the repository with an empty PULUMI_HOME; and the lifecycle
- * each language's program goes through with the real CLI.
+ * server, and a fresh project outside the repository with an empty PULUMI_HOME and a PATH holding
+ * only the programs its language needs (never `node`, but for TypeScript); the commands a user
+ * runs in that project to install the SDK; and the lifecycle each language's program goes
+ * through with the real CLI.
  */
+import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { userEnvironment } from "../packed/packed-app";
 import type { PulumiToolchain } from "../../src/toolchain/pulumi-cli";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./pulumi-workspace";
 import { sharedReleaseFolder } from "./release-folder";
@@ -54,12 +58,31 @@ export async function serveFolder(dir: string): Promise<FileServer> {
   return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/**
+ * A folder of symbolic links to the programs `names`, found on this process's PATH: as the whole
+ * PATH, it offers those programs and nothing else (no `node`, which no name may be).
+ */
+export function toolsPath(dir: string, names: readonly string[]): string {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of names) {
+    if (name === "node") throw new Error("a rehearsal without node cannot have node on its PATH");
+    const found = (process.env.PATH ?? "").split(path.delimiter).map((d) => path.join(d, name)).find((file) => fs.existsSync(file) && fs.statSync(file).isFile());
+    if (!found) throw new Error(`${name} is not on PATH, and this rehearsal needs it`);
+    fs.symlinkSync(fs.realpathSync(found), path.join(dir, name));
+  }
+  return dir;
+}
+
 /** One rehearsal's release folder, its server, the API server and the project. */
 export interface Rehearsal {
   release: string;
   files: FileServer;
   api: ReferenceServer;
   ws: PulumiWorkspace;
+  /** A folder of the rehearsal's own outside the project (a module cache, a local repository), removed by {@link close}. */
+  scratch: string;
+  /** Runs `command args` in the project as the user does, with the project's environment (its PATH); returns stdout. */
+  exec(command: string, args: string[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -69,6 +92,16 @@ export interface RehearsalOptions {
   writeProject(dir: string, release: string): void | Promise<void>;
   /** Keep `node` on PATH (a TypeScript program); every other language runs without it. */
   keepNode?: boolean;
+  /** The programs the language needs besides the CLI (e.g. `go`): then PATH holds only these ({@link toolsPath}). */
+  tools?: readonly string[];
+  /** More environment for every command in the project; `scratch` is {@link Rehearsal.scratch}. */
+  env?(scratch: string, release: string): NodeJS.ProcessEnv;
+}
+
+/** Removes a rehearsal's scratch folder, read-only parts too (a Go module cache is). */
+function removeScratch(scratch: string): void {
+  execFileSync("chmod", ["-R", "u+w", scratch]);
+  fs.rmSync(scratch, { recursive: true, force: true });
 }
 
 /**
@@ -81,21 +114,37 @@ export async function startRehearsal(toolchain: PulumiToolchain, options: Rehear
   const files = await serveFolder(release);
   const api = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
   const project = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-rehearsal-project-"));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-rehearsal-scratch-"));
   try {
     await options.writeProject(project, release);
     const prefix = PLUGIN_DOWNLOAD_URL.slice(0, PLUGIN_DOWNLOAD_URL.indexOf("${"));
+    const pathDir = options.tools ? toolsPath(path.join(scratch, "bin"), options.tools) : NO_NODE_PATH;
     const env: NodeJS.ProcessEnv = {
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
       PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}=${files.url}/`,
-      ...(options.keepNode ? {} : { PATH: NO_NODE_PATH }),
+      ...(options.keepNode ? {} : { PATH: pathDir }),
+      ...options.env?.(scratch, release),
     };
     const ws = await PulumiWorkspace.create(toolchain, { programDir: project, withoutNodeModules: true, env });
+    const exec = (command: string, args: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        execFile(command, args, { cwd: ws.programDir, env: { ...userEnvironment(), ...env }, timeout: 900_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+          if (error) reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`));
+          else resolve(stdout);
+        });
+      });
     const close = async () => {
       ws.dispose();
+      removeScratch(scratch);
       await files.close();
       await api.close();
     };
-    return { release, files, api, ws, close };
+    return { release, files, api, ws, scratch, exec, close };
+  } catch (error) {
+    removeScratch(scratch);
+    await files.close();
+    await api.close();
+    throw error;
   } finally {
     fs.rmSync(project, { recursive: true, force: true });
   }
