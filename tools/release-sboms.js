@@ -99,6 +99,22 @@ function pythonSdkSbom(ctx) {
 }
 
 /**
+ * The Go SBOM with the main module at the release's version. The tool takes the main module's
+ * version from git: none in a folder without one, a pseudo-version in a checkout; either way it
+ * lands in the module's bom-ref and the dependency graph, so both are rewritten, with the
+ * component's keys in one order.
+ */
+function withMainVersion(bom, version) {
+  const { "bom-ref": oldRef, version: _ignored, purl, ...rest } = bom.metadata.component;
+  const unversioned = (ref) => ref.replace(/@[^?#]*/, "");
+  const ref = unversioned(oldRef).replace(/(\?|$)/, `@${version}$1`);
+  bom.metadata.component = { "bom-ref": ref, ...rest, version, purl: `${unversioned(purl)}@${version}` };
+  const rename = (r) => (r === oldRef ? ref : r);
+  bom.dependencies = (bom.dependencies ?? []).map((d) => ({ ...d, ref: rename(d.ref), ...(d.dependsOn ? { dependsOn: d.dependsOn.map(rename) } : {}) }));
+  return bom;
+}
+
+/**
  * The Go SDK's SBOM: cyclonedx-gomod over sdk/'s module (the module's versions from its go.sum,
  * read from the Go module cache, which the module proxy fills on first use), without serial number
  * or timestamp, qualifier-free purls (a module is the same on every platform), and the release's
@@ -110,10 +126,7 @@ async function goSdkSbom(ctx) {
   const args = ["mod", "-json", "-type", "library", "-licenses", "-short-purls", "-noserial", "-notimestamp", "-output", "-", "."];
   const env = { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };
   const bom = JSON.parse(execFileSync(binary, args, { cwd: path.join(ctx.root, "sdk"), env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] }));
-  const main = bom.metadata.component;
-  main.version = `v${ctx.version}`;
-  main.purl = `${main.purl.replace(/@[^?#]*/, "")}@v${ctx.version}`;
-  writeJson(path.join(ctx.out, sbomNames(ctx.version).go), bom);
+  writeJson(path.join(ctx.out, sbomNames(ctx.version).go), withMainVersion(bom, `v${ctx.version}`));
 }
 
 /** Maven arguments that add the SBOM to a `package` run: `target/<name>` of {@link copyJavaSdkSbom}. */
