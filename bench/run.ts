@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), L (scale), T (OpenTofu) and memory in one run, written to
+ * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), T (OpenTofu) and memory in one run, written to
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
- * without measuring anything. `node bench/dist/run.js E` runs scenario E alone (full size, or
+ * without measuring anything. Scenario L (scale) is in a full run only when asked (`--with-L`): at
+ * full size it takes hours; `--quick` runs it small. `node bench/dist/run.js E` runs scenario E alone (full size, or
  * small with `--quick`) and prints its figures, writing nothing. `node bench/dist/run.js N` runs
  * scenario N (the native provider plugin against the dynamic floor) alone and prints its figures;
  * full size, it writes them to bench/results/native.md and native.json (latest.md is left as it
@@ -43,6 +44,8 @@ import { repoRoot } from "./lib/workspace";
 
 const quick = process.argv.includes("--quick");
 const renderOnly = process.argv.includes("--render");
+/** `--with-L`: a full run measures scenario L too (hours at full size; see SCALE_PLAN). */
+const withScale = process.argv.includes("--with-L");
 const onlyE = process.argv.slice(2).includes("E");
 const onlyN = process.argv.slice(2).includes("N");
 const onlyL = process.argv.slice(2).includes("L");
@@ -267,7 +270,7 @@ async function main(): Promise<void> {
   );
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
-  const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
+  const scale = quick || withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;
   const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
 
   const report: BenchReport = {
@@ -285,7 +288,7 @@ async function main(): Promise<void> {
       "D: Prism": http.prismCommand ?? "",
       "P: persistent state": persistence.command,
       "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
-      ...Object.fromEntries(Object.entries(scale.commands).map(([k, v]) => [`L: ${k}`, v])),
+      ...Object.fromEntries(Object.entries(scale?.commands ?? {}).map(([k, v]) => [`L: ${k}`, v])),
       "T: OpenTofu + restapi and the Pulumi sides, each N once (every command of each side is in tofu.md)": "tofu apply -auto-approve -input=false -no-color; pulumi up --yes --skip-preview --stack <stack>",
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },

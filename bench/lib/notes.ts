@@ -29,7 +29,7 @@ export function methodNotes(report: BenchReport): string {
   both programs into the 20-minute budget. That cost is the engine's and grows with state size,
   so N=500 runs with \`PULUMI_SKIP_CHECKPOINTS=true\` for both programs; N=10 and N=100 use the
   defaults.
-- **Reference server.** A and B run it in the bench process; D, E and the memory figure run it in
+${report.raw.scale ? "" : "- **Scenario L (scale) is not in this run**: at full size (one stack of 2,000, then 8 × 250) it takes hours, so `npm run bench` leaves it to `node bench/dist/run.js L` (or `npm run bench -- --with-L`); its recorded run is [scale.md](scale.md).\n"}- **Reference server.** A and B run it in the bench process; D, E and the memory figure run it in
   a child process (\`bench/servers/reference.ts\`) so the load generator and the server each get a
   core. Its background schema sync is replaced by an instant fake
   (\`syncSchema: async () => ({ ok: true, tables: [] })\`): no data source points at a real

@@ -32,7 +32,7 @@ export interface BenchReport {
   /** Exact commands. */
   commands: Record<string, string>;
   /** Raw measurements behind the figures. */
-  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult; tofu?: TofuResult };
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult | undefined; tofu?: TofuResult };
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
