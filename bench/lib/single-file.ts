@@ -42,8 +42,8 @@ export interface SingleFileResult {
 
 /** Scenario F's sizes: one DataSource (plus the Organization) and 100. */
 export const SINGLE_FILE_PLANS: EnginePlan[] = [
-  { count: 1, reps: 5, skipCheckpoints: false },
-  { count: 100, reps: 3, skipCheckpoints: false },
+  { count: 1, reps: 7, skipCheckpoints: false },
+  { count: 100, reps: 7, skipCheckpoints: false },
 ];
 
 /** bench/fixtures/native with a shim exec'ing `command` (the plugin process's command line holds it). */
