@@ -159,6 +159,29 @@ describe("the release command", () => {
     expect(names(`pulumi-resource-analytics-v${version}.cdx.json`)).toEqual(expect.arrayContaining(["@grpc/grpc-js", "@pulumi/pulumi", "google-protobuf", "undici", "zod"]));
   });
 
+  it("names the npm package's SBOM after the package, dated with the release, with no random serial number or path of the build", () => {
+    const text = fs.readFileSync(path.join(out, `pulumi-analytics-v${version}.npm.cdx.json`), "utf8");
+    const bom = JSON.parse(text) as Bom & { serialNumber?: string };
+    expect(bom.metadata.component).toMatchObject({ name: "pulumi-analytics", version });
+    expect(bom.serialNumber).toBeUndefined();
+    const lastCommit = Number(execFileSync("git", ["log", "-1", "--format=%ct"], { cwd: repoRoot, encoding: "utf8" }).trim());
+    expect(bom.metadata.timestamp).toBe(new Date(lastCommit * 1000).toISOString());
+    for (const machinePath of [os.tmpdir(), os.homedir(), repoRoot, out]) expect(text).not.toContain(machinePath);
+  });
+
+  it("dates the jar's and the wheel's entries with the release's time (SOURCE_DATE_EPOCH), not the build's", async () => {
+    const dir = path.join(tmp, "dated");
+    const script = `
+      const { RELEASE_STEPS, release } = require(${JSON.stringify(path.join(repoRoot, "tools", "release.js"))});
+      const steps = RELEASE_STEPS.filter((step) => step.name === "Python SDK" || step.name === "Java SDK");
+      release({ out: ${JSON.stringify(dir)}, python: ${JSON.stringify(pyEnv.python)}, steps, log: () => {} }).catch((error) => { console.error(error); process.exit(1); });`;
+    await execFileAsync(process.execPath, ["-e", script], { cwd: repoRoot, env: { ...process.env, SOURCE_DATE_EPOCH: "978307200", TZ: "UTC" }, maxBuffer: 64 * 1024 * 1024 });
+    const dates = "import sys, zipfile\nprint('\\n'.join(sorted({'%04d-%02d-%02d' % i.date_time[:3] for i in zipfile.ZipFile(sys.argv[1]).infolist()})))";
+    for (const archive of [`analytics-${version}.jar`, `pulumi_analytics-${version}-py3-none-any.whl`]) {
+      expect(execFileSync(pyEnv.python, ["-c", dates, path.join(dir, archive)], { encoding: "utf8" }).trim(), archive).toBe("2001-01-01");
+    }
+  }, 300_000);
+
   it.each([
     { sdk: "Python", file: SBOMS.python, self: { name: "pulumi_analytics", version }, pulumi: { name: "pulumi" } },
     { sdk: "Go", file: SBOMS.go, self: { name: GO_MODULE, version: `v${version}` }, pulumi: { name: "github.com/pulumi/pulumi/sdk/v3" } },

@@ -38,11 +38,17 @@ const { writeTarGz } = require("./tar-gz.js");
 
 const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
 
-/** The npm tarball and its SBOM. */
+/**
+ * The npm tarball and its SBOM. `npm sbom` names the root after the folder it runs in and stamps a
+ * random serial number and the time: the root gets the package's name, the release's time, and
+ * no serial number, so two builds of one commit give the same file.
+ */
 function npmPackage(ctx) {
   npm(["pack", "--pack-destination", ctx.out], { stdio: ["ignore", "ignore", "inherit"] });
-  const sbom = npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  fs.writeFileSync(path.join(ctx.out, `pulumi-analytics-v${ctx.version}.npm.cdx.json`), sbom);
+  const { serialNumber: _random, ...sbom } = JSON.parse(npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
+  const { name } = JSON.parse(fs.readFileSync(path.join(ctx.root, "package.json"), "utf8"));
+  sbom.metadata = { ...sbom.metadata, timestamp: ctx.time.toISOString(), component: { ...sbom.metadata.component, name } };
+  fs.writeFileSync(path.join(ctx.out, `pulumi-analytics-v${ctx.version}.npm.cdx.json`), `${JSON.stringify(sbom, null, 2)}\n`);
 }
 
 /** A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile). */
@@ -97,7 +103,8 @@ function pythonSdk(ctx) {
     fs.cpSync(path.join(ctx.root, "sdk", "python"), source, { recursive: true });
     execFileSync(ctx.python, ["-m", "build", "--no-isolation", "--outdir", ctx.out, source], {
       cwd: staging,
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" },
+      // The wheel's entries are dated SOURCE_DATE_EPOCH (the release's time), not the build's.
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", SOURCE_DATE_EPOCH: String(Math.floor(ctx.time.getTime() / 1000)) },
       stdio: ["ignore", "ignore", "inherit"],
     });
     pythonSdkSbom(ctx);
@@ -105,6 +112,9 @@ function pythonSdk(ctx) {
     fs.rmSync(staging, { recursive: true, force: true });
   }
 }
+
+/** The jar goal of a maven-jar-plugin that honours `project.build.outputTimestamp`. */
+const MAVEN_JAR_GOAL = "org.apache.maven.plugins:maven-jar-plugin:3.4.2:jar";
 
 /**
  * The Java SDK as Maven publishes it: `analytics-<version>.jar` and its `analytics-<version>.pom`,
@@ -117,7 +127,10 @@ function javaSdk(ctx) {
     const source = path.join(staging, "java");
     fs.cpSync(path.join(ctx.root, "sdk", "java"), source, { recursive: true });
     const mvn = process.platform === "win32" ? "mvn.cmd" : "mvn";
-    execFileSync(mvn, ["-B", "-q", "package", ...javaSdkSbomArguments(ctx.version), `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
+    // The jar by a pinned maven-jar-plugin, which dates its entries with outputTimestamp (Maven 3.8's
+    // default one, 2.4, dates them with the build's time).
+    const goals = ["compile", MAVEN_JAR_GOAL, ...javaSdkSbomArguments(ctx.version)];
+    execFileSync(mvn, ["-B", "-q", ...goals, `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
       cwd: source,
       shell: process.platform === "win32",
       stdio: ["ignore", "ignore", "inherit"],
