@@ -42,9 +42,9 @@ export function userEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `npm ARGS` in `cwd` as from a user's shell (none of the enclosing `npm test`'s variables), with the test cache. */
-export function npm(args: string[], cwd: string): Promise<NpmResult> {
-  const env = userEnvironment();
+/** Runs `npm ARGS` in `cwd` as from a user's shell (none of the enclosing `npm test`'s variables, `extra` added), with the test cache. */
+export function npm(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}): Promise<NpmResult> {
+  const env = { ...userEnvironment(), ...extra };
   env.npm_config_cache = NPM_CACHE;
   env.npm_config_update_notifier = "false";
   return new Promise((resolve, reject) => {
@@ -105,9 +105,9 @@ function typesNodeRange(): string {
 
 /**
  * Writes the app's package.json (its own `@pulumi/pulumi` at `sdk`, pulumi-analytics from
- * `tarball`) and runs `npm install`, preferring the cache. Returns how long the install took, in ms.
+ * `tarball`) and runs `npm install` (with `env` added), preferring the cache. Returns how long the install took, in ms.
  */
-export async function installApp(appDir: string, sdk: string, tarball: string): Promise<number> {
+export async function installApp(appDir: string, sdk: string, tarball: string, env: NodeJS.ProcessEnv = {}): Promise<number> {
   const manifest = {
     name: "packed-app",
     private: true,
@@ -116,7 +116,7 @@ export async function installApp(appDir: string, sdk: string, tarball: string): 
   };
   fs.writeFileSync(path.join(appDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const started = Date.now();
-  await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], appDir);
+  await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], appDir, env);
   return Date.now() - started;
 }
 
@@ -174,12 +174,13 @@ export interface InstalledServer {
   stop(): Promise<void>;
 }
 
-/** Starts `node_modules/.bin/analytics-reference-server` of `appDir` on a free port with one bootstrap user. */
-export function startInstalledServer(appDir: string, extraArgs: string[] = []): Promise<InstalledServer> {
+/** Starts `node_modules/.bin/analytics-reference-server` of `appDir` on a free port with one bootstrap user (`env` added to this process's). */
+export function startInstalledServer(appDir: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<InstalledServer> {
   const bin = path.join(appDir, "node_modules", ".bin", "analytics-reference-server");
   const child: ChildProcess = trackProcessTree(
     spawn(bin, ["--port", "0", "--inspection", "--bootstrap-user", "ci", ...extraArgs], {
       cwd: appDir,
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     }),

@@ -8,6 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { defaultCacheRoot } from "../../src/toolchain/pulumi-cli";
+import { nodeRuntime, supportedLines } from "../../tools/node-runtime.js";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 import {
   NEWEST_SDK,
@@ -30,6 +32,16 @@ const RELEASE_0_1_0 = path.join(repoRoot, "test", "fixtures", "upgrade", "pulumi
 const SDK_OF_0_1_0 = "3.188.0";
 const DB_PASSWORD = "packed-app-db-password";
 const DATA_SOURCE = "pulumi-nodejs:dynamic/analytics:DataSource";
+const [FLOOR_LINE, ...NEWER_LINES] = supportedLines().map((l) => l.line);
+/** Each supported Node.js line once: the oldest SDK the peer range allows on the oldest line, the newest SDK on the others. */
+const APP_RUNS = [{ sdk: OLDEST_SDK, line: FLOOR_LINE as number }, ...NEWER_LINES.map((line) => ({ sdk: NEWEST_SDK, line }))];
+
+/** Public API requests the reference server has received so far. */
+async function apiRequests(server: InstalledServer): Promise<number> {
+  const answer = await fetch(`${server.url}/_reference/requests`);
+  const body = (await answer.json()) as { data: { total: number } };
+  return body.data.total;
+}
 
 let work: string;
 let tarball: PackedTarball;
@@ -98,31 +110,38 @@ describe("the packed tarball", () => {
     expect(own.scripts.prepare).toBeDefined();
   });
 
-  for (const sdk of [OLDEST_SDK, NEWEST_SDK]) {
-    it(`in a fresh app on @pulumi/pulumi ${sdk}: one SDK copy, type-checks, preview, up, no-change preview, refresh, destroy`, async () => {
-      const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true });
+  for (const { sdk, line } of APP_RUNS) {
+    it(`in a fresh app on @pulumi/pulumi ${sdk}, Node.js ${line}: one SDK copy, type-checks, preview (no API request), up, no-change preview, refresh, destroy`, async () => {
+      const runtime = await nodeRuntime(line, { root: defaultCacheRoot() });
+      // The line's node first on PATH for npm, the reference server, the language host and the dynamic provider.
+      const onLine = { PATH: `${runtime.binDir}${path.delimiter}${process.env.PATH ?? ""}` };
+      const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true, env: onLine });
       let server: InstalledServer | undefined;
       try {
-        const ms = await installApp(workspace.programDir, sdk, tarball.file);
-        process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk}: ${(ms / 1000).toFixed(1)} s\n`);
+        const ms = await installApp(workspace.programDir, sdk, tarball.file, onLine);
+        process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk} on Node.js ${runtime.version}: ${(ms / 1000).toFixed(1)} s\n`);
         expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${sdk}`]);
         expectPolicySubpathNamesItsPackage(workspace.programDir);
         // The S3 client is for analytics-orphans on s3:// only: an optional peer, never installed with the package.
         expect(fs.existsSync(path.join(workspace.programDir, "node_modules", "@aws-sdk", "client-s3"))).toBe(false);
         await compileApp(workspace.programDir);
 
-        server = await startInstalledServer(workspace.programDir);
+        server = await startInstalledServer(workspace.programDir, [], onLine);
         await configure(workspace, server);
         expect((await workspace.pulumi(["preview"])).stdout).toMatch(/\+ 3 to create/);
+        expect(await apiRequests(server)).toBe(0);
         expect((await workspace.pulumi(["up", "--yes"])).stdout).toMatch(/\+ 3 created/);
         const outputs = JSON.parse((await workspace.pulumi(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
         const answer = await fetch(`${server.url}/_reference/data-sources/${String(outputs.dataSourceId)}`);
         expect(answer.status).toBe(200);
-        expect(outputs).toMatchObject({ resourceCount: 2, probeCode: "none", lastSyncStatus: "PENDING" });
+        await answer.body?.cancel();
+        expect(outputs).toMatchObject({ resourceCount: 2, probeCode: "none", lastSyncStatus: "PENDING", nodeVersion: `v${runtime.version}` });
 
         await workspace.pulumi(["preview", "--expect-no-changes"]);
         expect((await workspace.pulumi(["refresh", "--yes"])).stdout).toMatch(/3 unchanged/);
-        expect((await workspace.pulumi(["destroy", "--yes"])).stdout).toMatch(/- 3 deleted/);
+        const last = await workspace.pulumi(["destroy", "--yes"]);
+        expect(last.stdout).toMatch(/- 3 deleted/);
+        process.stderr.write(`[packed] Node.js ${runtime.version}, @pulumi/pulumi ${sdk}: ${last.stdout.trim().split("\n").slice(-3).join(" | ")}\n`);
         expectNoPlaintextSecrets(workspace, server);
       } finally {
         await server?.stop();
