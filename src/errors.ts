@@ -9,7 +9,8 @@ export type AnalyticsErrorCode =
   | "ANALYTICS_RESPONSE_FORMAT"
   | "ANALYTICS_TOOLCHAIN"
   | "ANALYTICS_STATE"
-  | "ANALYTICS_IMPORT_UNSUPPORTED";
+  | "ANALYTICS_IMPORT_UNSUPPORTED"
+  | "ANALYTICS_UNSUPPORTED_RUNTIME";
 
 /** Base of every error this package raises: a fixed `name` and a stable `code` to branch on. */
 export class AnalyticsError extends Error {

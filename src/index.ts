@@ -1,3 +1,7 @@
+// First, before @pulumi/pulumi loads: a program on an ended Node.js line gets one clear error.
+import { assertSupportedNode } from "./node-support";
+assertSupportedNode();
+
 export { Organization } from "./resources/organization";
 export type { OrganizationArgs } from "./resources/organization";
 export { DataSource } from "./resources/data-source";
@@ -12,5 +16,6 @@ export {
   ImportUnsupportedError,
   ResponseFormatError,
   UnauthorizedError,
+  UnsupportedRuntimeError,
 } from "./client/errors";
 export type { AnalyticsErrorCode } from "./client/errors";

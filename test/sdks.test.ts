@@ -21,6 +21,7 @@ const { LANGUAGES, generateSdks, listFiles } = require("../tools/generate-sdks.j
   listFiles(dir: string): string[];
 };
 
+const { PYTHON_SDK_FLOOR } = require("../tools/generate-schema.js") as { PYTHON_SDK_FLOOR: { pulumi: string; requiresPython: string } };
 const toolchain = inject("pulumiToolchain");
 const SDK = path.join(repoRoot, "sdk");
 
@@ -72,6 +73,17 @@ describe("the generated SDKs", () => {
     const { files } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { files: string[] };
     expect(files.filter((f) => f === "sdk" || f.startsWith("sdk/"))).toEqual([]);
   });
+
+  it("Python: asks for the interpreters its oldest pulumi accepts (that release's wheel Requires-Python)", () => {
+    const pyproject = fs.readFileSync(path.join(SDK, "python/pyproject.toml"), "utf8");
+    expect(pyproject).toContain(`"pulumi>=${PYTHON_SDK_FLOOR.pulumi},<4.0.0"`);
+    expect(pyproject).toContain(`requires-python = "${PYTHON_SDK_FLOOR.requiresPython}"`);
+    const wheels = path.join(toolchainModule.defaultCacheRoot(), "pip-floor", PYTHON_SDK_FLOOR.pulumi);
+    execFileSync("python3", ["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", wheels, `pulumi==${PYTHON_SDK_FLOOR.pulumi}`], { stdio: "pipe" });
+    const wheel = fs.readdirSync(wheels).find((f) => f.endsWith(".whl"));
+    const metadata = execFileSync("unzip", ["-p", path.join(wheels, wheel as string), `pulumi-${PYTHON_SDK_FLOOR.pulumi}.dist-info/METADATA`], { encoding: "utf8" });
+    expect(/^Requires-Python: (.+)$/m.exec(metadata)?.[1]).toBe(PYTHON_SDK_FLOOR.requiresPython);
+  }, 120_000);
 
   it("Python: byte-compiles with python3 -m compileall", () => {
     const out = tempDir("analytics-sdk-python-");

@@ -178,6 +178,13 @@ function generateSchema() {
 }
 
 /**
+ * The oldest Pulumi Python SDK the generated Python SDK accepts, and the `Requires-Python` of that
+ * release's wheel: the generated SDK asks for the same interpreters, so pip never pairs it with a
+ * Python its own `pulumi` floor refuses (test/sdks.test.ts reads the wheel's metadata to hold it).
+ */
+const PYTHON_SDK_FLOOR = { pulumi: "3.165.0", requiresPython: ">=3.9" };
+
+/**
  * What each SDK generator needs to name the package it writes (tools/generate-sdks.js writes them
  * to sdk/): the Go import path (the module sdk/go.mod declares), the .NET root namespace, the
  * Python distribution and the npm name of the generated Node.js SDK (not the npm package this
@@ -189,7 +196,13 @@ function languageSections(name, manifest) {
     csharp: { rootNamespace: "PulumiAnalytics", respectSchemaVersion: true },
     go: { importBasePath: `${repository}/sdk/go/${name}`, respectSchemaVersion: true },
     nodejs: { packageName: `@pulumi-analytics/${name}`, respectSchemaVersion: true },
-    python: { packageName: `pulumi_${name}`, respectSchemaVersion: true, pyproject: { enabled: true } },
+    python: {
+      packageName: `pulumi_${name}`,
+      respectSchemaVersion: true,
+      pyproject: { enabled: true },
+      requires: { pulumi: `>=${PYTHON_SDK_FLOOR.pulumi},<4.0.0` },
+      pythonRequires: PYTHON_SDK_FLOOR.requiresPython,
+    },
   };
 }
 
@@ -198,7 +211,7 @@ function schemaText() {
   return `${JSON.stringify(generateSchema(), null, 2)}\n`;
 }
 
-module.exports = { SCHEMA_FILE, DOWNLOAD_URL_VARIABLE, generateSchema, pluginDownloadUrl, schemaText };
+module.exports = { SCHEMA_FILE, DOWNLOAD_URL_VARIABLE, PYTHON_SDK_FLOOR, generateSchema, pluginDownloadUrl, schemaText };
 
 if (require.main === module) {
   fs.writeFileSync(SCHEMA_FILE, schemaText());

@@ -56,3 +56,8 @@ export class ImportUnsupportedError extends AnalyticsError {
   /** Pulumi's marker for a RunError (checked by name across SDK copies): the engine prints the message alone, without a stack trace. */
   readonly __pulumiRunError = true;
 }
+
+/** The program runs on a Node.js line older than the package supports (package.json's `engines`): see src/node-support.ts. */
+export class UnsupportedRuntimeError extends AnalyticsError {
+  override readonly code = "ANALYTICS_UNSUPPORTED_RUNTIME" as const;
+}

@@ -141,7 +141,7 @@ describe("the packed tarball", () => {
         expect((await workspace.pulumi(["refresh", "--yes"])).stdout).toMatch(/3 unchanged/);
         const last = await workspace.pulumi(["destroy", "--yes"]);
         expect(last.stdout).toMatch(/- 3 deleted/);
-        process.stderr.write(`[packed] Node.js ${runtime.version}, @pulumi/pulumi ${sdk}: ${last.stdout.trim().split("\n").slice(-3).join(" | ")}\n`);
+        process.stderr.write(`[packed] Node.js ${runtime.version}, @pulumi/pulumi ${sdk}: ${last.stdout.split("\n").filter((l) => /deleted$|Duration/.test(l.trim())).map((l) => l.trim()).join(" | ")}\n`);
         expectNoPlaintextSecrets(workspace, server);
       } finally {
         await server?.stop();
