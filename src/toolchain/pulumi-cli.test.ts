@@ -365,6 +365,17 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     expect(compareVersions(NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION)).toBeGreaterThan(0);
   });
 
+  it("is named with the pinned engine in the README's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
+    const root = path.join(engineModuleDir(), "..", "..");
+    const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "README.md"))?.[0] ?? "";
+    const tested = row.split("|")[3] ?? "";
+    for (const version of [PINNED_PULUMI_VERSION, NEWEST_PULUMI_VERSION, NEWEST_YAML_VERSION]) expect(tested).toContain(version);
+    const doc = read(root, "docs/toolchain.md");
+    const section = doc.slice(doc.indexOf("\n## The newest Pulumi CLI\n"));
+    expect(section.length).toBeGreaterThan(30);
+    for (const text of [`Pulumi ${NEWEST_PULUMI_VERSION}`, `pulumi-yaml ${NEWEST_YAML_VERSION}`, `Version=v${NEWEST_PULUMI_VERSION}`]) expect(section).toContain(text);
+  });
+
   it("has cache keys of its own, from its versions, the platform and its modules' files, apart from the pinned engine's", () => {
     const key = newestEngineCacheKey();
     expect(key).toMatch(new RegExp(`^pulumi-v${escape(NEWEST_PULUMI_VERSION)}-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
