@@ -46,8 +46,13 @@ async function close(stack: Stack | undefined): Promise<void> {
 /** A reference server with one user, and a workspace on the newest CLI for `programDir`. */
 async function openStack(programDir: string, options: { env?: NodeJS.ProcessEnv; linkPackage?: boolean; withoutNodeModules?: boolean } = {}): Promise<Stack> {
   const server = await startReferenceServer({ port: 0, bootstrapUsers: ["newest"], inspection: true });
-  const ws = await PulumiWorkspace.create(newest(), { programDir, ...options });
-  return { ws, server, apiKey: server.apiKeys.newest! };
+  try {
+    const ws = await PulumiWorkspace.create(newest(), { programDir, ...options });
+    return { ws, server, apiKey: server.apiKeys.newest! };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
 }
 
 /** Refresh asks the API nothing (it has no read endpoint) and keeps every resource's id; a preview after it has nothing to change. */
