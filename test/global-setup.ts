@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
+import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
 import { TEST_RUN_MARKER, describeProcesses, newRunId, survivors, vitestProcesses } from "./support/leftover-processes";
 import { removeReleaseFolder } from "./support/release-folder";
 
@@ -7,11 +7,14 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** The Pulumi CLI every engine test drives, resolved (or built) once per run. */
     pulumiToolchain: PulumiToolchain;
+    /** The newest Pulumi CLI the Go module proxy serves, with its hosts, that the compatibility tier runs; or why it could not be built. */
+    newestPulumiToolchain: PulumiToolchain | { unavailable: string };
   }
 }
 
 /**
- * Resolves the real Pulumi CLI once, before any worker starts, so parallel files never race to build it.
+ * Resolves the real Pulumi CLI once, and the newest one after it, before any worker starts, so
+ * parallel files never race to build them (a newest CLI that cannot be built fails only its tests).
  * Marks the environment every worker and every process they start inherit, and returns the teardown
  * that fails the run when any of those processes is still alive at the end.
  */
@@ -22,6 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.stderr.write(`[toolchain] using Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
   process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
   project.provide("pulumiToolchain", toolchain);
+  project.provide("newestPulumiToolchain", await newestToolchain());
   return async () => {
     removeReleaseFolder(runId);
     const left = await survivors(runId, { exclude: vitestProcesses, graceMs: 5_000 });
@@ -31,4 +35,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.exitCode = 1;
     throw new Error(report);
   };
+}
+
+/** The newest CLI with its hosts, or why it is not there (its build failed): the compatibility tier reports that. */
+async function newestToolchain(): Promise<PulumiToolchain | { unavailable: string }> {
+  try {
+    const newest = await resolveNewestPulumiToolchain();
+    process.stderr.write(`[toolchain] newest CLI for the compatibility tier: Pulumi ${newest.version} (${newest.source}): ${newest.pulumi}\n`);
+    return newest;
+  } catch (err) {
+    const unavailable = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`[toolchain] the newest CLI could not be built, so test/compat-newest-cli.test.ts will fail: ${unavailable}\n`);
+    return { unavailable };
+  }
 }

@@ -17,6 +17,13 @@ const execFileAsync = promisify(execFile);
 /** Pulumi YAML language host release the toolchain builds when none is installed; tools/pulumi-yaml/go.mod pins the same one. */
 export const PINNED_YAML_VERSION = "1.19.1";
 
+/**
+ * pulumi-yaml release whose host runs beside the newest CLI; tools/pulumi-yaml-newest/go.mod pins
+ * the same one. 1.19.1 reads a program's config from RunRequest.configPropertyMap, which the engine
+ * no longer sends from 3.207.0 on (docs/toolchain.md, "The newest Pulumi CLI").
+ */
+export const NEWEST_YAML_VERSION = "1.25.0";
+
 /** File name of the language host the engine starts for `runtime: yaml` programs. */
 export const YAML_LANGUAGE_HOST = "pulumi-language-yaml";
 
@@ -62,6 +69,11 @@ export function yamlModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi-yaml");
 }
 
+/** Directory holding the Go module that pins the YAML language host of the newest CLI (a test tool, not shipped). */
+export function newestYamlModuleDir(): string {
+  return path.resolve(__dirname, "..", "..", "tools", "pulumi-yaml-newest");
+}
+
 /** Directory holding the Go module that pins the Go and Python language hosts and the C# generator (shipped with the package). */
 export function langhostsModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi-langhosts");
@@ -79,6 +91,11 @@ export function javaModuleDir(): string {
  */
 export function yamlHostCacheKey(moduleDir = yamlModuleDir()): string {
   return moduleCacheKey(YAML_LANGUAGE_HOST, PINNED_YAML_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go"]);
+}
+
+/** Cache key of the newest CLI's YAML language host: like {@link yamlHostCacheKey}, from its own version and module. */
+export function newestYamlHostCacheKey(moduleDir = newestYamlModuleDir()): string {
+  return moduleCacheKey(YAML_LANGUAGE_HOST, NEWEST_YAML_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go"]);
 }
 
 /**
@@ -169,7 +186,7 @@ function singleHostEntry(host: SingleHost): HostEntry {
   return {
     key: host.key,
     binaries: [host.binary],
-    building: `the ${host.language} language host`,
+    building: `the ${host.language} language host ${host.version}`,
     missing: `no ${host.binary}, so ${host.unavailable} will not run`,
     build: (target, env, log) =>
       buildGoModule(
@@ -200,6 +217,17 @@ const YAML_ENTRY = singleHostEntry({
   moduleDir: yamlModuleDir,
   hostPackage: YAML_HOST_PACKAGE,
   key: yamlHostCacheKey,
+});
+
+const NEWEST_YAML_ENTRY = singleHostEntry({
+  binary: YAML_LANGUAGE_HOST,
+  language: "YAML",
+  unavailable: "Pulumi YAML programs (runtime: yaml) with the newest CLI",
+  version: NEWEST_YAML_VERSION,
+  versionSymbol: YAML_VERSION_SYMBOL,
+  moduleDir: newestYamlModuleDir,
+  hostPackage: YAML_HOST_PACKAGE,
+  key: newestYamlHostCacheKey,
 });
 
 const LANGHOSTS_ENTRY: HostEntry = {
@@ -296,6 +324,23 @@ export async function builtLanguageHosts(engineBinDir: string, cacheRoot: string
   }
   const java = await entryOrWarn(JAVA_ENTRY, cacheRoot, env, log);
   if (java) hosts.javaLanguageHost = linkBeside(engineBinDir, path.join(java, JAVA_LANGUAGE_HOST), JAVA_LANGUAGE_HOST);
+  return hosts;
+}
+
+/**
+ * The language hosts of the newest CLI (tools/pulumi-newest), linked next to its `pulumi`: the YAML
+ * host of tools/pulumi-yaml-newest, and the Python host with python-exec of the pinned release's
+ * entry (no newer build of that host module is served). Only what the compatibility tests run.
+ */
+export async function newestEngineLanguageHosts(engineBinDir: string, cacheRoot: string, env: NodeJS.ProcessEnv, log: Log): Promise<LanguageHosts> {
+  const hosts: LanguageHosts = {};
+  const yaml = await entryOrWarn(NEWEST_YAML_ENTRY, cacheRoot, env, log);
+  if (yaml) hosts.yamlLanguageHost = linkYamlLanguageHost(engineBinDir, path.join(yaml, YAML_LANGUAGE_HOST));
+  const built = await entryOrWarn(LANGHOSTS_ENTRY, cacheRoot, env, log);
+  if (built) {
+    linkBeside(engineBinDir, path.join(built, PYTHON_EXEC), PYTHON_EXEC);
+    hosts.pythonLanguageHost = linkBeside(engineBinDir, path.join(built, PYTHON_LANGUAGE_HOST), PYTHON_LANGUAGE_HOST);
+  }
   return hosts;
 }
 

@@ -5,6 +5,8 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   MINIMUM_PULUMI_VERSION,
+  NEWEST_PULUMI_VERSION,
+  NEWEST_YAML_VERSION,
   PINNED_PULUMI_VERSION,
   PINNED_YAML_VERSION,
   POLICY_ANALYZER,
@@ -29,8 +31,14 @@ import {
   javaModuleDir,
   langhostsCacheKey,
   langhostsModuleDir,
+  newestEngineCacheKey,
+  newestEngineModuleDir,
+  newestYamlHostCacheKey,
+  newestYamlModuleDir,
+  resolveNewestPulumiToolchain,
   yamlHostCacheKey,
   yamlModuleDir,
+  type PulumiToolchain,
 } from "./pulumi-cli";
 
 const temps: string[] = [];
@@ -330,5 +338,78 @@ describe("installLaunchers", () => {
     installLaunchers(dir);
     expect(fs.readFileSync(analyzer, "utf8")).toBe(script);
     expect(fs.readdirSync(dir)).toEqual([POLICY_ANALYZER]);
+  });
+});
+
+describe("the newest CLI, a second engine for the compatibility tier", () => {
+  const escape = (version: string) => version.replace(/\./g, "\\.");
+  const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
+  /** What global setup resolved; the build's error when it could not. */
+  function resolved(): PulumiToolchain {
+    const newest = inject("newestPulumiToolchain");
+    if ("unavailable" in newest) throw new Error(`global setup could not build the newest CLI: ${newest.unavailable}`);
+    return newest;
+  }
+
+  it("tools/pulumi-newest pins the CLI alone at NEWEST_PULUMI_VERSION, and tools/pulumi-yaml-newest pulumi-yaml at NEWEST_YAML_VERSION, with complete go.sums", () => {
+    const engineMod = read(newestEngineModuleDir(), "go.mod");
+    expect(engineMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi/pkg/v3 v${escape(NEWEST_PULUMI_VERSION)}$`, "m"));
+    expect(engineMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${NEWEST_PULUMI_VERSION} // indirect`);
+    expect(read(newestEngineModuleDir(), "go.sum")).toMatch(new RegExp(`^github\\.com/pulumi/pulumi/pkg/v3 v${escape(NEWEST_PULUMI_VERSION)} h1:`, "m"));
+    expect(read(newestEngineModuleDir(), "tools.go")).toContain('_ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"');
+    const yamlMod = read(newestYamlModuleDir(), "go.mod");
+    expect(yamlMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi-yaml v${escape(NEWEST_YAML_VERSION)}$`, "m"));
+    expect(read(newestYamlModuleDir(), "go.sum")).toMatch(new RegExp(`^github\\.com/pulumi/pulumi-yaml v${escape(NEWEST_YAML_VERSION)} h1:`, "m"));
+    expect(read(newestYamlModuleDir(), "tools.go")).toContain(`_ "github.com/pulumi/pulumi-yaml/cmd/${YAML_LANGUAGE_HOST}"`);
+    // The newest CLI is the newer one: the compatibility tier would test nothing new otherwise.
+    expect(compareVersions(NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION)).toBeGreaterThan(0);
+  });
+
+  it("is named with the pinned engine in the README's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
+    const root = path.join(engineModuleDir(), "..", "..");
+    const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "README.md"))?.[0] ?? "";
+    const tested = row.split("|")[3] ?? "";
+    for (const version of [PINNED_PULUMI_VERSION, NEWEST_PULUMI_VERSION, NEWEST_YAML_VERSION]) expect(tested).toContain(version);
+    const doc = read(root, "docs/toolchain.md");
+    const section = doc.slice(doc.indexOf("\n## The newest Pulumi CLI\n"));
+    expect(section.length).toBeGreaterThan(30);
+    for (const text of [`Pulumi ${NEWEST_PULUMI_VERSION}`, `pulumi-yaml ${NEWEST_YAML_VERSION}`, `Version=v${NEWEST_PULUMI_VERSION}`]) expect(section).toContain(text);
+  });
+
+  it("has cache keys of its own, from its versions, the platform and its modules' files, apart from the pinned engine's", () => {
+    const key = newestEngineCacheKey();
+    expect(key).toMatch(new RegExp(`^pulumi-v${escape(NEWEST_PULUMI_VERSION)}-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
+    expect(newestYamlHostCacheKey()).toMatch(new RegExp(`^${YAML_LANGUAGE_HOST}-v${escape(NEWEST_YAML_VERSION)}-`));
+    expect(new Set([key, engineCacheKey(), newestYamlHostCacheKey(), yamlHostCacheKey()]).size).toBe(4);
+    for (const file of ["go.mod", "go.sum", "tools.go"]) {
+      const changed = tempDir();
+      for (const f of ["go.mod", "go.sum", "tools.go"]) fs.copyFileSync(path.join(newestEngineModuleDir(), f), path.join(changed, f));
+      expect(newestEngineCacheKey(changed)).toBe(key);
+      fs.appendFileSync(path.join(changed, file), "\n");
+      expect(newestEngineCacheKey(changed), file).not.toBe(key);
+    }
+  });
+
+  it("is the one global setup built: its version stamped, with the pinned Node.js host and Python host and the newest YAML host linked next to it", () => {
+    const newest = resolved();
+    const cacheRoot = defaultCacheRoot();
+    expect(newest).toMatchObject({ version: NEWEST_PULUMI_VERSION, binDir: path.join(cacheRoot, newestEngineCacheKey(), "bin") });
+    expect(execFileSync(newest.pulumi, ["version"], { env: pulumiEnvironment(newest) }).toString().trim()).toBe(`v${NEWEST_PULUMI_VERSION}`);
+    const sameFile = (link: string, entry: string, name: string) => expect(fs.statSync(link).ino, name).toBe(fs.statSync(path.join(cacheRoot, entry, "bin", name)).ino);
+    expect(newest.yamlLanguageHost).toBe(path.join(newest.binDir, YAML_LANGUAGE_HOST));
+    sameFile(newest.yamlLanguageHost!, newestYamlHostCacheKey(), YAML_LANGUAGE_HOST);
+    expect(newest.pythonLanguageHost).toBe(path.join(newest.binDir, PYTHON_LANGUAGE_HOST));
+    sameFile(newest.pythonLanguageHost!, langhostsCacheKey(), PYTHON_LANGUAGE_HOST);
+    for (const name of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"]) sameFile(path.join(newest.binDir, name), engineCacheKey(), name);
+  });
+
+  it("is never an installed CLI: with $PULUMI_CLI and a `pulumi` on PATH it is still the cached build", async () => {
+    resolved();
+    const dir = tempDir();
+    const cli = fakePulumi(dir, "3.300.0");
+    const lines: string[] = [];
+    const found = await resolveNewestPulumiToolchain({ env: { ...process.env, PULUMI_CLI: cli, PATH: `${dir}:${process.env.PATH}` }, log: (l) => lines.push(l) });
+    expect(found).toMatchObject({ version: NEWEST_PULUMI_VERSION, source: "cache", pulumi: path.join(defaultCacheRoot(), newestEngineCacheKey(), "bin", "pulumi") });
+    expect(lines).toEqual([]);
   });
 });

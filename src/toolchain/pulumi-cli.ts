@@ -4,17 +4,18 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { findOnPath } from "./executables";
+import { findOnPath, linkBeside } from "./executables";
 import { buildGoModule, minimumGoVersion, moduleCacheKey, withLock } from "./go-build";
-import { builtLanguageHosts, installedLanguageHosts, languageHostDirs, type LanguageHosts } from "./language-hosts";
+import { builtLanguageHosts, installedLanguageHosts, languageHostDirs, newestEngineLanguageHosts, type LanguageHosts } from "./language-hosts";
 import { ToolchainError } from "./toolchain-error";
-import { ENGINE_VERSION_SYMBOL, PINNED_PULUMI_VERSION, compareVersions, parseVersion } from "./versions";
+import { ENGINE_VERSION_SYMBOL, NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION, compareVersions, parseVersion } from "./versions";
 
 export { linkBeside } from "./executables";
 export {
   DOTNET_GENERATOR,
   GO_LANGUAGE_HOST,
   JAVA_LANGUAGE_HOST,
+  NEWEST_YAML_VERSION,
   PINNED_JAVA_VERSION,
   PINNED_YAML_VERSION,
   PYTHON_EXEC,
@@ -26,12 +27,14 @@ export {
   langhostsCacheKey,
   langhostsModuleDir,
   linkYamlLanguageHost,
+  newestYamlHostCacheKey,
+  newestYamlModuleDir,
   yamlHostCacheKey,
   yamlModuleDir,
 } from "./language-hosts";
 export type { LanguageHosts } from "./language-hosts";
 export { ToolchainError } from "./toolchain-error";
-export { PINNED_PULUMI_VERSION, compareVersions, parseVersion } from "./versions";
+export { NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION, compareVersions, parseVersion } from "./versions";
 
 const execFileAsync = promisify(execFile);
 
@@ -69,7 +72,8 @@ export interface ResolveOptions {
 
 const ENGINE_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
 const LANGUAGE_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
-const BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"] as const;
+/** The Node.js language host and the dynamic-provider plugin: the pinned engine's entry holds them next to `pulumi`. */
+const NODE_BINARIES = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"] as const;
 /**
  * The dynamic-provider plugin: the engine starts it in the program's directory, and it runs
  * @pulumi/pulumi's provider host with node. Resolution falls back to node's own lookup so
@@ -123,6 +127,11 @@ export function engineModuleDir(): string {
   return path.resolve(__dirname, "..", "..", "tools", "pulumi");
 }
 
+/** Directory holding the Go module that pins the newest CLI (a test tool: not in the package). */
+export function newestEngineModuleDir(): string {
+  return path.resolve(__dirname, "..", "..", "tools", "pulumi-newest");
+}
+
 /** Oldest Go that builds the pinned engine: the `go` line of tools/pulumi/go.mod, read from there. */
 export const MINIMUM_GO_VERSION = minimumGoVersion(engineModuleDir());
 
@@ -141,6 +150,11 @@ export function engineCacheKey(moduleDir = engineModuleDir()): string {
   return `pulumi-v${PINNED_PULUMI_VERSION}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
 }
 
+/** Cache key of the newest CLI: its version, the platform and a digest of tools/pulumi-newest's files, apart from the pinned engine's. */
+export function newestEngineCacheKey(moduleDir = newestEngineModuleDir()): string {
+  return moduleCacheKey("pulumi", NEWEST_PULUMI_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go"]);
+}
+
 async function versionOf(executable: string): Promise<string | undefined> {
   try {
     const { stdout } = await execFileAsync(executable, ["version"], {
@@ -153,8 +167,67 @@ async function versionOf(executable: string): Promise<string | undefined> {
   }
 }
 
-function isComplete(dir: string): boolean {
-  return fs.existsSync(path.join(dir, ".complete")) && BINARIES.every((b) => fs.existsSync(path.join(dir, "bin", b)));
+/** A Pulumi CLI built from a pinned module of tools/ into a cache entry of its own. */
+interface EngineBuild {
+  version: string;
+  moduleDir: () => string;
+  /** The entry's directory name under the cache root. */
+  key: () => string;
+  /** Go packages of the mains to build. */
+  packages: string[];
+  /** What the compile step says it compiles. */
+  compiling: string;
+  /** What `bin/` holds when the entry is complete. */
+  binaries: readonly string[];
+  /** The last step's words, and what it writes into `bin/` before the CLI's version is checked. */
+  finishing: string;
+  extra?: (binDir: string) => void;
+  /** The error's advice when Go is missing or too old. */
+  install: (minimumGo: string) => string;
+}
+
+/** The pinned engine: the CLI, the Node.js language host and the dynamic-provider plugin. */
+const PINNED_ENGINE: EngineBuild = {
+  version: PINNED_PULUMI_VERSION,
+  moduleDir: engineModuleDir,
+  key: () => engineCacheKey(),
+  packages: [ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE],
+  compiling: "the engine and the Node.js language host",
+  binaries: ["pulumi", ...NODE_BINARIES],
+  finishing: "installing the dynamic-provider plugin and checking the CLI",
+  extra: (binDir) => fs.writeFileSync(path.join(binDir, "pulumi-resource-pulumi-nodejs"), DYNAMIC_PROVIDER_SHIM, { mode: 0o755 }),
+  install: (minimumGo) =>
+    `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules: ` +
+    `install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo} with access to the Go module proxy.`,
+};
+
+/** The newest CLI, alone: its language hosts are other entries' ({@link resolveNewestPulumiToolchain}). */
+const NEWEST_ENGINE: EngineBuild = {
+  version: NEWEST_PULUMI_VERSION,
+  moduleDir: newestEngineModuleDir,
+  key: () => newestEngineCacheKey(),
+  packages: [ENGINE_PACKAGE],
+  compiling: "the engine",
+  binaries: ["pulumi"],
+  finishing: "checking the CLI",
+  install: (minimumGo) => `The newest Pulumi CLI (${NEWEST_PULUMI_VERSION}), which the compatibility tests run, is built from Pulumi's Go modules: install Go >= ${minimumGo} with access to the Go module proxy.`,
+};
+
+function isComplete(dir: string, binaries: readonly string[]): boolean {
+  return fs.existsSync(path.join(dir, ".complete")) && binaries.every((b) => fs.existsSync(path.join(dir, "bin", b)));
+}
+
+/** The engine's cache entry, built under the cross-process lock when it is not complete; `built` says whether this call built it. */
+async function cachedEngine(engine: EngineBuild, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<{ dir: string; built: boolean }> {
+  const dir = path.join(cacheRoot, engine.key());
+  let built = false;
+  if (isComplete(dir, engine.binaries)) return { dir, built };
+  await withLock(`${dir}.lock`, log, async () => {
+    if (isComplete(dir, engine.binaries)) return;
+    await buildEngine(engine, dir, env, log);
+    built = true;
+  }, `Pulumi ${engine.version}`);
+  return { dir, built };
 }
 
 /**
@@ -177,7 +250,6 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
   }
 
   const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
-  const cached = path.join(cacheRoot, engineCacheKey());
 
   if (!options.ignoreInstalled) {
     const onPath = findOnPath("pulumi", env);
@@ -190,20 +262,30 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
     }
   }
 
-  if (isComplete(cached)) return withBuiltLanguageHosts(fromDir(cached, "cache"), cacheRoot, env, log);
-
-  let built = false;
-  await withLock(`${cached}.lock`, log, async () => {
-    if (isComplete(cached)) return;
-    await buildEngine(cached, env, log);
-    built = true;
-  });
-  return withBuiltLanguageHosts(fromDir(cached, built ? "build" : "cache"), cacheRoot, env, log);
+  const engine = await cachedEngine(PINNED_ENGINE, cacheRoot, env, log);
+  return withBuiltLanguageHosts(fromDir(engine, PINNED_PULUMI_VERSION), cacheRoot, env, log);
 }
 
-function fromDir(dir: string, source: ToolchainSource): PulumiToolchain {
-  const binDir = path.join(dir, "bin");
-  return { pulumi: path.join(binDir, "pulumi"), binDir, version: PINNED_PULUMI_VERSION, source, policyAnalyzer: installLaunchers(binDir) };
+/**
+ * The newest Pulumi CLI the Go module proxy serves ({@link NEWEST_PULUMI_VERSION}), for the
+ * compatibility tests: built from tools/pulumi-newest into a cache entry of its own (never an
+ * installed CLI), with the pinned engine's Node.js host and dynamic-provider plugin (built first
+ * when missing), pulumi-yaml {@link NEWEST_YAML_VERSION} and the pinned release's Python host
+ * linked next to it. `npx analytics-pulumi-toolchain` keeps to the pinned engine.
+ */
+export async function resolveNewestPulumiToolchain(options: Pick<ResolveOptions, "log" | "env" | "cacheDir"> = {}): Promise<PulumiToolchain> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
+  const pinned = await cachedEngine(PINNED_ENGINE, cacheRoot, env, log);
+  const toolchain = fromDir(await cachedEngine(NEWEST_ENGINE, cacheRoot, env, log), NEWEST_PULUMI_VERSION);
+  for (const name of NODE_BINARIES) linkBeside(toolchain.binDir, path.join(pinned.dir, "bin", name), name);
+  return { ...toolchain, ...(await newestEngineLanguageHosts(toolchain.binDir, cacheRoot, env, log)) };
+}
+
+function fromDir(entry: { dir: string; built: boolean }, version: string): PulumiToolchain {
+  const binDir = path.join(entry.dir, "bin");
+  return { pulumi: path.join(binDir, "pulumi"), binDir, version, source: entry.built ? "build" : "cache", policyAnalyzer: installLaunchers(binDir) };
 }
 
 /** An installed CLI keeps its own analyzer plugin (Pulumi's releases ship one next to `pulumi`); it is reported when present. */
@@ -222,30 +304,26 @@ async function withBuiltLanguageHosts(toolchain: PulumiToolchain, cacheRoot: str
   return { ...toolchain, ...(await builtLanguageHosts(toolchain.binDir, cacheRoot, env, log)) };
 }
 
-/** Advice when the engine cannot be built: install a CLI, or a Go that can build it. */
-const ENGINE_INSTALL = (minimumGo: string) =>
-  `No Pulumi CLI >= ${MINIMUM_PULUMI_VERSION} was found (set PULUMI_CLI or put \`pulumi\` on PATH), so the engine must be built from Pulumi's Go modules: ` +
-  `install a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or Go >= ${minimumGo} with access to the Go module proxy.`;
-
-function buildEngine(target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+/** Builds `engine` into `target` with its version stamped (`pulumi version` prints nothing without it), then checks what the CLI reports. */
+function buildEngine(engine: EngineBuild, target: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
   return buildGoModule(
     {
-      what: `Pulumi ${PINNED_PULUMI_VERSION}`,
+      what: `Pulumi ${engine.version}`,
       steps: "",
-      moduleDir: engineModuleDir(),
-      packages: [ENGINE_PACKAGE, LANGUAGE_HOST_PACKAGE],
-      compiling: "the engine and the Node.js language host",
-      ldflags: `-X ${ENGINE_VERSION_SYMBOL}=v${PINNED_PULUMI_VERSION}`,
-      version: PINNED_PULUMI_VERSION,
+      moduleDir: engine.moduleDir(),
+      packages: engine.packages,
+      compiling: engine.compiling,
+      ldflags: `-X ${ENGINE_VERSION_SYMBOL}=v${engine.version}`,
+      version: engine.version,
       duration: "a few minutes",
-      install: ENGINE_INSTALL,
+      install: engine.install,
       finish: {
-        words: "installing the dynamic-provider plugin and checking the CLI",
+        words: engine.finishing,
         run: async (binDir) => {
-          fs.writeFileSync(path.join(binDir, "pulumi-resource-pulumi-nodejs"), DYNAMIC_PROVIDER_SHIM, { mode: 0o755 });
+          engine.extra?.(binDir);
           const version = await versionOf(path.join(binDir, "pulumi"));
-          if (version !== PINNED_PULUMI_VERSION) {
-            throw new ToolchainError(`The built engine reports version ${version ?? "(none)"}, expected ${PINNED_PULUMI_VERSION}; the build in ${path.dirname(binDir)} was kept for inspection.`);
+          if (version !== engine.version) {
+            throw new ToolchainError(`The built engine reports version ${version ?? "(none)"}, expected ${engine.version}; the build in ${path.dirname(binDir)} was kept for inspection.`);
           }
         },
       },
