@@ -76,7 +76,7 @@ function parseArguments(args) {
 async function main() {
   const { schema, out } = parseArguments(process.argv.slice(2));
   const pages = await renderDocs(schema, out, { log: (line) => process.stderr.write(`${line}\n`) });
-  process.stdout.write(`${pages.length} pages of ${path.relative(process.cwd(), schema) || schema} in ${path.resolve(out)}:\n${pages.map((p) => `  ${p}\n`).join("")}`);
+  process.stdout.write(`${pages.length} pages of ${path.resolve(schema)} in ${path.resolve(out)}:\n${pages.map((p) => `  ${p}\n`).join("")}`);
 }
 
 module.exports = { GEN_DOCS, SCHEMA_FILE, renderDocs };
