@@ -348,11 +348,13 @@ export interface PinnedGoTool {
   binary: string;
   /** Extra `-ldflags` (e.g. `-X` version symbols), after `-s -w`. */
   ldflags?: string;
+  /** The module's files beside go.mod and go.sum that decide the build, relative to it: `tools.go` unless the module holds its main's source. */
+  sources?: string[];
 }
 
 /** Cache key of a {@link PinnedGoTool}: binary, version, platform and a digest of its module's files. */
 export function pinnedGoToolCacheKey(tool: PinnedGoTool): string {
-  return moduleCacheKey(tool.binary, tool.version, tool.moduleDir, ["go.mod", "go.sum", "tools.go"]);
+  return moduleCacheKey(tool.binary, tool.version, tool.moduleDir, ["go.mod", "go.sum", ...(tool.sources ?? ["tools.go"])]);
 }
 
 /**
