@@ -1,6 +1,7 @@
 import * as path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { exports as packageExports, name } from "./package.json";
+import { TIERS, excludedBy } from "./test/tiers.js";
 
 /**
  * `pulumi-analytics` and its subpaths, resolved as package.json's `exports` say (as Node resolves a
@@ -11,14 +12,17 @@ const selfReference = Object.entries(packageExports).map(([subpath, target]) => 
   replacement: path.join(__dirname, typeof target === "string" ? target : target.default),
 }));
 
+/** One project per tier of test/tiers.js: `vitest run --project unit` runs one, tools/test-tiers.js all in turn. */
 export default defineConfig({
   resolve: { alias: selfReference },
   test: {
-    include: ["src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts", "bench/lib/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    projects: TIERS.map((tier) => ({
+      extends: true,
+      test: { name: tier.name, include: tier.include, exclude: [...configDefaults.exclude, ...excludedBy(tier)], globalSetup: ["test/global-setup.ts"] },
+    })),
   },
 });

@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
 import { TEST_RUN_MARKER, describeProcesses, newRunId, survivors, vitestProcesses } from "./support/leftover-processes";
 import { removeReleaseFolder } from "./support/release-folder";
+import { TIERS } from "./tiers.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -14,18 +15,22 @@ declare module "vitest" {
 
 /**
  * Resolves the real Pulumi CLI once, and the newest one after it, before any worker starts, so
- * parallel files never race to build them (a newest CLI that cannot be built fails only its tests).
+ * parallel files never race to build them (a newest CLI that cannot be built fails only its tests);
+ * a tier of test/tiers.js that needs neither (the unit tier) gets neither.
  * Marks the environment every worker and every process they start inherit, and returns the teardown
  * that fails the run when any of those processes is still alive at the end.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runId = newRunId();
   process.env[TEST_RUN_MARKER] = runId;
-  const toolchain = await resolvePulumiToolchain();
-  process.stderr.write(`[toolchain] using Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
-  process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
-  project.provide("pulumiToolchain", toolchain);
-  project.provide("newestPulumiToolchain", await newestToolchain());
+  const tier = TIERS.find((t) => t.name === project.name);
+  if (tier?.engine !== false) {
+    const toolchain = await resolvePulumiToolchain();
+    process.stderr.write(`[toolchain] using Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
+    process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
+    project.provide("pulumiToolchain", toolchain);
+  }
+  if (tier?.newestEngine !== false) project.provide("newestPulumiToolchain", await newestToolchain());
   return async () => {
     removeReleaseFolder(runId);
     const left = await survivors(runId, { exclude: vitestProcesses, graceMs: 5_000 });

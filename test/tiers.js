@@ -1,0 +1,76 @@
+// @ts-check
+/**
+ * The test suite's tiers, in the order `npm test` runs them (tools/test-tiers.js), each a vitest
+ * project of vitest.config.ts. A file belongs to the first tier whose globs match it; `unit` takes
+ * the rest. test/tiers.test.ts holds every file to exactly one tier and keeps the unit tier off the
+ * engine.
+ * - unit: no Pulumi CLI, no Go build, no network, no database: `npm run test:unit`, under a minute.
+ * - engine: the real CLI on the TypeScript dynamic classes and the native plugin, the services the
+ *   tests start (Postgres, S3), and the short runs of the reliability campaign (faults, kills, fuzz).
+ * - languages: programs in YAML, Go, Python and Java, the generated SDKs, the examples, and both
+ *   engines: the toolchain's tests and the compatibility tier on the newest CLI.
+ * - release: what a release builds and how users install it: the release folder and its
+ *   rehearsals, the packed tarball on each Node.js line, the single-file plugin, the workflow, the
+ *   Registry pages.
+ */
+"use strict";
+
+/** Every test file of the suite. */
+const ALL = ["src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts", "bench/lib/**/*.test.ts"];
+
+/**
+ * @typedef {object} Tier
+ * @property {"unit" | "engine" | "languages" | "release"} name
+ * @property {string[]} include Globs of its files (unit: every file no other tier takes).
+ * @property {boolean} engine Whether its global setup resolves the Pulumi CLI (and builds it when missing).
+ * @property {boolean} newestEngine Whether it also resolves the newest CLI of the compatibility tier.
+ */
+
+const RELEASE = [
+  "test/release.test.ts",
+  "test/release-rehearsal-*.test.ts",
+  "test/release-workflow.test.ts",
+  "test/packed/**/*.test.ts",
+  "test/plugin-binary.test.ts",
+  "test/registry-docs.test.ts",
+  "test/node-lines.test.ts",
+];
+const LANGUAGES = [
+  "test/yaml-*.test.ts",
+  "test/go-program.test.ts",
+  "test/python-program.test.ts",
+  "test/java-program.test.ts",
+  "test/sdks.test.ts",
+  "test/examples.test.ts",
+  "test/compat-newest-cli.test.ts",
+  "src/toolchain/pulumi-cli.test.ts",
+];
+const ENGINE = [
+  "test/demo.test.ts",
+  "test/edges.test.ts",
+  "test/engine.test.ts",
+  "test/lifecycle.test.ts",
+  "test/migrate-to-native.test.ts",
+  "test/native-provider.test.ts",
+  "test/policy.test.ts",
+  "test/s3-backend.test.ts",
+  "test/reliability/**/*.test.ts",
+  "test/support/{s3-server,test-postgres}.test.ts",
+  "demo/**/*.test.ts",
+  "examples/testing-recipe/**/*.test.ts",
+];
+
+/** @type {readonly Tier[]} */
+const TIERS = [
+  { name: "unit", include: ALL, engine: false, newestEngine: false },
+  { name: "engine", include: ENGINE, engine: true, newestEngine: false },
+  { name: "languages", include: LANGUAGES, engine: true, newestEngine: true },
+  { name: "release", include: RELEASE, engine: true, newestEngine: false },
+];
+
+/** The globs a tier leaves out: the unit tier leaves out every other tier's files. @param {Tier} tier */
+function excludedBy(tier) {
+  return tier.name === "unit" ? [...ENGINE, ...LANGUAGES, ...RELEASE] : [];
+}
+
+module.exports = { ALL, TIERS, excludedBy };
