@@ -75,6 +75,15 @@ const WASM_TIER_PROBE = `
     report(require("node:v8").getHeapStatistics().peak_malloced_memory / 1048576);
   });`;
 
+/** 1 once a hot function runs on Maglev, V8's middle JavaScript tier, 0 if it never does in 2 million calls. */
+const MAGLEV_PROBE = `
+  require("node:v8").setFlagsFromString("--allow-natives-syntax");
+  const onMaglev = new Function("f", "return %ActiveTierIsMaglev(f)");
+  function hot(o) { let s = 0; for (const k in o) s += o[k] * 2; return s; }
+  let ran = 0;
+  for (let i = 0; i < 2e6 && !ran; i++) { hot({ a: i, b: 2 }); ran = onMaglev(hot) ? 1 : 0; }
+  report(ran);`;
+
 /** The number `probe` reports, run inside the binary (NODE_OPTIONS=--require) once it serves or has printed its version. */
 function probeInBinary(binary: string, dir: string, args: string[], probe: string): number {
   const file = path.join(dir, "probe.js");
@@ -130,6 +139,12 @@ describe("the single-file plugin", () => {
     const dir = fs.mkdtempSync(path.join(outDir, "probe-"));
     expect(probeInBinary(built.binary, dir, ["--version"], WASM_TIER_PROBE)).toBeGreaterThan(20);
     expect(probeInBinary(built.binary, dir, [], WASM_TIER_PROBE)).toBeLessThan(20);
+  });
+
+  it("applies the plugin's V8 memory settings when it serves: no JavaScript runs on Maglev", () => {
+    const dir = fs.mkdtempSync(path.join(outDir, "probe-"));
+    expect(probeInBinary(built.binary, dir, ["--version"], MAGLEV_PROBE)).toBe(1);
+    expect(probeInBinary(built.binary, dir, [], MAGLEV_PROBE)).toBe(0);
   });
 
   it("is installed by the engine from a plugin server, by the archive name for this platform", async () => {
