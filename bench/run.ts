@@ -15,7 +15,10 @@
  * bench/results/scale.md and scale.json, with `--quick` to bench/tmp/results/; `--plans=2000x1`
  * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js F`
  * runs scenario F (the single-file plugin against the script plugin) alone into
- * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js T`
+ * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js R`
+ * runs scenario R (the single-file plugin made of the pinned Node.js against the same made of another,
+ * by default the first other `node` on PATH, or `--against=<node>`) alone into bench/results/plugin-runtime.md
+ * and plugin-runtime.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js T`
  * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
  * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
  * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`
@@ -30,6 +33,7 @@ import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { runNativeScenario } from "./lib/native";
 import { runSingleFileScenario, singleFileMarkdown, SINGLE_FILE_PLANS } from "./lib/single-file";
+import { PLUGIN_RUNTIME_PLANS, pluginRuntimeFigures, pluginRuntimeMarkdown, runPluginRuntimeScenario } from "./lib/plugin-runtime";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
 import { runPersistenceScenario } from "./lib/persistence";
@@ -51,6 +55,7 @@ const onlyN = process.argv.slice(2).includes("N");
 const onlyL = process.argv.slice(2).includes("L");
 const onlyF = process.argv.slice(2).includes("F");
 const onlyT = process.argv.slice(2).includes("T");
+const onlyR = process.argv.slice(2).includes("R");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -177,6 +182,27 @@ async function scenarioTAlone(started: number): Promise<void> {
   for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
 }
 
+/**
+ * `node bench/dist/run.js R`: scenario R alone, written to plugin-runtime.md and plugin-runtime.json;
+ * `--against=<node>` names the Node.js to compare with.
+ */
+async function scenarioRAlone(started: number): Promise<void> {
+  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const toolchain = await resolvePulumiToolchain({ log });
+  const against = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
+  const plans = quick ? [{ count: 10, reps: 1, skipCheckpoints: false }] : PLUGIN_RUNTIME_PLANS;
+  const result = await runPluginRuntimeScenario(toolchain, { startReps: quick ? 2 : 21, plans, against }, log);
+  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
+  fs.writeFileSync(path.join(dir, "plugin-runtime.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "plugin-runtime.md"), pluginRuntimeMarkdown(result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+  log(`wrote ${path.relative(repoRoot, dir)}/plugin-runtime.md and plugin-runtime.json`);
+  for (const f of pluginRuntimeFigures(result)) log(`${f.status.padEnd(8)} ${f.name}: ${f.ratio.toFixed(3)}x (paired ${f.paired.toFixed(3)}x)`);
+}
+
 async function main(): Promise<void> {
   if (renderOnly && !onlyT) {
     // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
@@ -231,6 +257,7 @@ async function main(): Promise<void> {
     return;
   }
   if (onlyT) return scenarioTAlone(started);
+  if (onlyR) return scenarioRAlone(started);
   if (onlyL) {
     const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
     const startedAt = new Date().toISOString();

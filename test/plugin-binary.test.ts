@@ -1,8 +1,10 @@
 /**
  * The single-file plugin (tools/build-plugin-binary.js), as a user without Node.js gets it: the
  * engine installs the archive named for this platform from a plugin server, and a YAML program
- * runs preview, up and destroy with no `node` on PATH. Also: the V8 settings of
- * src/native/memory.ts hold inside it, and two builds give the same bytes. Needs `npm run build`.
+ * runs preview, up and destroy with no `node` on PATH. Also: it is made of the pinned Node.js of
+ * PLUGIN_LINE (tools/node-runtime.js), whatever `node` runs the build, on a line not past its end
+ * of life; the V8 settings of src/native/memory.ts hold inside it; two builds give the same bytes.
+ * Needs `npm run build`.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -11,14 +13,22 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { NODE_LINES, PLUGIN_LINE, majorOf, nodeRuntime, supportedLine } from "../tools/node-runtime.js";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
 
 interface Built {
   binary: string;
   archive: string;
 }
-const { buildPluginBinary, platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
+interface BuildingNode {
+  platform: string;
+  arch: string;
+  version: string;
+  execPath: string;
+}
+const { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
   buildPluginBinary(outDir: string): Promise<Built>;
+  pinnedBaseNode(building: BuildingNode, log?: (line: string) => void): Promise<string>;
   platformArchiveName(version: string, platform: { os: string; arch: string }): string;
   pulumiPlatform(): { os: string; arch: string };
 };
@@ -27,6 +37,8 @@ const toolchain = inject("pulumiToolchain");
 const PASSWORD = "binary-password-3c4d5e";
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
+/** The Node.js release the single file embeds. */
+const PINNED = supportedLine(PLUGIN_LINE).pinned!;
 /** A PATH holding no `node`: the CLI's own directories come first (pulumiEnvironment), then nothing. */
 const NO_NODE = { PATH: path.join(os.tmpdir(), "no-node-here") };
 
@@ -45,21 +57,39 @@ async function serveFiles(dir: string): Promise<{ url: string; requests: string[
   return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** The new-space size (MiB) after the churn in `probe.js`, run inside the binary before it serves or prints its version. */
-function newSpaceInBinary(binary: string, dir: string, args: string[]): number {
-  const probe = path.join(dir, "probe.js");
-  fs.writeFileSync(
-    probe,
-    `setImmediate(() => {
-      let kept = [];
-      for (let i = 0; i < 300000; i++) { kept.push({ i, text: "x" + i }); if (kept.length > 2000) kept = []; }
-      const space = require("node:v8").getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
-      process.stderr.write("new_space " + space.space_size / 1048576 + "\\n");
-      process.exit(0);
-    });\n`,
-  );
-  const result = spawnSync(binary, args, { env: { ...NO_NODE, NODE_OPTIONS: `--require ${probe}` }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
-  const match = /new_space (\S+)/.exec(result.stderr);
+/** The new-space size (MiB) after a churn of short-lived objects. */
+const NEW_SPACE_PROBE = `
+  let kept = [];
+  for (let i = 0; i < 300000; i++) { kept.push({ i, text: "x" + i }); if (kept.length > 2000) kept = []; }
+  report(require("node:v8").getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size / 1048576);`;
+
+/**
+ * The peak of V8's own malloc (MiB) after 400 requests through Node's fetch, whose HTTP parser is
+ * WebAssembly as undici's is: its optimizing tier compiles in a burst of about 30 MiB once hot.
+ */
+const WASM_TIER_PROBE = `
+  const server = require("node:http").createServer((_, res) => res.end("x".repeat(200)));
+  server.listen(0, "127.0.0.1", async () => {
+    for (let i = 0; i < 400; i++) await (await fetch("http://127.0.0.1:" + server.address().port + "/")).text();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    report(require("node:v8").getHeapStatistics().peak_malloced_memory / 1048576);
+  });`;
+
+/** 1 once a hot function runs on Maglev, V8's middle JavaScript tier, 0 if it never does in 2 million calls. */
+const MAGLEV_PROBE = `
+  require("node:v8").setFlagsFromString("--allow-natives-syntax");
+  const onMaglev = new Function("f", "return %ActiveTierIsMaglev(f)");
+  function hot(o) { let s = 0; for (const k in o) s += o[k] * 2; return s; }
+  let ran = 0;
+  for (let i = 0; i < 2e6 && !ran; i++) { hot({ a: i, b: 2 }); ran = onMaglev(hot) ? 1 : 0; }
+  report(ran);`;
+
+/** The number `probe` reports, run inside the binary (NODE_OPTIONS=--require) once it serves or has printed its version. */
+function probeInBinary(binary: string, dir: string, args: string[], probe: string): number {
+  const file = path.join(dir, "probe.js");
+  fs.writeFileSync(file, `const report = (n) => { process.stderr.write("probe " + n + "\\n"); process.exit(0); };\nsetImmediate(() => {${probe}\n});\n`);
+  const result = spawnSync(binary, args, { env: { ...NO_NODE, NODE_OPTIONS: `--require ${file}` }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+  const match = /probe (\S+)/.exec(result.stderr);
   expect(match, result.stderr).not.toBeNull();
   return Number(match![1]);
 }
@@ -86,15 +116,35 @@ describe("the single-file plugin", () => {
     if (outDir) fs.rmSync(outDir, { recursive: true, force: true });
   });
 
-  it("prints its version with no Node.js on PATH", () => {
+  it("prints its version and the pinned Node.js built into it, with no Node.js on PATH", () => {
     const result = spawnSync(built.binary, ["--version"], { env: NO_NODE, encoding: "utf8", timeout: 60_000 });
-    expect([result.status, result.stdout]).toEqual([0, `${version}\n`]);
+    expect([result.status, result.stdout]).toEqual([0, `${version} (Node.js v${PINNED})\n`]);
   });
 
-  it("applies the plugin's V8 memory settings when it serves, as the script does", () => {
+  it("embeds a Node.js line that has not reached its end of life", () => {
+    const printed = /\(Node\.js v(\S+)\)/.exec(spawnSync(built.binary, ["--version"], { env: NO_NODE, encoding: "utf8", timeout: 60_000 }).stdout)?.[1];
+    const line = NODE_LINES.find((l) => l.line === majorOf(printed ?? ""));
+    const today = new Date().toISOString().slice(0, 10);
+    expect(line?.endOfLife, `Node.js ${printed} is on no line of tools/node-runtime.js`).toBeDefined();
+    expect(today <= line!.endOfLife, `Node.js ${line!.line} reached its end of life on ${line!.endOfLife}: move PLUGIN_LINE to a maintained line`).toBe(true);
+  });
+
+  it("applies the plugin's V8 memory settings when it serves, as the script does: a young generation at 1 MiB semi-spaces", () => {
     const dir = fs.mkdtempSync(path.join(outDir, "probe-"));
-    expect(newSpaceInBinary(built.binary, dir, ["--version"])).toBeGreaterThan(2);
-    expect(newSpaceInBinary(built.binary, dir, [])).toBeLessThanOrEqual(2);
+    expect(probeInBinary(built.binary, dir, ["--version"], NEW_SPACE_PROBE)).toBeGreaterThan(2);
+    expect(probeInBinary(built.binary, dir, [], NEW_SPACE_PROBE)).toBeLessThanOrEqual(2);
+  });
+
+  it("applies the plugin's V8 memory settings when it serves: WebAssembly stays on its baseline tier", () => {
+    const dir = fs.mkdtempSync(path.join(outDir, "probe-"));
+    expect(probeInBinary(built.binary, dir, ["--version"], WASM_TIER_PROBE)).toBeGreaterThan(20);
+    expect(probeInBinary(built.binary, dir, [], WASM_TIER_PROBE)).toBeLessThan(20);
+  });
+
+  it("applies the plugin's V8 memory settings when it serves: no JavaScript runs on Maglev", () => {
+    const dir = fs.mkdtempSync(path.join(outDir, "probe-"));
+    expect(probeInBinary(built.binary, dir, ["--version"], MAGLEV_PROBE)).toBe(1);
+    expect(probeInBinary(built.binary, dir, [], MAGLEV_PROBE)).toBe(0);
   });
 
   it("is installed by the engine from a plugin server, by the archive name for this platform", async () => {
@@ -129,4 +179,38 @@ describe("the single-file plugin", () => {
     const second = await buildPluginBinary(path.join(outDir, "second"));
     expect(fs.readFileSync(second.archive).equals(fs.readFileSync(built.archive))).toBe(true);
   }, 600_000);
+});
+
+describe("the Node.js the single file is made of", () => {
+  const elsewhere = { platform: "darwin", arch: "arm64", execPath: "/opt/node/bin/node" };
+  /** A release on the oldest line the table knows, past its end of life. */
+  const OLD = `${NODE_LINES[0]!.line}.0.0`;
+
+  it("is the pinned release from the project cache on linux-x64, not the node running the build", async () => {
+    const building = { platform: "linux", arch: "x64", version: OLD, execPath: path.join(os.tmpdir(), "node-running-the-build") };
+    expect(await pinnedBaseNode(building, () => {})).toBe((await nodeRuntime(PLUGIN_LINE, { log: () => {} })).node);
+  }, 300_000);
+
+  it("is the node running the build elsewhere, when that is exactly the pinned release", async () => {
+    expect(await pinnedBaseNode({ ...elsewhere, version: PINNED })).toBe(elsewhere.execPath);
+  });
+
+  it("is the one docs/native-provider.md names, with its line's end of life and the --version it prints", () => {
+    const doc = fs.readFileSync(path.join(repoRoot, "docs", "native-provider.md"), "utf8").replace(/\s+/g, " ");
+    expect(doc).toContain(`a copy of Node.js ${PINNED}, the pinned release`);
+    expect(doc).toContain(`maintained until ${supportedLine(PLUGIN_LINE).endOfLife}`);
+    expect(doc).toContain(`\`${version} (Node.js v${PINNED})\` for the single file`);
+  });
+
+  it("is refused elsewhere when the node running the build is another release, naming the pinned one", async () => {
+    const [major, minor] = PINNED.split(".").map(Number);
+    for (const other of [`${major}.${minor! + 1}.0`, OLD]) {
+      const message = await pinnedBaseNode({ ...elsewhere, version: other }).then(
+        () => "",
+        (error: Error) => error.message,
+      );
+      expect(message).toContain(`embeds Node.js ${PINNED} `);
+      expect(message).toContain(`which is ${other}: run the build with Node.js ${PINNED}`);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * .github/workflows/release.yml linted by actionlint (pinned in tools/actionlint, built into the
- * project cache as versitygw is): it passes, and a broken copy fails.
+ * project cache as versitygw is): it passes, and a broken copy fails. Its Node.js is the release
+ * the single-file plugin embeds (tools/node-runtime.js).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -8,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolvePinnedGoTool, type PinnedGoTool } from "../src/toolchain/pulumi-cli";
+import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { repoRoot } from "./support/pulumi-workspace";
 
 const ACTIONLINT: PinnedGoTool = {
@@ -18,6 +20,11 @@ const ACTIONLINT: PinnedGoTool = {
   binary: "actionlint",
 };
 const WORKFLOW = path.join(repoRoot, ".github", "workflows", "release.yml");
+
+/** The `node-version` of every actions/setup-node step of a workflow's text. */
+function setupNodeVersions(workflow: string): string[] {
+  return [...workflow.matchAll(/uses: actions\/setup-node@\S+\s+with:\s+node-version:\s*"([^"]+)"/g)].map((match) => match[1]!);
+}
 
 /** actionlint over one workflow file, without the shellcheck and pyflakes it would look for on PATH. */
 function actionlint(binary: string, workflow: string): { status: number | null; output: string } {
@@ -50,5 +57,9 @@ describe("the release workflow", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("sets up the pinned Node.js of PLUGIN_LINE, the one the single-file plugin embeds, and only it", () => {
+    expect(setupNodeVersions(fs.readFileSync(WORKFLOW, "utf8"))).toEqual([supportedLine(PLUGIN_LINE).pinned]);
   });
 });

@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { resolvePythonEnv, type PythonEnv } from "./support/python-env";
 import { sharedReleaseFolder } from "./support/release-folder";
@@ -43,16 +44,16 @@ interface Bom {
   dependencies: Array<{ ref: string; dependsOn?: string[] }>;
 }
 
-/** CycloneDX's own validator (cyclonedx-python-lib, beside cyclonedx-py in the Python environment) over a JSON file: its errors, or "". */
-async function cyclonedxSchemaErrors(python: string, file: string): Promise<string> {
+/** CycloneDX's own validator (cyclonedx-python-lib, beside cyclonedx-py in the Python environment) over a JSON file, against schema `specVersion`: its errors, or "". */
+async function cyclonedxSchemaErrors(python: string, file: string, specVersion = "1.6"): Promise<string> {
   const script = [
     "import sys",
     "from cyclonedx.schema import SchemaVersion",
     "from cyclonedx.validation.json import JsonStrictValidator",
-    "error = JsonStrictValidator(SchemaVersion.V1_6).validate_str(open(sys.argv[1], encoding='utf-8').read())",
+    "error = JsonStrictValidator(SchemaVersion.from_version(sys.argv[2])).validate_str(open(sys.argv[1], encoding='utf-8').read())",
     "print(error or '', end='')",
   ].join("\n");
-  return (await execFileAsync(python, ["-c", script, file], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } })).stdout;
+  return (await execFileAsync(python, ["-c", script, file, specVersion], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } })).stdout;
 }
 
 /**
@@ -66,6 +67,12 @@ async function remakeSboms(ctx: { out: string; time: string; python: string }): 
     sboms.pythonSdkSbom(ctx);
     sboms.goSdkSbom(ctx).catch((error) => { console.error(error); process.exit(1); });`;
   await execFileAsync(process.execPath, ["-e", script], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The parts of the plugin SBOM's Node.js component the tests read. */
+interface EmbeddedNode {
+  name: string;
+  externalReferences: Array<{ type: string; hashes?: Array<{ alg: string; content: string }> }>;
 }
 
 /** The refs the main component depends on directly. */
@@ -157,6 +164,20 @@ describe("the release command", () => {
     };
     expect(names(`pulumi-analytics-v${version}.npm.cdx.json`)).toEqual(expect.arrayContaining(["pg", "undici", "zod"]));
     expect(names(`pulumi-resource-analytics-v${version}.cdx.json`)).toEqual(expect.arrayContaining(["@grpc/grpc-js", "@pulumi/pulumi", "google-protobuf", "undici", "zod"]));
+  });
+
+  it("names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single file embeds: the pinned release, with its npm package's sha512", async () => {
+    const file = path.join(out, `pulumi-resource-analytics-v${version}.cdx.json`);
+    expect(await cyclonedxSchemaErrors(pyEnv.python, file, "1.5")).toBe("");
+    const bom = JSON.parse(fs.readFileSync(file, "utf8")) as { specVersion: string; components: EmbeddedNode[] };
+    const { pinned, integrity } = supportedLine(PLUGIN_LINE);
+    const node = bom.components.find((c) => c.name === "node");
+    expect(node).toMatchObject({ type: "platform", version: pinned, purl: `pkg:generic/node@${pinned}`, cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*` });
+    const hashes = node!.externalReferences.flatMap((reference) => reference.hashes ?? []);
+    expect(hashes.map((hash) => `sha512-${Buffer.from(hash.content, "hex").toString("base64")}`)).toEqual([integrity]);
+    const dir = fs.mkdtempSync(path.join(tmp, "binary-"));
+    execFileSync("tar", ["-xzf", path.join(out, platformArchiveName(version, pulumiPlatform())), "-C", dir]);
+    expect(execFileSync(path.join(dir, "pulumi-resource-analytics"), ["--version"], { encoding: "utf8" })).toBe(`${version} (Node.js v${pinned})\n`);
   });
 
   it("names the npm package's SBOM after the package, dated with the release, with no random serial number or path of the build", () => {

@@ -54,6 +54,9 @@ function bundlePlugin(outfile) {
     legalComments: "none",
     logLevel: "error",
     metafile: true,
+    // Paths as the checkout names them, so a node_modules that is a link (a git worktree sharing
+    // another checkout's install) gives the same bytes: the bundle's comments name each module's path.
+    preserveSymlinks: true,
   }).metafile;
 }
 

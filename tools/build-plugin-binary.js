@@ -2,11 +2,14 @@
 // @ts-check
 /**
  * Builds the native provider as a single executable for the platform it runs on: the plugin bundle
- * (tools/build-plugin-archive.js) injected into a copy of the running `node` as a Node.js
- * single-executable application, so the plugin starts with no Node.js installed. Writes
+ * (tools/build-plugin-archive.js) injected into a copy of the pinned Node.js of PLUGIN_LINE
+ * (tools/node-runtime.js) as a Node.js single-executable application, so the plugin starts with no
+ * Node.js installed. The blob is prepared by that same `node`, as Node.js requires. On linux-x64
+ * that Node.js is fetched and sha512-checked into the project cache, whatever `node` runs the build;
+ * elsewhere the `node` running the build is used and must be exactly the pinned release. Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
  * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root.
- * A single executable can only be built from the target platform's own `node`: run this on each.
+ * A single executable can only be built on its target platform: run this on each.
  * Usage: npm run build && node tools/build-plugin-binary.js [output directory, default build/plugin]
  */
 "use strict";
@@ -15,25 +18,69 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
+const { PLUGIN_LINE, nodeRuntime, supportedLine } = require("./node-runtime.js");
 
 /** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
+/** @type {Record<string, string>} Go's GOOS of a Node.js platform. */
+const GOOS = { linux: "linux", darwin: "darwin", win32: "windows" };
+/** @type {Record<string, string>} Go's GOARCH of a Node.js architecture. */
+const GOARCH = { x64: "amd64", arm64: "arm64" };
+
 /** Pulumi's names (Go's GOOS and GOARCH) of a Node.js platform and architecture. */
 function pulumiPlatform(platform = process.platform, arch = process.arch) {
-  const goos = { linux: "linux", darwin: "darwin", win32: "windows" }[platform];
-  const goarch = { x64: "amd64", arm64: "arm64" }[arch];
+  const goos = GOOS[platform];
+  const goarch = GOARCH[arch];
   if (!goos || !goarch) throw new Error(`No single-file plugin for ${platform}-${arch}: use the script archive (npm run build:plugin).`);
   return { os: goos, arch: goarch };
 }
 
-/** The name of the archive the engine fetches for a version and platform. */
+/**
+ * The name of the archive the engine fetches for a version and platform.
+ * @param {string} version
+ * @param {{ os: string, arch: string }} platform
+ */
 function platformArchiveName(version, platform) {
   return `${PLUGIN}-v${version}-${platform.os}-${platform.arch}.tar.gz`;
 }
 
-/** Makes the single-executable blob of the bundle in `staging`; returns its path. */
-function seaBlob(staging) {
+/**
+ * @typedef {object} BuildingNode The `node` running the build.
+ * @property {string} platform
+ * @property {string} arch
+ * @property {string} version Its release, `X.Y.Z`.
+ * @property {string} execPath
+ */
+
+/** @type {BuildingNode} */
+const THIS_NODE = { platform: process.platform, arch: process.arch, version: process.versions.node, execPath: process.execPath };
+
+/**
+ * The `node` executable the single file is made of: the pinned release of PLUGIN_LINE, fetched and
+ * verified into the project cache on linux-x64 (the only platform nodeRuntime fetches for); on
+ * other platforms the `node` running the build, which must be exactly that release.
+ * @param {BuildingNode} [building]
+ * @param {(line: string) => void} [log]
+ * @returns {Promise<string>}
+ */
+async function pinnedBaseNode(building = THIS_NODE, log = undefined) {
+  if (building.platform === "linux" && building.arch === "x64") return (await nodeRuntime(PLUGIN_LINE, log ? { log } : {})).node;
+  const pinned = /** @type {string} */ (supportedLine(PLUGIN_LINE).pinned);
+  if (building.version === pinned) return building.execPath;
+  throw new Error(
+    `The single-file plugin embeds Node.js ${pinned} (Node.js ${PLUGIN_LINE}, pinned in tools/node-runtime.js); on ${building.platform}-${building.arch} it is made from the node running the build, ` +
+      `which is ${building.version}: run the build with Node.js ${pinned}`,
+  );
+}
+
+/**
+ * Makes the single-executable blob of the bundle in `staging` with `node`, the executable it will
+ * be injected into; returns its path.
+ * @param {string} staging
+ * @param {string} node
+ */
+function seaBlob(staging, node) {
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
   // The entry runs as a CommonJS script, where a `#!` line is a syntax error.
@@ -42,22 +89,30 @@ function seaBlob(staging) {
   // No code cache: it is tied to the V8 build and flags, and the plugin's start-up is short without it.
   const config = { main: "plugin.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useCodeCache: false };
   fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
-  execFileSync(process.execPath, ["--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: "ignore" });
+  execFileSync(node, ["--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: "ignore" });
   return path.join(staging, "sea-prep.blob");
 }
 
-/** Builds the executable and its archive into `outDir`; returns both paths. */
-async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin")) {
+/**
+ * Builds the executable and its archive into `outDir`; returns both paths. `options.node` names
+ * another `node` executable to make it of (the bench compares Node.js releases); by default it is
+ * the pinned one ({@link pinnedBaseNode}).
+ * @param {string} [outDir]
+ * @param {{ node?: string, log?: (line: string) => void }} [options]
+ * @returns {Promise<{ binary: string, archive: string }>}
+ */
+async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
   const platform = pulumiPlatform();
+  const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {
-    const blob = seaBlob(staging);
+    const blob = seaBlob(staging, node);
     const binDir = path.join(outDir, `${platform.os}-${platform.arch}`);
     fs.mkdirSync(binDir, { recursive: true });
     const name = platform.os === "windows" ? `${PLUGIN}.exe` : PLUGIN;
     const binary = path.join(binDir, name);
     fs.rmSync(binary, { force: true });
-    fs.copyFileSync(process.execPath, binary);
+    fs.copyFileSync(node, binary);
     fs.chmodSync(binary, 0o755);
     const macos = platform.os === "darwin";
     if (macos) execFileSync("codesign", ["--remove-signature", binary]);
@@ -72,7 +127,7 @@ async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin")) {
   }
 }
 
-module.exports = { buildPluginBinary, platformArchiveName, pulumiPlatform };
+module.exports = { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform };
 
 if (require.main === module) {
   buildPluginBinary(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(

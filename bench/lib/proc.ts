@@ -46,6 +46,28 @@ export function procCpuMicros(pid: number): number | undefined {
   return cpuMicrosOfStat(stat);
 }
 
+/** Nanoseconds on a CPU in a /proc/<pid>/task/<tid>/schedstat line (its first field). */
+export function runNanosOfSchedstat(schedstat: string): number {
+  const ns = Number(schedstat.trim().split(/\s+/)[0]);
+  if (!Number.isFinite(ns) || schedstat.trim() === "") throw new Error(`not a schedstat line: ${JSON.stringify(schedstat.slice(0, 80))}`);
+  return ns;
+}
+
+/**
+ * CPU time a process has used so far, µs, summed over its threads' schedstat: to the nanosecond,
+ * where /proc/<pid>/stat counts clock ticks (10 ms), but without threads that have already exited;
+ * undefined once it has gone.
+ */
+export function procThreadsCpuMicros(pid: number): number | undefined {
+  try {
+    let nanos = 0;
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) nanos += runNanosOfSchedstat(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8"));
+    return nanos / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Pids of processes whose working directory is `cwd` and whose command line contains `marker`. */
 export function findProcesses(cwd: string, marker: string): number[] {
   const found: number[] = [];

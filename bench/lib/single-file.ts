@@ -47,7 +47,7 @@ export const SINGLE_FILE_PLANS: EnginePlan[] = [
 ];
 
 /** bench/fixtures/native with a shim exec'ing `command` (the plugin process's command line holds it). */
-function pluginSubject(command: string): Subject {
+export function pluginSubject(command: string): Subject {
   return {
     fixture: NATIVE.fixture,
     providerMarker: command,

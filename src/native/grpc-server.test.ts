@@ -147,9 +147,10 @@ describe("the plugin over gRPC", () => {
 });
 
 describe("pulumi-resource-analytics --version", () => {
-  it("prints the package's version and exits 0 without serving", () => {
+  it("prints the package's version and the Node.js running it, and exits 0 without serving", () => {
     const result = spawnSync(process.execPath, [PLUGIN_BIN, "--version"], { encoding: "utf8", timeout: 60_000 });
-    expect([result.status, result.stdout, result.stderr]).toEqual([0, `${(require("../../package.json") as { version: string }).version}\n`, ""]);
+    const { version } = require("../../package.json") as { version: string };
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, `${version} (Node.js ${process.version})\n`, ""]);
   });
 });
 
