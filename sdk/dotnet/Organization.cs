@@ -93,7 +93,7 @@ namespace PulumiAnalytics.Analytics
     public sealed class OrganizationArgs : global::Pulumi.ResourceArgs
     {
         /// <summary>
-        /// Organization name (at least 1 character). Changing it creates a new organization.
+        /// Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         /// </summary>
         [Input("name", required: true)]
         public Input<string> Name { get; set; } = null!;

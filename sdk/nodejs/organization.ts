@@ -91,7 +91,7 @@ export class Organization extends pulumi.CustomResource {
  */
 export interface OrganizationArgs {
     /**
-     * Organization name (at least 1 character). Changing it creates a new organization.
+     * Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
      */
     name: pulumi.Input<string>;
 }

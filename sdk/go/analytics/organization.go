@@ -71,13 +71,13 @@ func (OrganizationState) ElementType() reflect.Type {
 }
 
 type organizationArgs struct {
-	// Organization name (at least 1 character). Changing it creates a new organization.
+	// Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
 	Name string `pulumi:"name"`
 }
 
 // The set of arguments for constructing a Organization resource.
 type OrganizationArgs struct {
-	// Organization name (at least 1 character). Changing it creates a new organization.
+	// Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
 	Name pulumi.StringInput
 }
 

@@ -22,7 +22,7 @@ class OrganizationArgs:
                  name: pulumi.Input[_builtins.str]):
         """
         The set of arguments for constructing a Organization resource.
-        :param pulumi.Input[_builtins.str] name: Organization name (at least 1 character). Changing it creates a new organization.
+        :param pulumi.Input[_builtins.str] name: Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         """
         pulumi.set(__self__, "name", name)
 
@@ -30,7 +30,7 @@ class OrganizationArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        Organization name (at least 1 character). Changing it creates a new organization.
+        Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         """
         return pulumi.get(self, "name")
 
@@ -52,7 +52,7 @@ class Organization(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: Organization name (at least 1 character). Changing it creates a new organization.
+        :param pulumi.Input[_builtins.str] name: Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         """
         ...
     @overload
