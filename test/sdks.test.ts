@@ -66,7 +66,7 @@ describe("the generated SDKs", () => {
     expect(fs.readFileSync(path.join(SDK, "go.mod"), "utf8")).toMatch(/^module github\.com\/pulumi-analytics\/pulumi-analytics\/sdk$/m);
     expect(fs.readFileSync(path.join(SDK, "nodejs/config/vars.ts"), "utf8")).toContain('from "../utilities"');
     expect(fs.readFileSync(path.join(SDK, "java/pom.xml"), "utf8")).toContain(`<artifactId>analytics</artifactId>\n  <version>${version}</version>`);
-    expect(fs.readFileSync(path.join(SDK, "java/src/main/resources/com/pulumi/analytics/version.txt"), "utf8")).toBe(version);
+    expect(fs.readFileSync(path.join(SDK, "java/src/main/resources/io/github/pulumi_analytics/analytics/version.txt"), "utf8")).toBe(version);
   });
 
   it("are not in the published npm package", () => {

@@ -14,6 +14,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const ts = require("typescript");
+const { examplesSection } = require("./example-programs.js");
 const { projectIdentity } = require("./project-identity.js");
 
 const ROOT = path.join(__dirname, "..");
@@ -148,7 +149,7 @@ function resourceSchema(spec, kinds, statusDoc) {
     .map(([name]) => name);
   const resources = parse(path.join("src", "resources", `${kebab(spec.kind)}.ts`));
   return {
-    description: classDoc(resources, spec.typeName),
+    description: `${classDoc(resources, spec.typeName)}\n\n${examplesSection()}`,
     properties,
     required,
     inputProperties,

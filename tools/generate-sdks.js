@@ -152,22 +152,26 @@ function completeMetadata(staging, schema) {
 }
 
 /**
- * The Node.js code generator of Pulumi 3.200 (as of 3.188), built with Go >= 1.26, writes `import ... from
- * "./utilities"` in files of subdirectories (config/vars.ts) where "../utilities" is meant: it
- * computes the path with filepath.Rel, whose result for this case changed in Go 1.26 (fixed in
- * the generator upstream in Pulumi 3.221). This rewrites every such import to the path of the
- * package's root utilities.ts from the importing file, which is what the fixed generator writes;
- * files at the root are left as they are, so the output is the same whichever Go built the host.
+ * The Node.js code generator of Pulumi 3.200 (as of 3.188), built with Go >= 1.26, writes imports
+ * of the package's root modules from files of subdirectories as if those files were at the root:
+ * `"./utilities"` in config/vars.ts, `"./types/input"` in types/input.ts, where `"../utilities"`
+ * and `"../types/input"` are meant. It computes the path with filepath.Rel, whose result for this
+ * case changed in Go 1.26 (fixed in the generator upstream in Pulumi 3.221). This rewrites every
+ * `./` import of a subdirectory's file that names no file beside it but one at the package's root
+ * to the path of that root file, which is what the fixed generator writes; files at the root are
+ * left as they are, so the output is the same whichever Go built the host.
  */
-function fixNodeUtilitiesImports(nodeDir) {
+function fixNodeRootImports(nodeDir) {
+  const exists = (base) => [".ts", "/index.ts"].some((ext) => fs.existsSync(`${base}${ext}`));
   for (const file of listFiles(nodeDir)) {
     if (!file.endsWith(".ts") || !file.includes("/")) continue;
     const target = path.join(nodeDir, file);
     const dir = path.dirname(target);
-    if (fs.existsSync(path.join(dir, "utilities.ts"))) continue;
     const text = fs.readFileSync(target, "utf8");
-    const relative = path.relative(dir, path.join(nodeDir, "utilities")).split(path.sep).join("/");
-    const fixed = text.replace(/(from |require\()"\.\/utilities"/g, `$1"${relative}"`);
+    const fixed = text.replace(/(from |require\()"\.\/([^"]+)"/g, (whole, lead, name) => {
+      if (exists(path.join(dir, name)) || !exists(path.join(nodeDir, name))) return whole;
+      return `${lead}"${path.relative(dir, nodeDir).split(path.sep).join("/")}/${name}"`;
+    });
     if (fixed !== text) fs.writeFileSync(target, fixed);
   }
 }
@@ -210,7 +214,7 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
     execFileSync(toolchain.dotnetGenerator, [dotnetSchemaFile, path.join(staging, "dotnet"), version], { env, stdio: ["ignore", "pipe", "pipe"] });
     execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", "java", "--local", "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
     fs.writeFileSync(path.join(staging, "java", "pom.xml"), javaPom(schema, PINNED_JAVA_VERSION));
-    fixNodeUtilitiesImports(path.join(staging, "nodejs"));
+    fixNodeRootImports(path.join(staging, "nodejs"));
     completeMetadata(staging, schema);
     fs.mkdirSync(outDir, { recursive: true });
     for (const language of LANGUAGES) {
@@ -225,7 +229,7 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
   }
 }
 
-module.exports = { LANGUAGES, MAVEN_PLUGINS, generateSdks, javaPom, listFiles, fixNodeUtilitiesImports };
+module.exports = { LANGUAGES, MAVEN_PLUGINS, generateSdks, javaPom, listFiles, fixNodeRootImports };
 
 if (require.main === module) {
   const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));

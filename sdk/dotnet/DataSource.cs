@@ -12,6 +12,41 @@ namespace PulumiAnalytics.Analytics
 {
     /// <summary>
     /// A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+    /// 
+    /// ## Example Usage
+    /// ### An organization with a PostgreSQL data source
+    /// ```csharp
+    /// // The quickstart in C#, through the native provider plugin and the SDK generated in sdk/dotnet.
+    /// using System.Collections.Generic;
+    /// using Pulumi;
+    /// using Analytics = PulumiAnalytics.Analytics;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     var config = new Config();
+    /// 
+    ///     var acme = new Analytics.Organization("acme", new() { Name = "Acme" });
+    /// 
+    ///     var warehouse = new Analytics.DataSource("warehouse", new()
+    ///     {
+    ///         OrgId = acme.Id,
+    ///         Type = Analytics.DataSourceType.Direct,
+    ///         Dialect = Analytics.DataSourceDialect.Postgres,
+    ///         DisplayName = "Warehouse",
+    ///         Host = config.Require("dbHost"),
+    ///         Port = 5432,
+    ///         DatabaseName = "analytics",
+    ///         Username = config.Require("dbUser"),
+    ///         Password = config.RequireSecret("dbPassword"),
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["orgId"] = acme.Id,
+    ///         ["lastSyncStatus"] = warehouse.LastSyncStatus,
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [AnalyticsResourceType("analytics:index:DataSource")]
     public partial class DataSource : global::Pulumi.CustomResource

@@ -9,6 +9,34 @@ import * as utilities from "./utilities";
 
 /**
  * A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+ *
+ * ## Example Usage
+ * ### An organization with a PostgreSQL data source
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as analytics from "@pulumi-analytics/analytics";
+ *
+ * const config = new pulumi.Config();
+ * const dbHost = config.require("dbHost");
+ * const dbUser = config.require("dbUser");
+ * const dbPassword = config.require("dbPassword");
+ * const acme = new analytics.Organization("acme", {name: "Acme"});
+ * const warehouse = new analytics.DataSource("warehouse", {
+ *     orgId: acme.id,
+ *     type: analytics.DataSourceType.Direct,
+ *     dialect: analytics.DataSourceDialect.Postgres,
+ *     displayName: "Warehouse",
+ *     host: dbHost,
+ *     port: 5432,
+ *     databaseName: "analytics",
+ *     username: dbUser,
+ *     password: dbPassword,
+ * });
+ * export const orgId = acme.id;
+ * export const dataSourceId = warehouse.id;
+ * export const lastSyncStatus = warehouse.lastSyncStatus;
+ * ```
  */
 export class DataSource extends pulumi.CustomResource {
     /**

@@ -460,6 +460,36 @@ class DataSource(pulumi.CustomResource):
         """
         A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
 
+        ## Example Usage
+        ### An organization with a PostgreSQL data source
+        ```python
+        \"\"\"The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python.\"\"\"
+        import pulumi
+        import pulumi_analytics as analytics
+
+        config = pulumi.Config()
+        display_name = config.get("displayName") or "Warehouse"
+
+        acme = analytics.Organization("acme", name="Acme")
+
+        warehouse = analytics.DataSource(
+            "warehouse",
+            org_id=acme.id,
+            type=analytics.DataSourceType.DIRECT,
+            dialect=analytics.DataSourceDialect.POSTGRES,
+            display_name=display_name,
+            host=config.require("dbHost"),
+            port=5432,
+            database_name="analytics",
+            username=config.require("dbUser"),
+            password=config.require_secret("dbPassword"),
+        )
+
+        pulumi.export("orgId", acme.id)
+        pulumi.export("dataSourceId", warehouse.id)
+        pulumi.export("lastSyncStatus", warehouse.last_sync_status)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] big_query_json_key: BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
@@ -496,6 +526,36 @@ class DataSource(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+
+        ## Example Usage
+        ### An organization with a PostgreSQL data source
+        ```python
+        \"\"\"The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python.\"\"\"
+        import pulumi
+        import pulumi_analytics as analytics
+
+        config = pulumi.Config()
+        display_name = config.get("displayName") or "Warehouse"
+
+        acme = analytics.Organization("acme", name="Acme")
+
+        warehouse = analytics.DataSource(
+            "warehouse",
+            org_id=acme.id,
+            type=analytics.DataSourceType.DIRECT,
+            dialect=analytics.DataSourceDialect.POSTGRES,
+            display_name=display_name,
+            host=config.require("dbHost"),
+            port=5432,
+            database_name="analytics",
+            username=config.require("dbUser"),
+            password=config.require_secret("dbPassword"),
+        )
+
+        pulumi.export("orgId", acme.id)
+        pulumi.export("dataSourceId", warehouse.id)
+        pulumi.export("lastSyncStatus", warehouse.last_sync_status)
+        ```
 
         :param str resource_name: The name of the resource.
         :param DataSourceArgs args: The arguments to use to populate this resource's properties.
