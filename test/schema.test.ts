@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { KINDS, allowedValues, enumTypeName, enumValueName, inputNames, inputRules, nativeTypeToken, outputNames, secretFieldNames } from "../src/kinds";
+import { KINDS, allowedValues, type KindSpec, enumTypeName, enumValueName, inputNames, inputRules, nativeTypeToken, outputNames, secretFieldNames } from "../src/kinds";
 
 const generator = require("../tools/generate-schema.js") as {
   SCHEMA_FILE: string;
@@ -76,7 +76,7 @@ describe("src/native/schema.json", () => {
   });
 
   it("has an enum type for each closed input of src/kinds, which takes its constants or a plain string; outputs stay plain", () => {
-    const closed = Object.values(KINDS).flatMap((spec) => inputNames(spec).filter((name) => allowedValues(spec.inputs[name]!) !== undefined).map((name) => ({ spec, name })));
+    const closed = Object.values(KINDS).flatMap((spec: KindSpec) => inputNames(spec).filter((name) => allowedValues(spec.inputs[name]!) !== undefined).map((name) => ({ spec, name })));
     expect(closed.map(({ spec, name }) => enumTypeName(spec, name))).toEqual(["DataSourceType", "DataSourceDialect"]);
     expect(Object.keys(schema.types).sort()).toEqual(closed.map(({ spec, name }) => `analytics:index:${enumTypeName(spec, name)}`).sort());
     for (const { spec, name } of closed) {
