@@ -27,6 +27,9 @@ const SHAPES = [
   { x: 64, y: 22, width: 16, height: 58, radius: 3, fill: "#FFFFFF" },
 ];
 
+/** The shapes, the one painted last first: the first that covers a point is the one seen there. */
+const TOP_FIRST = [...SHAPES].reverse();
+
 /** The logo as SVG text. */
 function logoSvg() {
   const rects = SHAPES.map((s) => `  <rect x="${s.x}" y="${s.y}" width="${s.width}" height="${s.height}" rx="${s.radius}" fill="${s.fill}"/>`);
@@ -53,7 +56,7 @@ function pixel(px, py, scale) {
     for (let sx = 0; sx < samples; sx++) {
       const x = (px + (sx + 0.5) / samples) * scale;
       const y = (py + (sy + 0.5) / samples) * scale;
-      const top = SHAPES.findLast((shape) => inside(shape, x, y));
+      const top = TOP_FIRST.find((shape) => inside(shape, x, y));
       if (!top) continue;
       channels(top.fill).forEach((c, i) => (sum[i] += c));
       sum[3] += 255;
