@@ -3,9 +3,11 @@
 /**
  * Generates the native provider's Pulumi package schema (src/native/schema.json) from the kind
  * specs: field sets and types from the built specs (dist/kinds), every description from the doc
- * comment the same field carries in src/kinds, and each resource's from its class in
- * src/resources. Nothing in the schema is written by hand; test/schema.test.ts fails when the
- * committed file and this output differ.
+ * comment the same field carries in src/kinds (an input's followed by the rules its spec sets), an
+ * enum type per input with a closed set of values, each resource's description from its class in
+ * src/resources followed by the example programs (tools/example-programs.js), and the publisher's
+ * metadata from package.json (tools/project-identity.js). Nothing in the schema is written by
+ * hand; test/schema.test.ts fails when the committed file and this output differ.
  * Usage: npm run build && node tools/generate-schema.js   (writes the file)
  *        ANALYTICS_PLUGIN_DOWNLOAD_URL=https://mirror.example.com/analytics/ node tools/generate-schema.js
  *        (a mirror's download address instead of the project's releases: for an internal build, not to commit)
