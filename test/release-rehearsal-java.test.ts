@@ -133,7 +133,7 @@ describe("the release, as a Java user installs it", () => {
   });
 
   it("installs the release's jar into the rehearsal's local repository, byte for byte", () => {
-    const installed = path.join(r.scratch, "m2", "com", "pulumi", "analytics", VERSION, JAR);
+    const installed = path.join(r.scratch, "m2", "io", "github", "pulumi-analytics", "analytics", VERSION, JAR);
     expect(fs.readFileSync(installed).equals(fs.readFileSync(path.join(r.release, JAR)))).toBe(true);
   });
 
