@@ -101,11 +101,14 @@ function goProgramEnv(): NodeJS.ProcessEnv {
 
 /**
  * Examples this file does not preview, by their program files, checked below as far as that goes
- * without their runtime: Python runs in test/python-program.test.ts; there is no .NET SDK here.
+ * without their runtime: Python runs in test/python-program.test.ts; there is no .NET SDK here;
+ * TypeScript on the generated Node.js SDK is converted from examples/yaml and type-checked in
+ * test/registry.test.ts.
  */
 const GENERATED_SDK_EXAMPLES: Record<string, string[]> = {
   python: ["__main__.py", "requirements.txt"],
   csharp: ["Program.cs", "analytics-csharp.csproj"],
+  typescript: ["index.ts", "package.json", "tsconfig.json"],
 };
 
 /** Examples whose whole lifecycle runs in a test of their own, by their program files: java in test/java-program.test.ts (Maven, minutes). */
@@ -146,10 +149,14 @@ describe("examples", () => {
     for (const [, keyword] of fs.readFileSync(program, "utf8").matchAll(/^\s+(\w+)=/gm)) expect(sdk, keyword).toContain(`${keyword}: `);
   });
 
-  it("csharp sets only properties the generated SDK's argument classes have", () => {
+  it("csharp sets only properties the generated SDK's argument classes have, and names only enum constants it defines", () => {
     const program = fs.readFileSync(path.join(examplesDir, "csharp", "Program.cs"), "utf8").replace(/^using .*$/gm, "");
     const sdk = ["Organization.cs", "DataSource.cs"].map((file) => fs.readFileSync(path.join(repoRoot, "sdk/dotnet", file), "utf8")).join("\n");
-    for (const [, property] of program.matchAll(/\b(\w+) = (?!new|await)/g)) expect(sdk, property).toMatch(new RegExp(`public Input<\\w+>\\?? ${property}\\s*\\{`));
+    for (const [, property] of program.matchAll(/\b(\w+) = (?!new|await)/g)) expect(sdk, property).toMatch(new RegExp(`public Input(?:<\\w+>|Union<string, [\\w.]+>)\\?? ${property}\\s*\\{`));
+    const enums = fs.readFileSync(path.join(repoRoot, "sdk/dotnet/Enums.cs"), "utf8");
+    const constants = [...program.matchAll(/Analytics\.(\w+)\.(\w+)\b/g)].filter(([, type]) => /^DataSource(Type|Dialect)$/.test(type!));
+    expect(constants.map(([, type, value]) => `${type}.${value}`)).toEqual(["DataSourceType.Direct", "DataSourceDialect.Postgres"]);
+    for (const [, type, value] of constants) expect(enums).toMatch(new RegExp(`public readonly struct ${type} [\\s\\S]*?public static ${type} ${value} \\{ get; \\}`));
   });
 
   it("gitops runs preview --diff on pull requests and up on main, with the key from a CI secret", () => {

@@ -77,6 +77,18 @@ describe("sdk/python as a package", () => {
     expect(status.split("\n").filter((line) => line.startsWith("??") || line.startsWith("!!"))).toEqual([]);
   });
 
+  it("has the README as the wheel's long description, and the project's URLs and author", async () => {
+    const script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())";
+    const metadata = (await runPython(pyEnv.python, ["-c", script, dists.wheel])).stdout;
+    expect(metadata).toMatch(/^Description-Content-Type: text\/markdown$/m);
+    expect(metadata).toMatch(/^Project-URL: Homepage, https:\/\/github\.com\/pulumi-analytics\/pulumi-analytics$/m);
+    expect(metadata).toMatch(/^Project-URL: Repository, https:\/\/github\.com\/pulumi-analytics\/pulumi-analytics$/m);
+    expect(metadata).toMatch(/^Author: pulumi-analytics$/m);
+    expect(metadata).toMatch(/^Keywords: pulumi,analytics,category\/database,kind\/native$/m);
+    // The long description is the body after the headers: the SDK's README, whole.
+    expect(metadata.slice(metadata.indexOf("\n\n") + 2).trim()).toBe(fs.readFileSync(path.join(repoRoot, "sdk/python/README.md"), "utf8").trim());
+  });
+
   it("installs from the wheel alone, with its dependencies at the pinned versions, and names its plugin", async () => {
     const script =
       "import importlib.metadata as m, json, pulumi_analytics\n" +

@@ -1,6 +1,6 @@
 /**
  * Release rehearsal, Java: a fresh Maven project outside the repository depending on
- * com.pulumi:analytics and com.pulumi:pulumi, the SDK installed from the release's jar and pom
+ * io.github.pulumi-analytics:analytics and com.pulumi:pulumi, the SDK installed from the release's jar and pom
  * with `mvn install:install-file -Dfile=… -DpomFile=…` as a user does; run by the real CLI with
  * an empty PULUMI_HOME and a PATH holding `java`, `mvn` and the few commands the `mvn` script
  * calls, no `node`; the engine fetches the single-file plugin from the served release folder.
@@ -46,7 +46,7 @@ const pom = (pulumiVersion: string) => `<project>
     <mainArgs/>
   </properties>
   <dependencies>
-    <dependency><groupId>com.pulumi</groupId><artifactId>analytics</artifactId><version>${VERSION}</version></dependency>
+    <dependency><groupId>io.github.pulumi-analytics</groupId><artifactId>analytics</artifactId><version>${VERSION}</version></dependency>
     <dependency><groupId>com.pulumi</groupId><artifactId>pulumi</artifactId><version>${pulumiVersion}</version></dependency>
   </dependencies>
   <build>
@@ -64,10 +64,10 @@ const pom = (pulumiVersion: string) => `<project>
 const PROGRAM = `package rehearsal;
 
 import com.pulumi.Pulumi;
-import com.pulumi.analytics.DataSource;
-import com.pulumi.analytics.DataSourceArgs;
-import com.pulumi.analytics.Organization;
-import com.pulumi.analytics.OrganizationArgs;
+import io.github.pulumi_analytics.analytics.DataSource;
+import io.github.pulumi_analytics.analytics.DataSourceArgs;
+import io.github.pulumi_analytics.analytics.Organization;
+import io.github.pulumi_analytics.analytics.OrganizationArgs;
 
 public class App {
     public static void main(String[] args) {
@@ -133,7 +133,7 @@ describe("the release, as a Java user installs it", () => {
   });
 
   it("installs the release's jar into the rehearsal's local repository, byte for byte", () => {
-    const installed = path.join(r.scratch, "m2", "com", "pulumi", "analytics", VERSION, JAR);
+    const installed = path.join(r.scratch, "m2", "io", "github", "pulumi-analytics", "analytics", VERSION, JAR);
     expect(fs.readFileSync(installed).equals(fs.readFileSync(path.join(r.release, JAR)))).toBe(true);
   });
 

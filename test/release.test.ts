@@ -18,7 +18,10 @@ import { resolvePythonEnv, type PythonEnv } from "./support/python-env";
 import { sharedReleaseFolder } from "./support/release-folder";
 
 type ReleaseStep = { name: string; run(ctx: { out: string; version: string }): void | Promise<void> };
-const { release } = require("../tools/release.js") as { release(options: { out: string; steps: ReleaseStep[]; log(line: string): void }): Promise<string[]> };
+const { javaSdkFiles, release } = require("../tools/release.js") as {
+  javaSdkFiles(version: string): { jars: string[]; pom: string };
+  release(options: { out: string; steps: ReleaseStep[]; log(line: string): void }): Promise<string[]>;
+};
 const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
 const { BUILD_ONLY_FIELDS, buildNodeSdkPackage } = require("../tools/node-sdk-package.js") as {
   BUILD_ONLY_FIELDS: string[];
@@ -110,6 +113,8 @@ describe("the release command", () => {
         `${goDir}/v${version}.zip`,
         `analytics-${version}.yaml`,
         `analytics-${version}.jar`,
+        `analytics-${version}-sources.jar`,
+        `analytics-${version}-javadoc.jar`,
         `analytics-${version}.pom`,
         SBOMS.java,
         SBOMS.go,
@@ -190,6 +195,18 @@ describe("the release command", () => {
     for (const machinePath of [os.tmpdir(), os.homedir(), repoRoot, out]) expect(text).not.toContain(machinePath);
   });
 
+  it("has the Java SDK as Maven Central takes it: the jar, its sources and javadoc (with the enums' docs), and a POM in the project's namespace", () => {
+    const { jars, pom } = javaSdkFiles(version);
+    const entries = (jar: string) => execFileSync("unzip", ["-Z1", path.join(out, jar)], { encoding: "utf8" }).split("\n");
+    const pkg = "io/github/pulumi_analytics/analytics";
+    expect(entries(jars[0]!)).toContain(`${pkg}/enums/DataSourceType.class`);
+    expect(entries(jars[1]!)).toContain(`${pkg}/enums/DataSourceType.java`);
+    expect(entries(jars[2]!)).toContain(`${pkg}/enums/DataSourceType.html`);
+    const page = execFileSync("unzip", ["-p", path.join(out, jars[2]!), `${pkg}/enums/DataSourceType.html`], { encoding: "utf8" });
+    expect(page).toContain("The service connects to the database itself");
+    expect(fs.readFileSync(path.join(out, pom), "utf8")).toMatch(/<groupId>io\.github\.pulumi-analytics<\/groupId>\s*<artifactId>analytics<\/artifactId>\s*<version>/);
+  });
+
   it("dates the jar's and the wheel's entries with the release's time (SOURCE_DATE_EPOCH), not the build's", async () => {
     const dir = path.join(tmp, "dated");
     const script = `
@@ -198,7 +215,7 @@ describe("the release command", () => {
       release({ out: ${JSON.stringify(dir)}, python: ${JSON.stringify(pyEnv.python)}, steps, log: () => {} }).catch((error) => { console.error(error); process.exit(1); });`;
     await execFileAsync(process.execPath, ["-e", script], { cwd: repoRoot, env: { ...process.env, SOURCE_DATE_EPOCH: "978307200", TZ: "UTC" }, maxBuffer: 64 * 1024 * 1024 });
     const dates = "import sys, zipfile\nprint('\\n'.join(sorted({'%04d-%02d-%02d' % i.date_time[:3] for i in zipfile.ZipFile(sys.argv[1]).infolist()})))";
-    for (const archive of [`analytics-${version}.jar`, `pulumi_analytics-${version}-py3-none-any.whl`]) {
+    for (const archive of [...javaSdkFiles(version).jars, `pulumi_analytics-${version}-py3-none-any.whl`]) {
       expect(execFileSync(pyEnv.python, ["-c", dates, path.join(dir, archive)], { encoding: "utf8" }).trim(), archive).toBe("2001-01-01");
     }
   }, 300_000);
@@ -206,7 +223,7 @@ describe("the release command", () => {
   it.each([
     { sdk: "Python", file: SBOMS.python, self: { name: "pulumi_analytics", version }, pulumi: { name: "pulumi" } },
     { sdk: "Go", file: SBOMS.go, self: { name: GO_MODULE, version: `v${version}` }, pulumi: { name: "github.com/pulumi/pulumi/sdk/v3" } },
-    { sdk: "Java", file: SBOMS.java, self: { group: "com.pulumi", name: "analytics", version }, pulumi: { group: "com.pulumi", name: "pulumi" } },
+    { sdk: "Java", file: SBOMS.java, self: { group: "io.github.pulumi-analytics", name: "analytics", version }, pulumi: { group: "com.pulumi", name: "pulumi" } },
   ])("has the $sdk SDK's SBOM: valid CycloneDX naming the SDK and its pulumi dependency, no path of the build machine in it", async ({ file, self, pulumi }) => {
     const text = fs.readFileSync(path.join(out, file), "utf8");
     expect(await cyclonedxSchemaErrors(pyEnv.python, path.join(out, file))).toBe("");

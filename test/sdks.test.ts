@@ -66,7 +66,29 @@ describe("the generated SDKs", () => {
     expect(fs.readFileSync(path.join(SDK, "go.mod"), "utf8")).toMatch(/^module github\.com\/pulumi-analytics\/pulumi-analytics\/sdk$/m);
     expect(fs.readFileSync(path.join(SDK, "nodejs/config/vars.ts"), "utf8")).toContain('from "../utilities"');
     expect(fs.readFileSync(path.join(SDK, "java/pom.xml"), "utf8")).toContain(`<artifactId>analytics</artifactId>\n  <version>${version}</version>`);
-    expect(fs.readFileSync(path.join(SDK, "java/src/main/resources/com/pulumi/analytics/version.txt"), "utf8")).toBe(version);
+    expect(fs.readFileSync(path.join(SDK, "java/src/main/resources/io/github/pulumi_analytics/analytics/version.txt"), "utf8")).toBe(version);
+  });
+
+  it("carry a documented constant for each enum value of the schema, in every language", () => {
+    const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { types: Record<string, { enum: Array<{ name: string; value: string; description: string }> }> };
+    const sources = {
+      go: fs.readFileSync(path.join(SDK, "go/analytics/pulumiEnums.go"), "utf8"),
+      python: fs.readFileSync(path.join(SDK, "python/pulumi_analytics/_enums.py"), "utf8"),
+      nodejs: fs.readFileSync(path.join(SDK, "nodejs/types/enums/index.ts"), "utf8"),
+      dotnet: fs.readFileSync(path.join(SDK, "dotnet/Enums.cs"), "utf8"),
+    };
+    expect(Object.keys(schema.types).length).toBeGreaterThan(0);
+    for (const [token, { enum: values }] of Object.entries(schema.types)) {
+      const type = token.split(":")[2]!;
+      const java = fs.readFileSync(path.join(SDK, `java/src/main/java/io/github/pulumi_analytics/analytics/enums/${type}.java`), "utf8");
+      for (const { name, value, description } of values) {
+        expect(sources.go, `${type}${name}`).toContain(`// ${description}\n\t${type}${name} = ${type}("${value}")`);
+        expect(sources.python).toContain(`    ${name.toUpperCase()} = "${value}"\n    """\n    ${description}\n    """`);
+        expect(sources.nodejs).toMatch(new RegExp(`export const ${type} = \\{[\\s\\S]*?/\\*\\*\\n\\s+\\* ${description.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\s+\\*/\\n\\s+${name}: "${value}"`));
+        expect(sources.dotnet).toContain(`public static ${type} ${name} { get; } = new ${type}("${value}");`);
+        expect(java).toContain(`         * ${description}\n         * \n         */\n        ${name}("${value}")`);
+      }
+    }
   });
 
   it("are not in the published npm package", () => {

@@ -3,9 +3,11 @@
 /**
  * Generates the native provider's Pulumi package schema (src/native/schema.json) from the kind
  * specs: field sets and types from the built specs (dist/kinds), every description from the doc
- * comment the same field carries in src/kinds, and each resource's from its class in
- * src/resources. Nothing in the schema is written by hand; test/schema.test.ts fails when the
- * committed file and this output differ.
+ * comment the same field carries in src/kinds (an input's followed by the rules its spec sets), an
+ * enum type per input with a closed set of values, each resource's description from its class in
+ * src/resources followed by the example programs (tools/example-programs.js), and the publisher's
+ * metadata from package.json (tools/project-identity.js). Nothing in the schema is written by
+ * hand; test/schema.test.ts fails when the committed file and this output differ.
  * Usage: npm run build && node tools/generate-schema.js   (writes the file)
  *        ANALYTICS_PLUGIN_DOWNLOAD_URL=https://mirror.example.com/analytics/ node tools/generate-schema.js
  *        (a mirror's download address instead of the project's releases: for an internal build, not to commit)
@@ -14,6 +16,8 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const ts = require("typescript");
+const { examplesSection } = require("./example-programs.js");
+const { projectIdentity } = require("./project-identity.js");
 
 const ROOT = path.join(__dirname, "..");
 /** Where the generated schema is committed; the plugin ships it from dist/native. */
@@ -90,27 +94,64 @@ function property(field, description, extra = {}) {
   };
 }
 
+/** The schema's reference to an enum type. */
+const typeRef = (token) => ({ $ref: `#/types/${token}` });
+
+/**
+ * The schema property of an input: its doc comment followed by the rules the spec sets for it
+ * (kinds.inputRules). A closed input takes its enum type or any string, so programs that pass
+ * the plain value keep compiling in every language; the engine sees the same string either way.
+ */
+function inputProperty(kinds, spec, name, doc, extra = {}) {
+  const field = spec.inputs[name];
+  const description = [doc, ...kinds.inputRules(spec, name)].join(" ");
+  if (field.values === undefined) return property(field, description, extra);
+  const { type: _plain, ...rest } = property(field, description, extra);
+  return { ...rest, oneOf: [{ type: "string" }, typeRef(enumToken(kinds, spec, name))] };
+}
+
+/** The token of a closed input's enum type, e.g. `analytics:index:DataSourceType`. */
+function enumToken(kinds, spec, name) {
+  return `${kinds.PULUMI_MODULE}:index:${kinds.enumTypeName(spec, name)}`;
+}
+
+/** The enum types of every closed input of every kind, by token: each value named and described as the spec does. */
+function enumTypes(kinds) {
+  const types = {};
+  for (const spec of kinds.allKindSpecs()) {
+    const docs = propertyDocs(declaredObject(kindSource(spec), `${spec.kind}Spec`), "inputs");
+    for (const [name, field] of Object.entries(spec.inputs)) {
+      if (field.values === undefined) continue;
+      const values = Object.entries(field.values).map(([value, description]) => ({ name: kinds.enumValueName(value), value, description }));
+      types[enumToken(kinds, spec, name)] = { type: "string", description: `${docs[name]} The values the API allows for a ${spec.noun}'s \`${name}\`.`, enum: values };
+    }
+  }
+  return types;
+}
+
+/** The parsed spec file of a kind: kind `dataSource` is declared as `dataSourceSpec` in src/kinds/data-source.ts. */
+function kindSource(spec) {
+  return parse(path.join("src", "kinds", `${kebab(spec.kind)}.ts`));
+}
+
 /** The schema of one kind's resource. */
 function resourceSchema(spec, kinds, statusDoc) {
-  // Convention: kind `dataSource` is declared as `dataSourceSpec` in src/kinds/data-source.ts.
-  const source = parse(path.join("src", "kinds", `${kebab(spec.kind)}.ts`));
-  const object = declaredObject(source, `${spec.kind}Spec`);
+  const object = declaredObject(kindSource(spec), `${spec.kind}Spec`);
   const inputDocs = propertyDocs(object, "inputs");
   const outputDocs = propertyDocs(object, "outputs");
   const inputProperties = {};
-  for (const [name, field] of Object.entries(spec.inputs)) {
-    inputProperties[name] = property(field, inputDocs[name], { replaceOnChanges: true });
-  }
+  for (const name of Object.keys(spec.inputs)) inputProperties[name] = inputProperty(kinds, spec, name, inputDocs[name], { replaceOnChanges: true });
   const properties = {};
   for (const [name, field] of Object.entries(spec.outputs)) if (name !== "id") properties[name] = property(field, outputDocs[name]);
   properties[kinds.STATUS_OBSERVED_AT] = { type: "string", description: statusDoc };
-  for (const [name, field] of Object.entries(spec.inputs)) if (!(name in properties)) properties[name] = property(field, inputDocs[name]);
+  // Inputs the answer does not echo keep their declared value; outputs stay plain types, so reading them never changes type.
+  for (const [name, field] of Object.entries(spec.inputs)) if (!(name in properties)) properties[name] = property(field, inputProperty(kinds, spec, name, inputDocs[name]).description);
   const required = Object.entries(spec.outputs)
     .filter(([name, field]) => name !== "id" && !field.nullable)
     .map(([name]) => name);
   const resources = parse(path.join("src", "resources", `${kebab(spec.kind)}.ts`));
   return {
-    description: classDoc(resources, spec.typeName),
+    description: `${classDoc(resources, spec.typeName)}\n\n${examplesSection()}`,
     properties,
     required,
     inputProperties,
@@ -128,9 +169,6 @@ function kebab(name) {
 /** Names a mirror to download the plugin from instead of the project's releases, when generating the schema (and so the SDKs). */
 const DOWNLOAD_URL_VARIABLE = "ANALYTICS_PLUGIN_DOWNLOAD_URL";
 
-/** The repository's web address, from package.json's `repository.url`. */
-const repositoryUrl = (manifest) => manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
-
 /**
  * Where the engine downloads the plugin from when a program needs it: the project's release of
  * that version (the engine fills in `${VERSION}` and appends
@@ -143,7 +181,7 @@ function pluginDownloadUrl(manifest, env = process.env) {
     if (!/^https?:\/\/[^/]/.test(mirror)) throw new Error(`${DOWNLOAD_URL_VARIABLE} must be an http(s) URL, got a value of ${mirror.length} characters that is not.`);
     return mirror;
   }
-  return `${repositoryUrl(manifest)}/releases/download/v\${VERSION}/`;
+  return `${projectIdentity(manifest).repository}/releases/download/v\${VERSION}/`;
 }
 
 /** The package schema, from the built specs in dist/kinds and the doc comments in src. */
@@ -155,15 +193,19 @@ function generateSchema() {
   const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
   const settings = Object.fromEntries(Object.entries(kinds.providerConfigSpec).map(([name, field]) => [name, property(field, configDocs[name])]));
   const resources = {};
-  for (const spec of kinds.allKindSpecs()) resources[kinds.nativeTypeToken(spec)] = resourceSchema(spec, { STATUS_OBSERVED_AT: status.STATUS_OBSERVED_AT }, statusDoc);
+  for (const spec of kinds.allKindSpecs()) resources[kinds.nativeTypeToken(spec)] = resourceSchema(spec, { ...kinds, STATUS_OBSERVED_AT: status.STATUS_OBSERVED_AT }, statusDoc);
+  const identity = projectIdentity(manifest);
   return {
     name: kinds.PULUMI_MODULE,
     displayName: "Analytics",
     version: manifest.version,
     description: manifest.description,
-    keywords: ["pulumi", kinds.PULUMI_MODULE, "kind/native"],
+    keywords: ["pulumi", kinds.PULUMI_MODULE, identity.categoryKeyword, "kind/native"],
+    homepage: identity.homepage,
     license: manifest.license,
-    repository: repositoryUrl(manifest),
+    repository: identity.repository,
+    publisher: identity.publisher,
+    logoUrl: identity.logoUrl,
     pluginDownloadURL: pluginDownloadUrl(manifest),
     meta: { moduleFormat: "(.*)" },
     config: { variables: settings },
@@ -172,6 +214,7 @@ function generateSchema() {
       inputProperties: settings,
       properties: settings,
     },
+    types: enumTypes(kinds),
     resources,
     language: languageSections(kinds.PULUMI_MODULE, manifest),
   };
@@ -191,19 +234,38 @@ const PYTHON_SDK_FLOOR = { pulumi: "3.165.0", requiresPython: ">=3.9" };
  * repository publishes, which does not ship sdk/).
  */
 function languageSections(name, manifest) {
-  const repository = manifest.repository.url.replace(/^git\+https:\/\//, "").replace(/\.git$/, "");
+  const identity = projectIdentity(manifest);
   return {
     csharp: { rootNamespace: "PulumiAnalytics", respectSchemaVersion: true },
-    go: { importBasePath: `${repository}/sdk/go/${name}`, respectSchemaVersion: true },
-    nodejs: { packageName: `@pulumi-analytics/${name}`, respectSchemaVersion: true },
+    go: { importBasePath: `${identity.goRepository}/sdk/go/${name}`, respectSchemaVersion: true },
+    java: { basePackage: identity.javaBasePackage },
+    nodejs: { packageName: `@${identity.owner}/${name}`, respectSchemaVersion: true },
     python: {
       packageName: `pulumi_${name}`,
+      readme: pythonReadme(manifest, identity),
       respectSchemaVersion: true,
       pyproject: { enabled: true },
       requires: { pulumi: `>=${PYTHON_SDK_FLOOR.pulumi},<4.0.0` },
       pythonRequires: PYTHON_SDK_FLOOR.requiresPython,
     },
   };
+}
+
+/**
+ * The Python SDK's README (its wheel's long description, which PyPI shows): what the package is
+ * and where its documentation is.
+ */
+function pythonReadme(manifest, identity) {
+  return [
+    `# pulumi_analytics`,
+    "",
+    manifest.description,
+    "",
+    "The Python SDK of the analytics provider for Pulumi (`pulumi-resource-analytics`): the resources `Organization` and `DataSource`, generated from the provider's package schema.",
+    "",
+    `Installation, configuration and examples: ${identity.homepage}#readme. Source and issues: ${identity.repository}.`,
+    "",
+  ].join("\n");
 }
 
 /** The schema as committed: two-space JSON with a final newline. */

@@ -24,6 +24,8 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
+const { DOTNET_ICON_SIZE, logoPng } = require("./logo.js");
+const { projectIdentity } = require("./project-identity.js");
 
 const ROOT = path.join(__dirname, "..");
 const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
@@ -36,24 +38,83 @@ const JSR305 = { groupId: "com.google.code.findbugs", artifactId: "jsr305", vers
 /** Escapes text for an XML element. */
 const xml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** Where each license the schema may name is published, for the POM (Maven Central asks for its URL). */
+const LICENSE_URLS = { "Apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0.txt" };
+
 /**
- * The Maven build of sdk/java: the artifact `com.pulumi:<name>` (the group and Java package
- * `com.pulumi.<name>` are the generator's defaults) at the schema's version, compiled for Java 11
- * (the generator's Gradle toolchain) against com.pulumi:pulumi of pulumi-java `javaSdkVersion`,
- * which programs get with it.
+ * The Maven plugins of the SDK's build, pinned: the jar (3.4.2 dates its entries with
+ * `project.build.outputTimestamp`; Maven 3.8's default 2.4 uses the build's time), and the sources
+ * and javadoc jars Maven Central asks for, both bound to `package`.
  */
-function javaPom({ name, version, description }, javaSdkVersion) {
+const MAVEN_PLUGINS = {
+  compiler: { artifactId: "maven-compiler-plugin", version: "3.13.0" },
+  jar: { artifactId: "maven-jar-plugin", version: "3.4.2" },
+  source: { artifactId: "maven-source-plugin", version: "3.4.0" },
+  javadoc: { artifactId: "maven-javadoc-plugin", version: "3.12.0" },
+};
+
+/** One `<plugin>` of the POM, with its inner XML (executions, configuration). */
+const mavenPlugin = ({ artifactId, version }, inner = "") =>
+  `      <plugin>\n        <groupId>org.apache.maven.plugins</groupId>\n        <artifactId>${artifactId}</artifactId>\n        <version>${version}</version>\n${inner}      </plugin>\n`;
+
+/** The `<execution>` of a plugin's goal, bound to `package`. */
+const packageExecution = (id, goal) =>
+  `        <executions>\n          <execution>\n            <id>${id}</id>\n            <goals><goal>${goal}</goal></goals>\n          </execution>\n        </executions>\n`;
+
+/**
+ * The javadoc jar's configuration: no timestamp in the pages and a fixed footer (the default one
+ * names the current year), so two builds of a commit give the same bytes; no link detection (it
+ * would fetch the JDK's package list) and no doclint (the generated comments are the schema's).
+ */
+const JAVADOC_CONFIGURATION = (license) =>
+  `        <configuration>\n          <notimestamp>true</notimestamp>\n          <bottom>${xml(license)}</bottom>\n          <detectJavaApiLink>false</detectJavaApiLink>\n          <doclint>none</doclint>\n          <quiet>true</quiet>\n        </configuration>\n`;
+
+/** The POM's project metadata Maven Central asks for: name, url, licenses, developers, scm. */
+function pomMetadata({ displayName, description, license }, identity) {
+  const licenseUrl = LICENSE_URLS[license];
+  if (licenseUrl === undefined) throw new Error(`No license URL known for ${license}: add it to LICENSE_URLS in tools/generate-sdks.js.`);
+  return `  <name>${xml(displayName)} provider for Pulumi (Java SDK)</name>
+  <description>${xml(description)}</description>
+  <url>${identity.homepage}</url>
+  <licenses>
+    <license>
+      <name>${license}</name>
+      <url>${licenseUrl}</url>
+      <distribution>repo</distribution>
+    </license>
+  </licenses>
+  <developers>
+    <developer>
+      <id>${identity.owner}</id>
+      <name>${xml(identity.publisher)}</name>
+      <url>https://github.com/${identity.owner}</url>
+    </developer>
+  </developers>
+  <scm>
+    <connection>scm:git:${identity.repository}.git</connection>
+    <developerConnection>scm:git:ssh://git@github.com/${identity.owner}/${identity.name}.git</developerConnection>
+    <url>${identity.repository}</url>
+  </scm>
+`;
+}
+
+/**
+ * The Maven build of sdk/java: the artifact `<groupId>:<name>` (the project's own namespace,
+ * tools/project-identity.js) at the schema's version, compiled for Java 11 (the generator's Gradle
+ * toolchain) against com.pulumi:pulumi of pulumi-java `javaSdkVersion`, which programs get with it;
+ * `mvn package` writes the jar, the sources jar and the javadoc jar.
+ */
+function javaPom(schema, javaSdkVersion, identity = projectIdentity()) {
   const dependency = (d) => `    <dependency>\n      <groupId>${d.groupId}</groupId>\n      <artifactId>${d.artifactId}</artifactId>\n      <version>${d.version}</version>\n    </dependency>\n`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!-- Written by tools/generate-sdks.js with the SDK pulumi-language-java generates from src/native/schema.json: do not edit. -->
 <project>
   <modelVersion>4.0.0</modelVersion>
-  <groupId>com.pulumi</groupId>
-  <artifactId>${name}</artifactId>
-  <version>${version}</version>
+  <groupId>${identity.javaGroupId}</groupId>
+  <artifactId>${schema.name}</artifactId>
+  <version>${schema.version}</version>
   <packaging>jar</packaging>
-  <description>${xml(description)}</description>
-
+${pomMetadata(schema, identity)}
   <properties>
     <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
     <maven.compiler.release>11</maven.compiler.release>
@@ -64,34 +125,53 @@ ${dependency({ groupId: "com.pulumi", artifactId: "pulumi", version: javaSdkVers
 
   <build>
     <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.13.0</version>
-      </plugin>
-    </plugins>
+${mavenPlugin(MAVEN_PLUGINS.compiler)}${mavenPlugin(MAVEN_PLUGINS.jar)}${mavenPlugin(MAVEN_PLUGINS.source, packageExecution("attach-sources", "jar-no-fork"))}${mavenPlugin(MAVEN_PLUGINS.javadoc, packageExecution("attach-javadocs", "jar") + JAVADOC_CONFIGURATION(schema.license))}    </plugins>
   </build>
 </project>
 `;
 }
 
 /**
- * The Node.js code generator of Pulumi 3.200 (as of 3.188), built with Go >= 1.26, writes `import ... from
- * "./utilities"` in files of subdirectories (config/vars.ts) where "../utilities" is meant: it
- * computes the path with filepath.Rel, whose result for this case changed in Go 1.26 (fixed in
- * the generator upstream in Pulumi 3.221). This rewrites every such import to the path of the
- * package's root utilities.ts from the importing file, which is what the fixed generator writes;
- * files at the root are left as they are, so the output is the same whichever Go built the host.
+ * What the generators leave out of the package metadata, added from the schema: the publisher as
+ * the npm package's author and the Python project's author, and the Python README where
+ * pyproject.toml's `readme` looks for it (the generator writes it inside the package, so the
+ * wheel had no long description). The .NET icon is the project's logo as PNG.
  */
-function fixNodeUtilitiesImports(nodeDir) {
+function completeMetadata(staging, schema) {
+  const nodeManifest = path.join(staging, "nodejs", "package.json");
+  const manifest = JSON.parse(fs.readFileSync(nodeManifest, "utf8"));
+  fs.writeFileSync(nodeManifest, `${JSON.stringify({ ...manifest, author: schema.publisher }, null, 4)}\n`);
+  const python = path.join(staging, "python");
+  const packageName = schema.language.python.packageName;
+  fs.copyFileSync(path.join(python, packageName, "README.md"), path.join(python, "README.md"));
+  const pyproject = path.join(python, "pyproject.toml");
+  const text = fs.readFileSync(pyproject, "utf8");
+  if (!text.startsWith("[project]\n")) throw new Error("pyproject.toml: expected to start with [project]");
+  fs.writeFileSync(pyproject, text.replace("[project]\n", `[project]\n  authors = [{ name = ${JSON.stringify(schema.publisher)} }]\n`));
+  fs.writeFileSync(path.join(staging, "dotnet", "logo.png"), logoPng(DOTNET_ICON_SIZE));
+}
+
+/**
+ * The Node.js code generator of Pulumi 3.200 (as of 3.188), built with Go >= 1.26, writes imports
+ * of the package's root modules from files of subdirectories as if those files were at the root:
+ * `"./utilities"` in config/vars.ts, `"./types/input"` in types/input.ts, where `"../utilities"`
+ * and `"../types/input"` are meant. It computes the path with filepath.Rel, whose result for this
+ * case changed in Go 1.26 (fixed in the generator upstream in Pulumi 3.221). This rewrites every
+ * `./` import of a subdirectory's file that names no file beside it but one at the package's root
+ * to the path of that root file, which is what the fixed generator writes; files at the root are
+ * left as they are, so the output is the same whichever Go built the host.
+ */
+function fixNodeRootImports(nodeDir) {
+  const exists = (base) => [".ts", "/index.ts"].some((ext) => fs.existsSync(`${base}${ext}`));
   for (const file of listFiles(nodeDir)) {
     if (!file.endsWith(".ts") || !file.includes("/")) continue;
     const target = path.join(nodeDir, file);
     const dir = path.dirname(target);
-    if (fs.existsSync(path.join(dir, "utilities.ts"))) continue;
     const text = fs.readFileSync(target, "utf8");
-    const relative = path.relative(dir, path.join(nodeDir, "utilities")).split(path.sep).join("/");
-    const fixed = text.replace(/(from |require\()"\.\/utilities"/g, `$1"${relative}"`);
+    const fixed = text.replace(/(from |require\()"\.\/([^"]+)"/g, (whole, lead, name) => {
+      if (exists(path.join(dir, name)) || !exists(path.join(nodeDir, name))) return whole;
+      return `${lead}"${path.relative(dir, nodeDir).split(path.sep).join("/")}/${name}"`;
+    });
     if (fixed !== text) fs.writeFileSync(target, fixed);
   }
 }
@@ -126,10 +206,16 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
     for (const language of ["go", "python", "nodejs"]) {
       execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", language, "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
     }
-    execFileSync(toolchain.dotnetGenerator, [SCHEMA_FILE, path.join(staging, "dotnet"), version], { env, stdio: ["ignore", "pipe", "pipe"] });
+    // codegen/dotnet downloads logoUrl for the icon; NuGet takes no SVG, so it gets a schema without
+    // one (gen-dotnet answers the default logo's request offline) and completeMetadata writes the PNG.
+    const { logoUrl: _svg, ...dotnetSchema } = schema;
+    const dotnetSchemaFile = path.join(staging, "schema-dotnet.json");
+    fs.writeFileSync(dotnetSchemaFile, JSON.stringify(dotnetSchema));
+    execFileSync(toolchain.dotnetGenerator, [dotnetSchemaFile, path.join(staging, "dotnet"), version], { env, stdio: ["ignore", "pipe", "pipe"] });
     execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", "java", "--local", "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
     fs.writeFileSync(path.join(staging, "java", "pom.xml"), javaPom(schema, PINNED_JAVA_VERSION));
-    fixNodeUtilitiesImports(path.join(staging, "nodejs"));
+    fixNodeRootImports(path.join(staging, "nodejs"));
+    completeMetadata(staging, schema);
     fs.mkdirSync(outDir, { recursive: true });
     for (const language of LANGUAGES) {
       const target = path.join(outDir, language);
@@ -143,7 +229,7 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
   }
 }
 
-module.exports = { LANGUAGES, generateSdks, listFiles, fixNodeUtilitiesImports };
+module.exports = { LANGUAGES, MAVEN_PLUGINS, generateSdks, javaPom, listFiles, fixNodeRootImports };
 
 if (require.main === module) {
   const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));

@@ -14,7 +14,7 @@
  *   the interpreter also needs `cyclonedx-bom`, Go builds cyclonedx-gomod, Maven fetches its plugin);
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
  *   so the engine fetches the plugin from the schema's pluginDownloadURL;
- * - the Java SDK's jar and pom (Maven 3 and a JDK >= 11 on PATH);
+ * - the Java SDK's jar, sources jar, javadoc jar and pom (Maven 3 and a JDK >= 11 on PATH);
  * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js).
  * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
  * into `context.out`.
@@ -145,13 +145,13 @@ function pythonSdk(ctx) {
   }
 }
 
-/** The jar goal of a maven-jar-plugin that honours `project.build.outputTimestamp`. */
-const MAVEN_JAR_GOAL = "org.apache.maven.plugins:maven-jar-plugin:3.4.2:jar";
+/** The files of the Java SDK as Maven Central takes them: the jar, its sources and javadoc jars, and the POM. */
+const javaSdkFiles = (version) => ({ jars: [`analytics-${version}.jar`, `analytics-${version}-sources.jar`, `analytics-${version}-javadoc.jar`], pom: `analytics-${version}.pom` });
 
 /**
- * The Java SDK as Maven publishes it: `analytics-<version>.jar` and its `analytics-<version>.pom`,
- * packaged by Maven from a copy of sdk/java (jar entries dated with the release's time), and the
- * SBOM the same Maven run makes.
+ * The Java SDK as Maven publishes it: the jars of `mvn package` of a copy of sdk/java (its POM
+ * pins the jar, sources and javadoc plugins, which date every entry with the release's time) and
+ * the POM, and the SBOM the same Maven run makes.
  */
 function javaSdk(ctx) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-java-"));
@@ -159,17 +159,15 @@ function javaSdk(ctx) {
     const source = path.join(staging, "java");
     fs.cpSync(path.join(ctx.root, "sdk", "java"), source, { recursive: true });
     const mvn = process.platform === "win32" ? "mvn.cmd" : "mvn";
-    // The jar by a pinned maven-jar-plugin, which dates its entries with outputTimestamp (Maven 3.8's
-    // default one, 2.4, dates them with the build's time).
-    const goals = ["compile", MAVEN_JAR_GOAL, ...javaSdkSbomArguments(ctx.version)];
-    execFileSync(mvn, ["-B", "-q", ...goals, `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
+    const goals = ["package", ...javaSdkSbomArguments(ctx.version)];
+    execFileSync(mvn, ["-B", "-q", ...goals, "-Dmaven.test.skip=true", `-Dproject.build.outputTimestamp=${ctx.time.toISOString().replace(/\.\d+Z$/, "Z")}`], {
       cwd: source,
       shell: process.platform === "win32",
       stdio: ["ignore", "ignore", "inherit"],
     });
-    const base = `analytics-${ctx.version}`;
-    fs.copyFileSync(path.join(source, "target", `${base}.jar`), path.join(ctx.out, `${base}.jar`));
-    fs.copyFileSync(path.join(source, "pom.xml"), path.join(ctx.out, `${base}.pom`));
+    const { jars, pom } = javaSdkFiles(ctx.version);
+    for (const jar of jars) fs.copyFileSync(path.join(source, "target", jar), path.join(ctx.out, jar));
+    fs.copyFileSync(path.join(source, "pom.xml"), path.join(ctx.out, pom));
     copyJavaSdkSbom(ctx, source);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
@@ -235,7 +233,7 @@ async function release({ out, binary = true, python = "python3", steps = RELEASE
   return listFiles(out);
 }
 
-module.exports = { RELEASE_STEPS, pluginSbom, release, yamlPackageFileName };
+module.exports = { RELEASE_STEPS, javaSdkFiles, pluginSbom, release, yamlPackageFileName };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

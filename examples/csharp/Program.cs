@@ -12,8 +12,8 @@ return await Deployment.RunAsync(() =>
     var warehouse = new Analytics.DataSource("warehouse", new()
     {
         OrgId = acme.Id,
-        Type = "direct",
-        Dialect = "POSTGRES",
+        Type = Analytics.DataSourceType.Direct,
+        Dialect = Analytics.DataSourceDialect.Postgres,
         DisplayName = "Warehouse",
         Host = config.Require("dbHost"),
         Port = 5432,

@@ -25,8 +25,8 @@ func main() {
 
 		warehouse, err := analytics.NewDataSource(ctx, "warehouse", &analytics.DataSourceArgs{
 			OrgId:        acme.ID().ToStringOutput(),
-			Type:         pulumi.String("direct"),
-			Dialect:      pulumi.String("POSTGRES"),
+			Type:         analytics.DataSourceTypeDirect,
+			Dialect:      analytics.DataSourceDialectPostgres,
 			DisplayName:  pulumi.String(displayName),
 			Host:         pulumi.String(cfg.Require("dbHost")),
 			Port:         pulumi.Int(5432),

@@ -10,8 +10,8 @@ acme = analytics.Organization("acme", name="Acme")
 warehouse = analytics.DataSource(
     "warehouse",
     org_id=acme.id,
-    type="direct",
-    dialect="POSTGRES",
+    type=analytics.DataSourceType.DIRECT,
+    dialect=analytics.DataSourceDialect.POSTGRES,
     display_name=display_name,
     host=config.require("dbHost"),
     port=5432,

@@ -12,12 +12,47 @@ namespace PulumiAnalytics.Analytics
 {
     /// <summary>
     /// A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+    /// 
+    /// ## Example Usage
+    /// ### An organization with a PostgreSQL data source
+    /// ```csharp
+    /// // The quickstart in C#, through the native provider plugin and the SDK generated in sdk/dotnet.
+    /// using System.Collections.Generic;
+    /// using Pulumi;
+    /// using Analytics = PulumiAnalytics.Analytics;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     var config = new Config();
+    /// 
+    ///     var acme = new Analytics.Organization("acme", new() { Name = "Acme" });
+    /// 
+    ///     var warehouse = new Analytics.DataSource("warehouse", new()
+    ///     {
+    ///         OrgId = acme.Id,
+    ///         Type = Analytics.DataSourceType.Direct,
+    ///         Dialect = Analytics.DataSourceDialect.Postgres,
+    ///         DisplayName = "Warehouse",
+    ///         Host = config.Require("dbHost"),
+    ///         Port = 5432,
+    ///         DatabaseName = "analytics",
+    ///         Username = config.Require("dbUser"),
+    ///         Password = config.RequireSecret("dbPassword"),
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["orgId"] = acme.Id,
+    ///         ["lastSyncStatus"] = warehouse.LastSyncStatus,
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [AnalyticsResourceType("analytics:index:DataSource")]
     public partial class DataSource : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// BigQuery JSON key; a credential, never returned by the API.
+        /// BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("bigQueryJsonKey")]
         public Output<string?> BigQueryJsonKey { get; private set; } = null!;
@@ -119,13 +154,13 @@ namespace PulumiAnalytics.Analytics
         public Output<string> LastSyncStatus { get; private set; } = null!;
 
         /// <summary>
-        /// Id of the owning organization, typically `org.id`.
+        /// Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("orgId")]
         public Output<string?> OrgId { get; private set; } = null!;
 
         /// <summary>
-        /// Database password; a credential, never returned by the API.
+        /// Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("password")]
         public Output<string?> Password { get; private set; } = null!;
@@ -143,13 +178,13 @@ namespace PulumiAnalytics.Analytics
         public Output<string?> SnowflakeAccountId { get; private set; } = null!;
 
         /// <summary>
-        /// Snowflake private key; a credential, never returned by the API.
+        /// Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("snowflakePrivateKey")]
         public Output<string?> SnowflakePrivateKey { get; private set; } = null!;
 
         /// <summary>
-        /// Snowflake private key passphrase; a credential, never returned by the API.
+        /// Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("snowflakePrivateKeyPassphrase")]
         public Output<string?> SnowflakePrivateKeyPassphrase { get; private set; } = null!;
@@ -185,7 +220,7 @@ namespace PulumiAnalytics.Analytics
         public Output<string?> SshHost { get; private set; } = null!;
 
         /// <summary>
-        /// SSH tunnel password; a credential, never returned by the API.
+        /// SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("sshPassword")]
         public Output<string?> SshPassword { get; private set; } = null!;
@@ -197,13 +232,13 @@ namespace PulumiAnalytics.Analytics
         public Output<int?> SshPort { get; private set; } = null!;
 
         /// <summary>
-        /// SSH private key; a credential, never returned by the API.
+        /// SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("sshPrivateKey")]
         public Output<string?> SshPrivateKey { get; private set; } = null!;
 
         /// <summary>
-        /// SSH private key passphrase; a credential, never returned by the API.
+        /// SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("sshPrivateKeyPassphrase")]
         public Output<string?> SshPrivateKeyPassphrase { get; private set; } = null!;
@@ -239,7 +274,7 @@ namespace PulumiAnalytics.Analytics
         public Output<string?> SyncErrorMessage { get; private set; } = null!;
 
         /// <summary>
-        /// Connection type; `direct` is the only one.
+        /// How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Output("type")]
         public Output<string?> Type { get; private set; } = null!;
@@ -316,7 +351,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _bigQueryJsonKey;
 
         /// <summary>
-        /// BigQuery JSON key; a credential, never returned by the API.
+        /// BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? BigQueryJsonKey
         {
@@ -329,37 +364,37 @@ namespace PulumiAnalytics.Analytics
         }
 
         /// <summary>
-        /// BigQuery project ID.
+        /// BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("bigQueryProjectId")]
         public Input<string>? BigQueryProjectId { get; set; }
 
         /// <summary>
-        /// Database name; null or omitted for the server's default.
+        /// Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("databaseName")]
         public Input<string>? DatabaseName { get; set; }
 
         /// <summary>
-        /// SQL dialect; `POSTGRES` is the only one.
+        /// SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("dialect", required: true)]
-        public Input<string> Dialect { get; set; } = null!;
+        public InputUnion<string, PulumiAnalytics.Analytics.DataSourceDialect> Dialect { get; set; } = null!;
 
         /// <summary>
-        /// Name shown in the service (at least 1 character).
+        /// Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("displayName", required: true)]
         public Input<string> DisplayName { get; set; } = null!;
 
         /// <summary>
-        /// Database host.
+        /// Database host. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("host")]
         public Input<string>? Host { get; set; }
 
         /// <summary>
-        /// Id of the owning organization, typically `org.id`.
+        /// Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("orgId", required: true)]
         public Input<string> OrgId { get; set; } = null!;
@@ -368,7 +403,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _password;
 
         /// <summary>
-        /// Database password; a credential, never returned by the API.
+        /// Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? Password
         {
@@ -381,13 +416,13 @@ namespace PulumiAnalytics.Analytics
         }
 
         /// <summary>
-        /// Database port, 0 to 65535.
+        /// Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("port")]
         public Input<int>? Port { get; set; }
 
         /// <summary>
-        /// Snowflake account ID.
+        /// Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("snowflakeAccountId")]
         public Input<string>? SnowflakeAccountId { get; set; }
@@ -396,7 +431,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _snowflakePrivateKey;
 
         /// <summary>
-        /// Snowflake private key; a credential, never returned by the API.
+        /// Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? SnowflakePrivateKey
         {
@@ -412,7 +447,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _snowflakePrivateKeyPassphrase;
 
         /// <summary>
-        /// Snowflake private key passphrase; a credential, never returned by the API.
+        /// Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? SnowflakePrivateKeyPassphrase
         {
@@ -425,31 +460,31 @@ namespace PulumiAnalytics.Analytics
         }
 
         /// <summary>
-        /// Snowflake role.
+        /// Snowflake role. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("snowflakeRole")]
         public Input<string>? SnowflakeRole { get; set; }
 
         /// <summary>
-        /// Snowflake warehouse.
+        /// Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("snowflakeWarehouse")]
         public Input<string>? SnowflakeWarehouse { get; set; }
 
         /// <summary>
-        /// Spanner instance ID.
+        /// Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("spannerInstanceId")]
         public Input<string>? SpannerInstanceId { get; set; }
 
         /// <summary>
-        /// Connect through an SSH tunnel (default false).
+        /// Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("sshEnabled")]
         public Input<bool>? SshEnabled { get; set; }
 
         /// <summary>
-        /// SSH tunnel host.
+        /// SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("sshHost")]
         public Input<string>? SshHost { get; set; }
@@ -458,7 +493,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _sshPassword;
 
         /// <summary>
-        /// SSH tunnel password; a credential, never returned by the API.
+        /// SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? SshPassword
         {
@@ -471,7 +506,7 @@ namespace PulumiAnalytics.Analytics
         }
 
         /// <summary>
-        /// SSH tunnel port, 0 to 65535.
+        /// SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("sshPort")]
         public Input<int>? SshPort { get; set; }
@@ -480,7 +515,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _sshPrivateKey;
 
         /// <summary>
-        /// SSH private key; a credential, never returned by the API.
+        /// SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? SshPrivateKey
         {
@@ -496,7 +531,7 @@ namespace PulumiAnalytics.Analytics
         private Input<string>? _sshPrivateKeyPassphrase;
 
         /// <summary>
-        /// SSH private key passphrase; a credential, never returned by the API.
+        /// SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         public Input<string>? SshPrivateKeyPassphrase
         {
@@ -509,25 +544,25 @@ namespace PulumiAnalytics.Analytics
         }
 
         /// <summary>
-        /// SSH tunnel username.
+        /// SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("sshUsername")]
         public Input<string>? SshUsername { get; set; }
 
         /// <summary>
-        /// Connect with SSL (default true).
+        /// Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("sslEnabled")]
         public Input<bool>? SslEnabled { get; set; }
 
         /// <summary>
-        /// Connection type; `direct` is the only one.
+        /// How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("type", required: true)]
-        public Input<string> Type { get; set; } = null!;
+        public InputUnion<string, PulumiAnalytics.Analytics.DataSourceType> Type { get; set; } = null!;
 
         /// <summary>
-        /// Database username.
+        /// Database username. Changing it replaces the data source; the old one stays in the service.
         /// </summary>
         [Input("username")]
         public Input<string>? Username { get; set; }

@@ -12,6 +12,41 @@ namespace PulumiAnalytics.Analytics
 {
     /// <summary>
     /// An organization in the analytics service. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so).
+    /// 
+    /// ## Example Usage
+    /// ### An organization with a PostgreSQL data source
+    /// ```csharp
+    /// // The quickstart in C#, through the native provider plugin and the SDK generated in sdk/dotnet.
+    /// using System.Collections.Generic;
+    /// using Pulumi;
+    /// using Analytics = PulumiAnalytics.Analytics;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     var config = new Config();
+    /// 
+    ///     var acme = new Analytics.Organization("acme", new() { Name = "Acme" });
+    /// 
+    ///     var warehouse = new Analytics.DataSource("warehouse", new()
+    ///     {
+    ///         OrgId = acme.Id,
+    ///         Type = Analytics.DataSourceType.Direct,
+    ///         Dialect = Analytics.DataSourceDialect.Postgres,
+    ///         DisplayName = "Warehouse",
+    ///         Host = config.Require("dbHost"),
+    ///         Port = 5432,
+    ///         DatabaseName = "analytics",
+    ///         Username = config.Require("dbUser"),
+    ///         Password = config.RequireSecret("dbPassword"),
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["orgId"] = acme.Id,
+    ///         ["lastSyncStatus"] = warehouse.LastSyncStatus,
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [AnalyticsResourceType("analytics:index:Organization")]
     public partial class Organization : global::Pulumi.CustomResource
@@ -93,7 +128,7 @@ namespace PulumiAnalytics.Analytics
     public sealed class OrganizationArgs : global::Pulumi.ResourceArgs
     {
         /// <summary>
-        /// Organization name (at least 1 character). Changing it creates a new organization.
+        /// Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         /// </summary>
         [Input("name", required: true)]
         public Input<string> Name { get; set; } = null!;

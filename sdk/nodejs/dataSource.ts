@@ -2,10 +2,41 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
+import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
  * A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+ *
+ * ## Example Usage
+ * ### An organization with a PostgreSQL data source
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as analytics from "@pulumi-analytics/analytics";
+ *
+ * const config = new pulumi.Config();
+ * const dbHost = config.require("dbHost");
+ * const dbUser = config.require("dbUser");
+ * const dbPassword = config.require("dbPassword");
+ * const acme = new analytics.Organization("acme", {name: "Acme"});
+ * const warehouse = new analytics.DataSource("warehouse", {
+ *     orgId: acme.id,
+ *     type: analytics.DataSourceType.Direct,
+ *     dialect: analytics.DataSourceDialect.Postgres,
+ *     displayName: "Warehouse",
+ *     host: dbHost,
+ *     port: 5432,
+ *     databaseName: "analytics",
+ *     username: dbUser,
+ *     password: dbPassword,
+ * });
+ * export const orgId = acme.id;
+ * export const dataSourceId = warehouse.id;
+ * export const lastSyncStatus = warehouse.lastSyncStatus;
+ * ```
  */
 export class DataSource extends pulumi.CustomResource {
     /**
@@ -35,7 +66,7 @@ export class DataSource extends pulumi.CustomResource {
     }
 
     /**
-     * BigQuery JSON key; a credential, never returned by the API.
+     * BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly bigQueryJsonKey: pulumi.Output<string | undefined>;
     /**
@@ -103,11 +134,11 @@ export class DataSource extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly lastSyncStatus: pulumi.Output<string>;
     /**
-     * Id of the owning organization, typically `org.id`.
+     * Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly orgId: pulumi.Output<string | undefined>;
     /**
-     * Database password; a credential, never returned by the API.
+     * Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly password: pulumi.Output<string | undefined>;
     /**
@@ -119,11 +150,11 @@ export class DataSource extends pulumi.CustomResource {
      */
     declare public readonly snowflakeAccountId: pulumi.Output<string | undefined>;
     /**
-     * Snowflake private key; a credential, never returned by the API.
+     * Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly snowflakePrivateKey: pulumi.Output<string | undefined>;
     /**
-     * Snowflake private key passphrase; a credential, never returned by the API.
+     * Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly snowflakePrivateKeyPassphrase: pulumi.Output<string | undefined>;
     /**
@@ -147,7 +178,7 @@ export class DataSource extends pulumi.CustomResource {
      */
     declare public readonly sshHost: pulumi.Output<string | undefined>;
     /**
-     * SSH tunnel password; a credential, never returned by the API.
+     * SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly sshPassword: pulumi.Output<string | undefined>;
     /**
@@ -155,11 +186,11 @@ export class DataSource extends pulumi.CustomResource {
      */
     declare public readonly sshPort: pulumi.Output<number | undefined>;
     /**
-     * SSH private key; a credential, never returned by the API.
+     * SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly sshPrivateKey: pulumi.Output<string | undefined>;
     /**
-     * SSH private key passphrase; a credential, never returned by the API.
+     * SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly sshPrivateKeyPassphrase: pulumi.Output<string | undefined>;
     /**
@@ -183,7 +214,7 @@ export class DataSource extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly syncErrorMessage: pulumi.Output<string | undefined>;
     /**
-     * Connection type; `direct` is the only one.
+     * How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
      */
     declare public readonly type: pulumi.Output<string | undefined>;
     /**
@@ -312,103 +343,103 @@ export class DataSource extends pulumi.CustomResource {
  */
 export interface DataSourceArgs {
     /**
-     * BigQuery JSON key; a credential, never returned by the API.
+     * BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     bigQueryJsonKey?: pulumi.Input<string>;
     /**
-     * BigQuery project ID.
+     * BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
      */
     bigQueryProjectId?: pulumi.Input<string>;
     /**
-     * Database name; null or omitted for the server's default.
+     * Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
      */
     databaseName?: pulumi.Input<string>;
     /**
-     * SQL dialect; `POSTGRES` is the only one.
+     * SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
      */
-    dialect: pulumi.Input<string>;
+    dialect: pulumi.Input<string | enums.DataSourceDialect>;
     /**
-     * Name shown in the service (at least 1 character).
+     * Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
      */
     displayName: pulumi.Input<string>;
     /**
-     * Database host.
+     * Database host. Changing it replaces the data source; the old one stays in the service.
      */
     host?: pulumi.Input<string>;
     /**
-     * Id of the owning organization, typically `org.id`.
+     * Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
      */
     orgId: pulumi.Input<string>;
     /**
-     * Database password; a credential, never returned by the API.
+     * Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     password?: pulumi.Input<string>;
     /**
-     * Database port, 0 to 65535.
+     * Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
      */
     port?: pulumi.Input<number>;
     /**
-     * Snowflake account ID.
+     * Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
      */
     snowflakeAccountId?: pulumi.Input<string>;
     /**
-     * Snowflake private key; a credential, never returned by the API.
+     * Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     snowflakePrivateKey?: pulumi.Input<string>;
     /**
-     * Snowflake private key passphrase; a credential, never returned by the API.
+     * Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     snowflakePrivateKeyPassphrase?: pulumi.Input<string>;
     /**
-     * Snowflake role.
+     * Snowflake role. Changing it replaces the data source; the old one stays in the service.
      */
     snowflakeRole?: pulumi.Input<string>;
     /**
-     * Snowflake warehouse.
+     * Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
      */
     snowflakeWarehouse?: pulumi.Input<string>;
     /**
-     * Spanner instance ID.
+     * Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
      */
     spannerInstanceId?: pulumi.Input<string>;
     /**
-     * Connect through an SSH tunnel (default false).
+     * Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
      */
     sshEnabled?: pulumi.Input<boolean>;
     /**
-     * SSH tunnel host.
+     * SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
      */
     sshHost?: pulumi.Input<string>;
     /**
-     * SSH tunnel password; a credential, never returned by the API.
+     * SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     sshPassword?: pulumi.Input<string>;
     /**
-     * SSH tunnel port, 0 to 65535.
+     * SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
      */
     sshPort?: pulumi.Input<number>;
     /**
-     * SSH private key; a credential, never returned by the API.
+     * SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     sshPrivateKey?: pulumi.Input<string>;
     /**
-     * SSH private key passphrase; a credential, never returned by the API.
+     * SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
      */
     sshPrivateKeyPassphrase?: pulumi.Input<string>;
     /**
-     * SSH tunnel username.
+     * SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
      */
     sshUsername?: pulumi.Input<string>;
     /**
-     * Connect with SSL (default true).
+     * Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
      */
     sslEnabled?: pulumi.Input<boolean>;
     /**
-     * Connection type; `direct` is the only one.
+     * How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
      */
-    type: pulumi.Input<string>;
+    type: pulumi.Input<string | enums.DataSourceType>;
     /**
-     * Database username.
+     * Database username. Changing it replaces the data source; the old one stays in the service.
      */
     username?: pulumi.Input<string>;
 }

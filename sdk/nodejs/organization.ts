@@ -6,6 +6,34 @@ import * as utilities from "./utilities";
 
 /**
  * An organization in the analytics service. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so).
+ *
+ * ## Example Usage
+ * ### An organization with a PostgreSQL data source
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as analytics from "@pulumi-analytics/analytics";
+ *
+ * const config = new pulumi.Config();
+ * const dbHost = config.require("dbHost");
+ * const dbUser = config.require("dbUser");
+ * const dbPassword = config.require("dbPassword");
+ * const acme = new analytics.Organization("acme", {name: "Acme"});
+ * const warehouse = new analytics.DataSource("warehouse", {
+ *     orgId: acme.id,
+ *     type: analytics.DataSourceType.Direct,
+ *     dialect: analytics.DataSourceDialect.Postgres,
+ *     displayName: "Warehouse",
+ *     host: dbHost,
+ *     port: 5432,
+ *     databaseName: "analytics",
+ *     username: dbUser,
+ *     password: dbPassword,
+ * });
+ * export const orgId = acme.id;
+ * export const dataSourceId = warehouse.id;
+ * export const lastSyncStatus = warehouse.lastSyncStatus;
+ * ```
  */
 export class Organization extends pulumi.CustomResource {
     /**
@@ -91,7 +119,7 @@ export class Organization extends pulumi.CustomResource {
  */
 export interface OrganizationArgs {
     /**
-     * Organization name (at least 1 character). Changing it creates a new organization.
+     * Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
      */
     name: pulumi.Input<string>;
 }

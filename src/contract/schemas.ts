@@ -4,18 +4,19 @@
  * first time it parses with it. zod itself loads with the first schema (see src/lazy-zod.ts).
  */
 import type { z } from "zod";
-import { bodyFieldNames, type InputFieldSpec, type KindSpec, type OutputFieldSpec, type OutputValue } from "../kinds";
+import { allowedValues, bodyFieldNames, rangeWords, type InputFieldSpec, type KindSpec, type OutputFieldSpec, type OutputValue } from "../kinds";
 import { zod } from "../lazy-zod";
 
 /** The schema of one input field, with the reasons the spec's rules are worded in. */
 function inputSchema(z: typeof import("zod").z, field: InputFieldSpec): z.ZodType {
   let schema: z.ZodType;
-  if (field.values !== undefined) {
-    schema = z.enum(field.values as [string, ...string[]]);
+  const values = allowedValues(field);
+  if (values !== undefined) {
+    schema = z.enum(values as [string, ...string[]]);
   } else if (field.range !== undefined) {
     // One reason for any invalid value, so every failure names the allowed range.
     const [min, max] = field.range;
-    const rule = { error: `must be an integer from ${min} to ${max}` };
+    const rule = { error: `must be ${rangeWords(field.range)}` };
     schema = z.number(rule).int(rule).min(min, rule).max(max, rule);
   } else if (field.type === "string") {
     const text = field.nullable ? z.string({ error: "must be a string or null" }) : z.string();

@@ -14,11 +14,11 @@ export const dataSourceSpec = {
   inputs: {
     /** Id of the owning organization, typically `org.id`. */
     orgId: { type: "string", required: true, minLength: 1, owner: "organization" },
-    /** Connection type; `direct` is the only one. */
-    type: { type: "string", required: true, values: ["direct"] },
-    /** SQL dialect; `POSTGRES` is the only one. */
-    dialect: { type: "string", required: true, values: ["POSTGRES"] },
-    /** Name shown in the service (at least 1 character). */
+    /** How the service reaches the database. */
+    type: { type: "string", required: true, values: { direct: "The service connects to the database itself, at `host` and `port` (or through the SSH tunnel when `sshEnabled`)." } },
+    /** SQL dialect of the database. */
+    dialect: { type: "string", required: true, values: { POSTGRES: "PostgreSQL." } },
+    /** Name shown in the service. */
     displayName: { type: "string", required: true, minLength: 1 },
     /** Snowflake account ID. */
     snowflakeAccountId: { type: "string" },
@@ -36,7 +36,7 @@ export const dataSourceSpec = {
     username: { type: "string" },
     /** Database host. */
     host: { type: "string" },
-    /** Database port, 0 to 65535. */
+    /** Database port. */
     port: { type: "integer", range: PORT_RANGE },
     /** Database password; a credential, never returned by the API. */
     password: { type: "string", secret: true },
@@ -46,13 +46,13 @@ export const dataSourceSpec = {
     bigQueryProjectId: { type: "string" },
     /** Spanner instance ID. */
     spannerInstanceId: { type: "string" },
-    /** Connect with SSL (default true). */
+    /** Connect with SSL. */
     sslEnabled: { type: "boolean", default: true },
-    /** Connect through an SSH tunnel (default false). */
+    /** Connect through an SSH tunnel. */
     sshEnabled: { type: "boolean", default: false },
     /** SSH tunnel host. */
     sshHost: { type: "string" },
-    /** SSH tunnel port, 0 to 65535. */
+    /** SSH tunnel port. */
     sshPort: { type: "integer", range: PORT_RANGE },
     /** SSH tunnel username. */
     sshUsername: { type: "string" },

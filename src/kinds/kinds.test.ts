@@ -5,6 +5,9 @@ import {
   dataSourceSpec,
   defaultsOf,
   describeObject,
+  enumTypeName,
+  enumValueName,
+  inputRules,
   endpointPath,
   inputNames,
   organizationSpec,
@@ -42,5 +45,19 @@ describe("kind specs", () => {
       ["bigQueryJsonKey", "password", "snowflakePrivateKey", "snowflakePrivateKeyPassphrase", "sshPassword", "sshPrivateKey", "sshPrivateKeyPassphrase"].sort(),
     );
     for (const secret of secretFieldNames(dataSourceSpec)) expect(outputNames(dataSourceSpec)).not.toContain(secret);
+  });
+
+  it("name enum types after the kind and input, and their constants after the values", () => {
+    expect(enumTypeName(dataSourceSpec, "dialect")).toBe("DataSourceDialect");
+    expect(enumTypeName(widgetSpec, "pinned")).toBe("WidgetPinned");
+    expect(["direct", "POSTGRES", "read_only", "SNOWFLAKE-2"].map(enumValueName)).toEqual(["Direct", "Postgres", "ReadOnly", "Snowflake2"]);
+  });
+
+  it("word each input's rules from its spec, and nothing the spec does not say", () => {
+    expect(inputRules(widgetSpec, "title")).toEqual(["Required.", "At least 1 character.", "Changing it replaces the widget; the old one stays in the service."]);
+    expect(inputRules(widgetSpec, "token")).toEqual(["At least 12 characters.", "Always a secret: encrypted in the state, `[secret]` in previews.", "Changing it replaces the widget; the old one stays in the service."]);
+    expect(inputRules(widgetSpec, "pinned")).toEqual(["Defaults to `false`.", "Changing it replaces the widget; the old one stays in the service."]);
+    expect(inputRules(dataSourceSpec, "sshPort")).toEqual(["An integer from 0 to 65535.", "Changing it replaces the data source; the old one stays in the service."]);
+    expect(inputRules(dataSourceSpec, "type")).toEqual(["Required.", "Allowed value: `direct`.", "Changing it replaces the data source; the old one stays in the service."]);
   });
 });

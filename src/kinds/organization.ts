@@ -9,7 +9,7 @@ export const organizationSpec = {
   labelField: "name",
   endpoint: { method: "POST", pattern: "/api/public/organizations" },
   inputs: {
-    /** Organization name (at least 1 character). Changing it creates a new organization. */
+    /** Organization name. */
     name: { type: "string", required: true, minLength: 1 },
   },
   outputs: {

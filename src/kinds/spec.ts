@@ -19,8 +19,8 @@ export interface InputFieldSpec {
   readonly secret?: true;
   /** Value the spec states for an omitted field. */
   readonly default?: boolean;
-  /** The only values allowed. */
-  readonly values?: readonly string[];
+  /** The only values allowed, each with what it means: a closed set, an enum type in the package schema. */
+  readonly values?: Readonly<Record<string, string>>;
   /** Shortest string allowed. */
   readonly minLength?: number;
   /** Smallest and largest integer allowed. */
@@ -132,12 +132,59 @@ export function endpointPath(spec: KindSpec, params: Readonly<Record<string, str
   return spec.endpoint.pattern.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
 }
 
+/** The values an input allows, in the spec's order; undefined when any value of its type is allowed. */
+export function allowedValues(field: InputFieldSpec): string[] | undefined {
+  return field.values === undefined ? undefined : Object.keys(field.values);
+}
+
+/** The name of the enum type of a closed input, e.g. `DataSourceType` for the data source's `type`. */
+export function enumTypeName(spec: KindSpec, input: string): string {
+  return `${spec.typeName}${input[0]!.toUpperCase()}${input.slice(1)}`;
+}
+
+/** The name of an enum value's constant in the SDKs, from the value: `direct` → `Direct`, `POSTGRES` → `Postgres`, `read_only` → `ReadOnly`. */
+export function enumValueName(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => `${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()}`)
+    .join("");
+}
+
+/** How the rules name a range: `an integer from 0 to 65535`. */
+export function rangeWords([min, max]: readonly [number, number]): string {
+  return `an integer from ${min} to ${max}`;
+}
+
+/**
+ * The rules the spec sets for an input, as sentences for its documentation: required, allowed
+ * values, length, range, default, secret, and that a change replaces the object.
+ */
+export function inputRules(spec: KindSpec, name: string): string[] {
+  const field = spec.inputs[name]!;
+  const values = allowedValues(field);
+  const rules: string[] = [];
+  if (field.required) rules.push("Required.");
+  if (values !== undefined) rules.push(`${values.length === 1 ? "Allowed value" : "Allowed values"}: ${values.map((v) => `\`${v}\``).join(", ")}.`);
+  if (field.minLength !== undefined) rules.push(`At least ${field.minLength} character${field.minLength === 1 ? "" : "s"}.`);
+  if (field.range !== undefined) rules.push(`${capitalized(rangeWords(field.range))}.`);
+  if (field.default !== undefined) rules.push(`Defaults to \`${String(field.default)}\`.`);
+  if (field.secret) rules.push("Always a secret: encrypted in the state, `[secret]` in previews.");
+  rules.push(`Changing it replaces the ${spec.noun}; the old one stays in the service.`);
+  return rules;
+}
+
+/** `text` with its first letter in upper case. */
+function capitalized(text: string): string {
+  return `${text[0]!.toUpperCase()}${text.slice(1)}`;
+}
+
 /** JSON value type of a field. */
 type ValueOfType<T extends FieldType> = T extends "string" ? string : T extends "integer" ? number : boolean;
 
 /** The value an input field takes (enum values narrowed, `null` where allowed). */
 export type InputValue<F extends InputFieldSpec> =
-  | (F extends { values: readonly (infer V)[] } ? V : ValueOfType<F["type"]>)
+  | (F extends { values: infer V } ? keyof V & string : ValueOfType<F["type"]>)
   | (F extends { nullable: true } ? null : never);
 
 /** The value an output field has. */

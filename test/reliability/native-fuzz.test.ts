@@ -75,7 +75,7 @@ function fieldArb(spec: KindSpec, name: string): fc.Arbitrary<unknown> {
   const good: fc.Arbitrary<unknown> = secretField
     ? credentialArb
     : field.values
-      ? fc.constantFrom(...field.values)
+      ? fc.constantFrom(...Object.keys(field.values))
       : field.type === "integer"
         ? fc.integer({ min: field.range?.[0] ?? 0, max: field.range?.[1] ?? 65535 })
         : field.type === "boolean"

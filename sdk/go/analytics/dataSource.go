@@ -13,10 +13,64 @@ import (
 )
 
 // A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+//
+// ## Example Usage
+// ### An organization with a PostgreSQL data source
+// ```go
+// // The quickstart in Go: one organization and one Postgres data source, created through the native
+// // provider plugin pulumi-resource-analytics with the Go SDK generated in sdk/go.
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-analytics/pulumi-analytics/sdk/go/analytics"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			displayName := cfg.Get("displayName")
+//			if displayName == "" {
+//				displayName = "Warehouse"
+//			}
+//
+//			acme, err := analytics.NewOrganization(ctx, "acme", &analytics.OrganizationArgs{
+//				Name: pulumi.String("Acme"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//
+//			warehouse, err := analytics.NewDataSource(ctx, "warehouse", &analytics.DataSourceArgs{
+//				OrgId:        acme.ID().ToStringOutput(),
+//				Type:         analytics.DataSourceTypeDirect,
+//				Dialect:      analytics.DataSourceDialectPostgres,
+//				DisplayName:  pulumi.String(displayName),
+//				Host:         pulumi.String(cfg.Require("dbHost")),
+//				Port:         pulumi.Int(5432),
+//				DatabaseName: pulumi.String("analytics"),
+//				Username:     pulumi.String(cfg.Require("dbUser")),
+//				Password:     cfg.RequireSecret("dbPassword"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//
+//			ctx.Export("orgId", acme.ID())
+//			ctx.Export("dataSourceId", warehouse.ID())
+//			ctx.Export("lastSyncStatus", warehouse.LastSyncStatus)
+//			return nil
+//		})
+//	}
+//
+// ```
 type DataSource struct {
 	pulumi.CustomResourceState
 
-	// BigQuery JSON key; a credential, never returned by the API.
+	// BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	BigQueryJsonKey pulumi.StringPtrOutput `pulumi:"bigQueryJsonKey"`
 	// BigQuery project ID; null when unset.
 	BigQueryProjectId pulumi.StringPtrOutput `pulumi:"bigQueryProjectId"`
@@ -50,17 +104,17 @@ type DataSource struct {
 	LastSyncAttemptAt pulumi.StringPtrOutput `pulumi:"lastSyncAttemptAt"`
 	// As reported when created (never updated; see `statusObservedAt`): schema sync state, PENDING at creation.
 	LastSyncStatus pulumi.StringOutput `pulumi:"lastSyncStatus"`
-	// Id of the owning organization, typically `org.id`.
+	// Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
 	OrgId pulumi.StringPtrOutput `pulumi:"orgId"`
-	// Database password; a credential, never returned by the API.
+	// Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	Password pulumi.StringPtrOutput `pulumi:"password"`
 	// Database port; null when unset.
 	Port pulumi.IntPtrOutput `pulumi:"port"`
 	// Snowflake account ID; null when unset.
 	SnowflakeAccountId pulumi.StringPtrOutput `pulumi:"snowflakeAccountId"`
-	// Snowflake private key; a credential, never returned by the API.
+	// Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SnowflakePrivateKey pulumi.StringPtrOutput `pulumi:"snowflakePrivateKey"`
-	// Snowflake private key passphrase; a credential, never returned by the API.
+	// Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SnowflakePrivateKeyPassphrase pulumi.StringPtrOutput `pulumi:"snowflakePrivateKeyPassphrase"`
 	// Snowflake role; null when unset.
 	SnowflakeRole pulumi.StringPtrOutput `pulumi:"snowflakeRole"`
@@ -72,13 +126,13 @@ type DataSource struct {
 	SshEnabled pulumi.BoolOutput `pulumi:"sshEnabled"`
 	// SSH tunnel host; null when unset.
 	SshHost pulumi.StringPtrOutput `pulumi:"sshHost"`
-	// SSH tunnel password; a credential, never returned by the API.
+	// SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPassword pulumi.StringPtrOutput `pulumi:"sshPassword"`
 	// SSH tunnel port; null when unset.
 	SshPort pulumi.IntPtrOutput `pulumi:"sshPort"`
-	// SSH private key; a credential, never returned by the API.
+	// SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPrivateKey pulumi.StringPtrOutput `pulumi:"sshPrivateKey"`
-	// SSH private key passphrase; a credential, never returned by the API.
+	// SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPrivateKeyPassphrase pulumi.StringPtrOutput `pulumi:"sshPrivateKeyPassphrase"`
 	// SSH tunnel username; null when unset.
 	SshUsername pulumi.StringPtrOutput `pulumi:"sshUsername"`
@@ -90,7 +144,7 @@ type DataSource struct {
 	StatusObservedAt pulumi.StringPtrOutput `pulumi:"statusObservedAt"`
 	// As reported when created (never updated; see `statusObservedAt`): why the last sync failed, null when it had not.
 	SyncErrorMessage pulumi.StringPtrOutput `pulumi:"syncErrorMessage"`
-	// Connection type; `direct` is the only one.
+	// How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
 	Type pulumi.StringPtrOutput `pulumi:"type"`
 	// As reported when created (never updated): last update time, ISO 8601.
 	UpdatedAt pulumi.StringOutput `pulumi:"updatedAt"`
@@ -187,109 +241,109 @@ func (DataSourceState) ElementType() reflect.Type {
 }
 
 type dataSourceArgs struct {
-	// BigQuery JSON key; a credential, never returned by the API.
+	// BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	BigQueryJsonKey *string `pulumi:"bigQueryJsonKey"`
-	// BigQuery project ID.
+	// BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
 	BigQueryProjectId *string `pulumi:"bigQueryProjectId"`
-	// Database name; null or omitted for the server's default.
+	// Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
 	DatabaseName *string `pulumi:"databaseName"`
-	// SQL dialect; `POSTGRES` is the only one.
+	// SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
 	Dialect string `pulumi:"dialect"`
-	// Name shown in the service (at least 1 character).
+	// Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
 	DisplayName string `pulumi:"displayName"`
-	// Database host.
+	// Database host. Changing it replaces the data source; the old one stays in the service.
 	Host *string `pulumi:"host"`
-	// Id of the owning organization, typically `org.id`.
+	// Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
 	OrgId string `pulumi:"orgId"`
-	// Database password; a credential, never returned by the API.
+	// Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	Password *string `pulumi:"password"`
-	// Database port, 0 to 65535.
+	// Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
 	Port *int `pulumi:"port"`
-	// Snowflake account ID.
+	// Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
 	SnowflakeAccountId *string `pulumi:"snowflakeAccountId"`
-	// Snowflake private key; a credential, never returned by the API.
+	// Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SnowflakePrivateKey *string `pulumi:"snowflakePrivateKey"`
-	// Snowflake private key passphrase; a credential, never returned by the API.
+	// Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SnowflakePrivateKeyPassphrase *string `pulumi:"snowflakePrivateKeyPassphrase"`
-	// Snowflake role.
+	// Snowflake role. Changing it replaces the data source; the old one stays in the service.
 	SnowflakeRole *string `pulumi:"snowflakeRole"`
-	// Snowflake warehouse.
+	// Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
 	SnowflakeWarehouse *string `pulumi:"snowflakeWarehouse"`
-	// Spanner instance ID.
+	// Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
 	SpannerInstanceId *string `pulumi:"spannerInstanceId"`
-	// Connect through an SSH tunnel (default false).
+	// Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
 	SshEnabled *bool `pulumi:"sshEnabled"`
-	// SSH tunnel host.
+	// SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
 	SshHost *string `pulumi:"sshHost"`
-	// SSH tunnel password; a credential, never returned by the API.
+	// SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPassword *string `pulumi:"sshPassword"`
-	// SSH tunnel port, 0 to 65535.
+	// SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
 	SshPort *int `pulumi:"sshPort"`
-	// SSH private key; a credential, never returned by the API.
+	// SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPrivateKey *string `pulumi:"sshPrivateKey"`
-	// SSH private key passphrase; a credential, never returned by the API.
+	// SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPrivateKeyPassphrase *string `pulumi:"sshPrivateKeyPassphrase"`
-	// SSH tunnel username.
+	// SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
 	SshUsername *string `pulumi:"sshUsername"`
-	// Connect with SSL (default true).
+	// Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
 	SslEnabled *bool `pulumi:"sslEnabled"`
-	// Connection type; `direct` is the only one.
+	// How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
 	Type string `pulumi:"type"`
-	// Database username.
+	// Database username. Changing it replaces the data source; the old one stays in the service.
 	Username *string `pulumi:"username"`
 }
 
 // The set of arguments for constructing a DataSource resource.
 type DataSourceArgs struct {
-	// BigQuery JSON key; a credential, never returned by the API.
+	// BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	BigQueryJsonKey pulumi.StringPtrInput
-	// BigQuery project ID.
+	// BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
 	BigQueryProjectId pulumi.StringPtrInput
-	// Database name; null or omitted for the server's default.
+	// Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
 	DatabaseName pulumi.StringPtrInput
-	// SQL dialect; `POSTGRES` is the only one.
+	// SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
 	Dialect pulumi.StringInput
-	// Name shown in the service (at least 1 character).
+	// Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
 	DisplayName pulumi.StringInput
-	// Database host.
+	// Database host. Changing it replaces the data source; the old one stays in the service.
 	Host pulumi.StringPtrInput
-	// Id of the owning organization, typically `org.id`.
+	// Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
 	OrgId pulumi.StringInput
-	// Database password; a credential, never returned by the API.
+	// Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	Password pulumi.StringPtrInput
-	// Database port, 0 to 65535.
+	// Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
 	Port pulumi.IntPtrInput
-	// Snowflake account ID.
+	// Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
 	SnowflakeAccountId pulumi.StringPtrInput
-	// Snowflake private key; a credential, never returned by the API.
+	// Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SnowflakePrivateKey pulumi.StringPtrInput
-	// Snowflake private key passphrase; a credential, never returned by the API.
+	// Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SnowflakePrivateKeyPassphrase pulumi.StringPtrInput
-	// Snowflake role.
+	// Snowflake role. Changing it replaces the data source; the old one stays in the service.
 	SnowflakeRole pulumi.StringPtrInput
-	// Snowflake warehouse.
+	// Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
 	SnowflakeWarehouse pulumi.StringPtrInput
-	// Spanner instance ID.
+	// Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
 	SpannerInstanceId pulumi.StringPtrInput
-	// Connect through an SSH tunnel (default false).
+	// Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
 	SshEnabled pulumi.BoolPtrInput
-	// SSH tunnel host.
+	// SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
 	SshHost pulumi.StringPtrInput
-	// SSH tunnel password; a credential, never returned by the API.
+	// SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPassword pulumi.StringPtrInput
-	// SSH tunnel port, 0 to 65535.
+	// SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
 	SshPort pulumi.IntPtrInput
-	// SSH private key; a credential, never returned by the API.
+	// SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPrivateKey pulumi.StringPtrInput
-	// SSH private key passphrase; a credential, never returned by the API.
+	// SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 	SshPrivateKeyPassphrase pulumi.StringPtrInput
-	// SSH tunnel username.
+	// SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
 	SshUsername pulumi.StringPtrInput
-	// Connect with SSL (default true).
+	// Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
 	SslEnabled pulumi.BoolPtrInput
-	// Connection type; `direct` is the only one.
+	// How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
 	Type pulumi.StringInput
-	// Database username.
+	// Database username. Changing it replaces the data source; the old one stays in the service.
 	Username pulumi.StringPtrInput
 }
 
@@ -330,7 +384,7 @@ func (o DataSourceOutput) ToDataSourceOutputWithContext(ctx context.Context) Dat
 	return o
 }
 
-// BigQuery JSON key; a credential, never returned by the API.
+// BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) BigQueryJsonKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.BigQueryJsonKey }).(pulumi.StringPtrOutput)
 }
@@ -415,12 +469,12 @@ func (o DataSourceOutput) LastSyncStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringOutput { return v.LastSyncStatus }).(pulumi.StringOutput)
 }
 
-// Id of the owning organization, typically `org.id`.
+// Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) OrgId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.OrgId }).(pulumi.StringPtrOutput)
 }
 
-// Database password; a credential, never returned by the API.
+// Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) Password() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.Password }).(pulumi.StringPtrOutput)
 }
@@ -435,12 +489,12 @@ func (o DataSourceOutput) SnowflakeAccountId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SnowflakeAccountId }).(pulumi.StringPtrOutput)
 }
 
-// Snowflake private key; a credential, never returned by the API.
+// Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) SnowflakePrivateKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SnowflakePrivateKey }).(pulumi.StringPtrOutput)
 }
 
-// Snowflake private key passphrase; a credential, never returned by the API.
+// Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) SnowflakePrivateKeyPassphrase() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SnowflakePrivateKeyPassphrase }).(pulumi.StringPtrOutput)
 }
@@ -470,7 +524,7 @@ func (o DataSourceOutput) SshHost() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SshHost }).(pulumi.StringPtrOutput)
 }
 
-// SSH tunnel password; a credential, never returned by the API.
+// SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) SshPassword() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SshPassword }).(pulumi.StringPtrOutput)
 }
@@ -480,12 +534,12 @@ func (o DataSourceOutput) SshPort() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.IntPtrOutput { return v.SshPort }).(pulumi.IntPtrOutput)
 }
 
-// SSH private key; a credential, never returned by the API.
+// SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) SshPrivateKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SshPrivateKey }).(pulumi.StringPtrOutput)
 }
 
-// SSH private key passphrase; a credential, never returned by the API.
+// SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) SshPrivateKeyPassphrase() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SshPrivateKeyPassphrase }).(pulumi.StringPtrOutput)
 }
@@ -515,7 +569,7 @@ func (o DataSourceOutput) SyncErrorMessage() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.SyncErrorMessage }).(pulumi.StringPtrOutput)
 }
 
-// Connection type; `direct` is the only one.
+// How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
 func (o DataSourceOutput) Type() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DataSource) pulumi.StringPtrOutput { return v.Type }).(pulumi.StringPtrOutput)
 }

@@ -13,6 +13,60 @@ import (
 )
 
 // An organization in the analytics service. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so).
+//
+// ## Example Usage
+// ### An organization with a PostgreSQL data source
+// ```go
+// // The quickstart in Go: one organization and one Postgres data source, created through the native
+// // provider plugin pulumi-resource-analytics with the Go SDK generated in sdk/go.
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-analytics/pulumi-analytics/sdk/go/analytics"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			displayName := cfg.Get("displayName")
+//			if displayName == "" {
+//				displayName = "Warehouse"
+//			}
+//
+//			acme, err := analytics.NewOrganization(ctx, "acme", &analytics.OrganizationArgs{
+//				Name: pulumi.String("Acme"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//
+//			warehouse, err := analytics.NewDataSource(ctx, "warehouse", &analytics.DataSourceArgs{
+//				OrgId:        acme.ID().ToStringOutput(),
+//				Type:         analytics.DataSourceTypeDirect,
+//				Dialect:      analytics.DataSourceDialectPostgres,
+//				DisplayName:  pulumi.String(displayName),
+//				Host:         pulumi.String(cfg.Require("dbHost")),
+//				Port:         pulumi.Int(5432),
+//				DatabaseName: pulumi.String("analytics"),
+//				Username:     pulumi.String(cfg.Require("dbUser")),
+//				Password:     cfg.RequireSecret("dbPassword"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//
+//			ctx.Export("orgId", acme.ID())
+//			ctx.Export("dataSourceId", warehouse.ID())
+//			ctx.Export("lastSyncStatus", warehouse.LastSyncStatus)
+//			return nil
+//		})
+//	}
+//
+// ```
 type Organization struct {
 	pulumi.CustomResourceState
 
@@ -71,13 +125,13 @@ func (OrganizationState) ElementType() reflect.Type {
 }
 
 type organizationArgs struct {
-	// Organization name (at least 1 character). Changing it creates a new organization.
+	// Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
 	Name string `pulumi:"name"`
 }
 
 // The set of arguments for constructing a Organization resource.
 type OrganizationArgs struct {
-	// Organization name (at least 1 character). Changing it creates a new organization.
+	// Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
 	Name pulumi.StringInput
 }
 

@@ -13,16 +13,17 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._enums import *
 
 __all__ = ['DataSourceArgs', 'DataSource']
 
 @pulumi.input_type
 class DataSourceArgs:
     def __init__(__self__, *,
-                 dialect: pulumi.Input[_builtins.str],
+                 dialect: pulumi.Input[Union[_builtins.str, 'DataSourceDialect']],
                  display_name: pulumi.Input[_builtins.str],
                  org_id: pulumi.Input[_builtins.str],
-                 type: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[Union[_builtins.str, 'DataSourceType']],
                  big_query_json_key: Optional[pulumi.Input[_builtins.str]] = None,
                  big_query_project_id: Optional[pulumi.Input[_builtins.str]] = None,
                  database_name: Optional[pulumi.Input[_builtins.str]] = None,
@@ -46,31 +47,31 @@ class DataSourceArgs:
                  username: Optional[pulumi.Input[_builtins.str]] = None):
         """
         The set of arguments for constructing a DataSource resource.
-        :param pulumi.Input[_builtins.str] dialect: SQL dialect; `POSTGRES` is the only one.
-        :param pulumi.Input[_builtins.str] display_name: Name shown in the service (at least 1 character).
-        :param pulumi.Input[_builtins.str] org_id: Id of the owning organization, typically `org.id`.
-        :param pulumi.Input[_builtins.str] type: Connection type; `direct` is the only one.
-        :param pulumi.Input[_builtins.str] big_query_json_key: BigQuery JSON key; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] big_query_project_id: BigQuery project ID.
-        :param pulumi.Input[_builtins.str] database_name: Database name; null or omitted for the server's default.
-        :param pulumi.Input[_builtins.str] host: Database host.
-        :param pulumi.Input[_builtins.str] password: Database password; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.int] port: Database port, 0 to 65535.
-        :param pulumi.Input[_builtins.str] snowflake_account_id: Snowflake account ID.
-        :param pulumi.Input[_builtins.str] snowflake_private_key: Snowflake private key; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] snowflake_private_key_passphrase: Snowflake private key passphrase; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] snowflake_role: Snowflake role.
-        :param pulumi.Input[_builtins.str] snowflake_warehouse: Snowflake warehouse.
-        :param pulumi.Input[_builtins.str] spanner_instance_id: Spanner instance ID.
-        :param pulumi.Input[_builtins.bool] ssh_enabled: Connect through an SSH tunnel (default false).
-        :param pulumi.Input[_builtins.str] ssh_host: SSH tunnel host.
-        :param pulumi.Input[_builtins.str] ssh_password: SSH tunnel password; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.int] ssh_port: SSH tunnel port, 0 to 65535.
-        :param pulumi.Input[_builtins.str] ssh_private_key: SSH private key; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] ssh_private_key_passphrase: SSH private key passphrase; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] ssh_username: SSH tunnel username.
-        :param pulumi.Input[_builtins.bool] ssl_enabled: Connect with SSL (default true).
-        :param pulumi.Input[_builtins.str] username: Database username.
+        :param pulumi.Input[Union[_builtins.str, 'DataSourceDialect']] dialect: SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] display_name: Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] org_id: Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[Union[_builtins.str, 'DataSourceType']] type: How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] big_query_json_key: BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] big_query_project_id: BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] database_name: Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] host: Database host. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] password: Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.int] port: Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_account_id: Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_private_key: Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_private_key_passphrase: Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_role: Snowflake role. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_warehouse: Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] spanner_instance_id: Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.bool] ssh_enabled: Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_host: SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_password: SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.int] ssh_port: SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_private_key: SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_private_key_passphrase: SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_username: SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.bool] ssl_enabled: Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] username: Database username. Changing it replaces the data source; the old one stays in the service.
         """
         pulumi.set(__self__, "dialect", dialect)
         pulumi.set(__self__, "display_name", display_name)
@@ -125,21 +126,21 @@ class DataSourceArgs:
 
     @_builtins.property
     @pulumi.getter
-    def dialect(self) -> pulumi.Input[_builtins.str]:
+    def dialect(self) -> pulumi.Input[Union[_builtins.str, 'DataSourceDialect']]:
         """
-        SQL dialect; `POSTGRES` is the only one.
+        SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "dialect")
 
     @dialect.setter
-    def dialect(self, value: pulumi.Input[_builtins.str]):
+    def dialect(self, value: pulumi.Input[Union[_builtins.str, 'DataSourceDialect']]):
         pulumi.set(self, "dialect", value)
 
     @_builtins.property
     @pulumi.getter(name="displayName")
     def display_name(self) -> pulumi.Input[_builtins.str]:
         """
-        Name shown in the service (at least 1 character).
+        Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "display_name")
 
@@ -151,7 +152,7 @@ class DataSourceArgs:
     @pulumi.getter(name="orgId")
     def org_id(self) -> pulumi.Input[_builtins.str]:
         """
-        Id of the owning organization, typically `org.id`.
+        Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "org_id")
 
@@ -161,21 +162,21 @@ class DataSourceArgs:
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> pulumi.Input[_builtins.str]:
+    def type(self) -> pulumi.Input[Union[_builtins.str, 'DataSourceType']]:
         """
-        Connection type; `direct` is the only one.
+        How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "type")
 
     @type.setter
-    def type(self, value: pulumi.Input[_builtins.str]):
+    def type(self, value: pulumi.Input[Union[_builtins.str, 'DataSourceType']]):
         pulumi.set(self, "type", value)
 
     @_builtins.property
     @pulumi.getter(name="bigQueryJsonKey")
     def big_query_json_key(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        BigQuery JSON key; a credential, never returned by the API.
+        BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "big_query_json_key")
 
@@ -187,7 +188,7 @@ class DataSourceArgs:
     @pulumi.getter(name="bigQueryProjectId")
     def big_query_project_id(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        BigQuery project ID.
+        BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "big_query_project_id")
 
@@ -199,7 +200,7 @@ class DataSourceArgs:
     @pulumi.getter(name="databaseName")
     def database_name(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Database name; null or omitted for the server's default.
+        Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "database_name")
 
@@ -211,7 +212,7 @@ class DataSourceArgs:
     @pulumi.getter
     def host(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Database host.
+        Database host. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "host")
 
@@ -223,7 +224,7 @@ class DataSourceArgs:
     @pulumi.getter
     def password(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Database password; a credential, never returned by the API.
+        Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "password")
 
@@ -235,7 +236,7 @@ class DataSourceArgs:
     @pulumi.getter
     def port(self) -> Optional[pulumi.Input[_builtins.int]]:
         """
-        Database port, 0 to 65535.
+        Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "port")
 
@@ -247,7 +248,7 @@ class DataSourceArgs:
     @pulumi.getter(name="snowflakeAccountId")
     def snowflake_account_id(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Snowflake account ID.
+        Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_account_id")
 
@@ -259,7 +260,7 @@ class DataSourceArgs:
     @pulumi.getter(name="snowflakePrivateKey")
     def snowflake_private_key(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Snowflake private key; a credential, never returned by the API.
+        Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_private_key")
 
@@ -271,7 +272,7 @@ class DataSourceArgs:
     @pulumi.getter(name="snowflakePrivateKeyPassphrase")
     def snowflake_private_key_passphrase(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Snowflake private key passphrase; a credential, never returned by the API.
+        Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_private_key_passphrase")
 
@@ -283,7 +284,7 @@ class DataSourceArgs:
     @pulumi.getter(name="snowflakeRole")
     def snowflake_role(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Snowflake role.
+        Snowflake role. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_role")
 
@@ -295,7 +296,7 @@ class DataSourceArgs:
     @pulumi.getter(name="snowflakeWarehouse")
     def snowflake_warehouse(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Snowflake warehouse.
+        Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_warehouse")
 
@@ -307,7 +308,7 @@ class DataSourceArgs:
     @pulumi.getter(name="spannerInstanceId")
     def spanner_instance_id(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Spanner instance ID.
+        Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "spanner_instance_id")
 
@@ -319,7 +320,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshEnabled")
     def ssh_enabled(self) -> Optional[pulumi.Input[_builtins.bool]]:
         """
-        Connect through an SSH tunnel (default false).
+        Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_enabled")
 
@@ -331,7 +332,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshHost")
     def ssh_host(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        SSH tunnel host.
+        SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_host")
 
@@ -343,7 +344,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshPassword")
     def ssh_password(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        SSH tunnel password; a credential, never returned by the API.
+        SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_password")
 
@@ -355,7 +356,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshPort")
     def ssh_port(self) -> Optional[pulumi.Input[_builtins.int]]:
         """
-        SSH tunnel port, 0 to 65535.
+        SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_port")
 
@@ -367,7 +368,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshPrivateKey")
     def ssh_private_key(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        SSH private key; a credential, never returned by the API.
+        SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_private_key")
 
@@ -379,7 +380,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshPrivateKeyPassphrase")
     def ssh_private_key_passphrase(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        SSH private key passphrase; a credential, never returned by the API.
+        SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_private_key_passphrase")
 
@@ -391,7 +392,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sshUsername")
     def ssh_username(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        SSH tunnel username.
+        SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_username")
 
@@ -403,7 +404,7 @@ class DataSourceArgs:
     @pulumi.getter(name="sslEnabled")
     def ssl_enabled(self) -> Optional[pulumi.Input[_builtins.bool]]:
         """
-        Connect with SSL (default true).
+        Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssl_enabled")
 
@@ -415,7 +416,7 @@ class DataSourceArgs:
     @pulumi.getter
     def username(self) -> Optional[pulumi.Input[_builtins.str]]:
         """
-        Database username.
+        Database username. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "username")
 
@@ -433,7 +434,7 @@ class DataSource(pulumi.CustomResource):
                  big_query_json_key: Optional[pulumi.Input[_builtins.str]] = None,
                  big_query_project_id: Optional[pulumi.Input[_builtins.str]] = None,
                  database_name: Optional[pulumi.Input[_builtins.str]] = None,
-                 dialect: Optional[pulumi.Input[_builtins.str]] = None,
+                 dialect: Optional[pulumi.Input[Union[_builtins.str, 'DataSourceDialect']]] = None,
                  display_name: Optional[pulumi.Input[_builtins.str]] = None,
                  host: Optional[pulumi.Input[_builtins.str]] = None,
                  org_id: Optional[pulumi.Input[_builtins.str]] = None,
@@ -453,39 +454,69 @@ class DataSource(pulumi.CustomResource):
                  ssh_private_key_passphrase: Optional[pulumi.Input[_builtins.str]] = None,
                  ssh_username: Optional[pulumi.Input[_builtins.str]] = None,
                  ssl_enabled: Optional[pulumi.Input[_builtins.bool]] = None,
-                 type: Optional[pulumi.Input[_builtins.str]] = None,
+                 type: Optional[pulumi.Input[Union[_builtins.str, 'DataSourceType']]] = None,
                  username: Optional[pulumi.Input[_builtins.str]] = None,
                  __props__=None):
         """
         A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
 
+        ## Example Usage
+        ### An organization with a PostgreSQL data source
+        ```python
+        \"\"\"The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python.\"\"\"
+        import pulumi
+        import pulumi_analytics as analytics
+
+        config = pulumi.Config()
+        display_name = config.get("displayName") or "Warehouse"
+
+        acme = analytics.Organization("acme", name="Acme")
+
+        warehouse = analytics.DataSource(
+            "warehouse",
+            org_id=acme.id,
+            type=analytics.DataSourceType.DIRECT,
+            dialect=analytics.DataSourceDialect.POSTGRES,
+            display_name=display_name,
+            host=config.require("dbHost"),
+            port=5432,
+            database_name="analytics",
+            username=config.require("dbUser"),
+            password=config.require_secret("dbPassword"),
+        )
+
+        pulumi.export("orgId", acme.id)
+        pulumi.export("dataSourceId", warehouse.id)
+        pulumi.export("lastSyncStatus", warehouse.last_sync_status)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] big_query_json_key: BigQuery JSON key; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] big_query_project_id: BigQuery project ID.
-        :param pulumi.Input[_builtins.str] database_name: Database name; null or omitted for the server's default.
-        :param pulumi.Input[_builtins.str] dialect: SQL dialect; `POSTGRES` is the only one.
-        :param pulumi.Input[_builtins.str] display_name: Name shown in the service (at least 1 character).
-        :param pulumi.Input[_builtins.str] host: Database host.
-        :param pulumi.Input[_builtins.str] org_id: Id of the owning organization, typically `org.id`.
-        :param pulumi.Input[_builtins.str] password: Database password; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.int] port: Database port, 0 to 65535.
-        :param pulumi.Input[_builtins.str] snowflake_account_id: Snowflake account ID.
-        :param pulumi.Input[_builtins.str] snowflake_private_key: Snowflake private key; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] snowflake_private_key_passphrase: Snowflake private key passphrase; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] snowflake_role: Snowflake role.
-        :param pulumi.Input[_builtins.str] snowflake_warehouse: Snowflake warehouse.
-        :param pulumi.Input[_builtins.str] spanner_instance_id: Spanner instance ID.
-        :param pulumi.Input[_builtins.bool] ssh_enabled: Connect through an SSH tunnel (default false).
-        :param pulumi.Input[_builtins.str] ssh_host: SSH tunnel host.
-        :param pulumi.Input[_builtins.str] ssh_password: SSH tunnel password; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.int] ssh_port: SSH tunnel port, 0 to 65535.
-        :param pulumi.Input[_builtins.str] ssh_private_key: SSH private key; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] ssh_private_key_passphrase: SSH private key passphrase; a credential, never returned by the API.
-        :param pulumi.Input[_builtins.str] ssh_username: SSH tunnel username.
-        :param pulumi.Input[_builtins.bool] ssl_enabled: Connect with SSL (default true).
-        :param pulumi.Input[_builtins.str] type: Connection type; `direct` is the only one.
-        :param pulumi.Input[_builtins.str] username: Database username.
+        :param pulumi.Input[_builtins.str] big_query_json_key: BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] big_query_project_id: BigQuery project ID. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] database_name: Database name; null or omitted for the server's default. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[Union[_builtins.str, 'DataSourceDialect']] dialect: SQL dialect of the database. Required. Allowed value: `POSTGRES`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] display_name: Name shown in the service. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] host: Database host. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] org_id: Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] password: Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.int] port: Database port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_account_id: Snowflake account ID. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_private_key: Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_private_key_passphrase: Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_role: Snowflake role. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] snowflake_warehouse: Snowflake warehouse. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] spanner_instance_id: Spanner instance ID. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.bool] ssh_enabled: Connect through an SSH tunnel. Defaults to `false`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_host: SSH tunnel host. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_password: SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.int] ssh_port: SSH tunnel port. An integer from 0 to 65535. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_private_key: SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_private_key_passphrase: SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] ssh_username: SSH tunnel username. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.bool] ssl_enabled: Connect with SSL. Defaults to `true`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[Union[_builtins.str, 'DataSourceType']] type: How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
+        :param pulumi.Input[_builtins.str] username: Database username. Changing it replaces the data source; the old one stays in the service.
         """
         ...
     @overload
@@ -495,6 +526,36 @@ class DataSource(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A database connection ("data source") in an organization. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so). Sync and health outputs are a snapshot, as reported when created (at `statusObservedAt`), and never change: the API offers no way to read them later. Credentials are Pulumi secrets: encrypted in state, `[secret]` in every preview.
+
+        ## Example Usage
+        ### An organization with a PostgreSQL data source
+        ```python
+        \"\"\"The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python.\"\"\"
+        import pulumi
+        import pulumi_analytics as analytics
+
+        config = pulumi.Config()
+        display_name = config.get("displayName") or "Warehouse"
+
+        acme = analytics.Organization("acme", name="Acme")
+
+        warehouse = analytics.DataSource(
+            "warehouse",
+            org_id=acme.id,
+            type=analytics.DataSourceType.DIRECT,
+            dialect=analytics.DataSourceDialect.POSTGRES,
+            display_name=display_name,
+            host=config.require("dbHost"),
+            port=5432,
+            database_name="analytics",
+            username=config.require("dbUser"),
+            password=config.require_secret("dbPassword"),
+        )
+
+        pulumi.export("orgId", acme.id)
+        pulumi.export("dataSourceId", warehouse.id)
+        pulumi.export("lastSyncStatus", warehouse.last_sync_status)
+        ```
 
         :param str resource_name: The name of the resource.
         :param DataSourceArgs args: The arguments to use to populate this resource's properties.
@@ -514,7 +575,7 @@ class DataSource(pulumi.CustomResource):
                  big_query_json_key: Optional[pulumi.Input[_builtins.str]] = None,
                  big_query_project_id: Optional[pulumi.Input[_builtins.str]] = None,
                  database_name: Optional[pulumi.Input[_builtins.str]] = None,
-                 dialect: Optional[pulumi.Input[_builtins.str]] = None,
+                 dialect: Optional[pulumi.Input[Union[_builtins.str, 'DataSourceDialect']]] = None,
                  display_name: Optional[pulumi.Input[_builtins.str]] = None,
                  host: Optional[pulumi.Input[_builtins.str]] = None,
                  org_id: Optional[pulumi.Input[_builtins.str]] = None,
@@ -534,7 +595,7 @@ class DataSource(pulumi.CustomResource):
                  ssh_private_key_passphrase: Optional[pulumi.Input[_builtins.str]] = None,
                  ssh_username: Optional[pulumi.Input[_builtins.str]] = None,
                  ssl_enabled: Optional[pulumi.Input[_builtins.bool]] = None,
-                 type: Optional[pulumi.Input[_builtins.str]] = None,
+                 type: Optional[pulumi.Input[Union[_builtins.str, 'DataSourceType']]] = None,
                  username: Optional[pulumi.Input[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -667,7 +728,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="bigQueryJsonKey")
     def big_query_json_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        BigQuery JSON key; a credential, never returned by the API.
+        BigQuery JSON key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "big_query_json_key")
 
@@ -803,7 +864,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="orgId")
     def org_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Id of the owning organization, typically `org.id`.
+        Id of the owning organization, typically `org.id`. Required. At least 1 character. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "org_id")
 
@@ -811,7 +872,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter
     def password(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Database password; a credential, never returned by the API.
+        Database password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "password")
 
@@ -835,7 +896,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="snowflakePrivateKey")
     def snowflake_private_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Snowflake private key; a credential, never returned by the API.
+        Snowflake private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_private_key")
 
@@ -843,7 +904,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="snowflakePrivateKeyPassphrase")
     def snowflake_private_key_passphrase(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Snowflake private key passphrase; a credential, never returned by the API.
+        Snowflake private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "snowflake_private_key_passphrase")
 
@@ -891,7 +952,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="sshPassword")
     def ssh_password(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        SSH tunnel password; a credential, never returned by the API.
+        SSH tunnel password; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_password")
 
@@ -907,7 +968,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="sshPrivateKey")
     def ssh_private_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        SSH private key; a credential, never returned by the API.
+        SSH private key; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_private_key")
 
@@ -915,7 +976,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter(name="sshPrivateKeyPassphrase")
     def ssh_private_key_passphrase(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        SSH private key passphrase; a credential, never returned by the API.
+        SSH private key passphrase; a credential, never returned by the API. Always a secret: encrypted in the state, `[secret]` in previews. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "ssh_private_key_passphrase")
 
@@ -963,7 +1024,7 @@ class DataSource(pulumi.CustomResource):
     @pulumi.getter
     def type(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Connection type; `direct` is the only one.
+        How the service reaches the database. Required. Allowed value: `direct`. Changing it replaces the data source; the old one stays in the service.
         """
         return pulumi.get(self, "type")
 

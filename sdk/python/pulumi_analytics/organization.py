@@ -22,7 +22,7 @@ class OrganizationArgs:
                  name: pulumi.Input[_builtins.str]):
         """
         The set of arguments for constructing a Organization resource.
-        :param pulumi.Input[_builtins.str] name: Organization name (at least 1 character). Changing it creates a new organization.
+        :param pulumi.Input[_builtins.str] name: Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         """
         pulumi.set(__self__, "name", name)
 
@@ -30,7 +30,7 @@ class OrganizationArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        Organization name (at least 1 character). Changing it creates a new organization.
+        Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         """
         return pulumi.get(self, "name")
 
@@ -50,9 +50,39 @@ class Organization(pulumi.CustomResource):
         """
         An organization in the analytics service. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so).
 
+        ## Example Usage
+        ### An organization with a PostgreSQL data source
+        ```python
+        \"\"\"The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python.\"\"\"
+        import pulumi
+        import pulumi_analytics as analytics
+
+        config = pulumi.Config()
+        display_name = config.get("displayName") or "Warehouse"
+
+        acme = analytics.Organization("acme", name="Acme")
+
+        warehouse = analytics.DataSource(
+            "warehouse",
+            org_id=acme.id,
+            type=analytics.DataSourceType.DIRECT,
+            dialect=analytics.DataSourceDialect.POSTGRES,
+            display_name=display_name,
+            host=config.require("dbHost"),
+            port=5432,
+            database_name="analytics",
+            username=config.require("dbUser"),
+            password=config.require_secret("dbPassword"),
+        )
+
+        pulumi.export("orgId", acme.id)
+        pulumi.export("dataSourceId", warehouse.id)
+        pulumi.export("lastSyncStatus", warehouse.last_sync_status)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: Organization name (at least 1 character). Changing it creates a new organization.
+        :param pulumi.Input[_builtins.str] name: Organization name. Required. At least 1 character. Changing it replaces the organization; the old one stays in the service.
         """
         ...
     @overload
@@ -62,6 +92,36 @@ class Organization(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An organization in the analytics service. The API can only create: a change replaces it, and destroy leaves it in the service (the CLI says so).
+
+        ## Example Usage
+        ### An organization with a PostgreSQL data source
+        ```python
+        \"\"\"The quickstart in Python, through the native provider plugin and the SDK generated in sdk/python.\"\"\"
+        import pulumi
+        import pulumi_analytics as analytics
+
+        config = pulumi.Config()
+        display_name = config.get("displayName") or "Warehouse"
+
+        acme = analytics.Organization("acme", name="Acme")
+
+        warehouse = analytics.DataSource(
+            "warehouse",
+            org_id=acme.id,
+            type=analytics.DataSourceType.DIRECT,
+            dialect=analytics.DataSourceDialect.POSTGRES,
+            display_name=display_name,
+            host=config.require("dbHost"),
+            port=5432,
+            database_name="analytics",
+            username=config.require("dbUser"),
+            password=config.require_secret("dbPassword"),
+        )
+
+        pulumi.export("orgId", acme.id)
+        pulumi.export("dataSourceId", warehouse.id)
+        pulumi.export("lastSyncStatus", warehouse.last_sync_status)
+        ```
 
         :param str resource_name: The name of the resource.
         :param OrganizationArgs args: The arguments to use to populate this resource's properties.

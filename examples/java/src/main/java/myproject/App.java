@@ -4,10 +4,12 @@ package myproject;
 
 import com.pulumi.Context;
 import com.pulumi.Pulumi;
-import com.pulumi.analytics.DataSource;
-import com.pulumi.analytics.DataSourceArgs;
-import com.pulumi.analytics.Organization;
-import com.pulumi.analytics.OrganizationArgs;
+import io.github.pulumi_analytics.analytics.DataSource;
+import io.github.pulumi_analytics.analytics.DataSourceArgs;
+import io.github.pulumi_analytics.analytics.Organization;
+import io.github.pulumi_analytics.analytics.OrganizationArgs;
+import io.github.pulumi_analytics.analytics.enums.DataSourceDialect;
+import io.github.pulumi_analytics.analytics.enums.DataSourceType;
 
 public class App {
     public static void main(String[] args) {
@@ -24,8 +26,8 @@ public class App {
 
         var warehouse = new DataSource("warehouse", DataSourceArgs.builder()
             .orgId(acme.id())
-            .type("direct")
-            .dialect("POSTGRES")
+            .type(DataSourceType.Direct)
+            .dialect(DataSourceDialect.Postgres)
             .displayName(displayName)
             .host(config.require("dbHost"))
             .port(5432)

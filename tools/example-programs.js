@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * The example program every language's documentation shows: the runnable projects of examples/,
+ * one per language, and examples/typescript, which is `pulumi convert --from yaml --language
+ * typescript` of examples/yaml (the converters of the pinned CLI's hosts; C# has none here, and
+ * the Go, Python and Java projects are the ones their tests run). tools/generate-schema.js puts
+ * them in each resource's description as Pulumi's docs generator reads them ({{% examples %}}),
+ * tools/registry-docs.js in docs/_index.md; test/registry.test.ts converts examples/yaml again and
+ * fails when examples/typescript differs.
+ * Usage: npm run build && node tools/example-programs.js   (writes examples/typescript)
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const { ROOT } = require("./project-identity.js");
+
+/** @typedef {{ language: string, label: string, file: string }} ExampleProgram */
+
+/** The program of each language, in the order the docs show the languages. @type {ExampleProgram[]} */
+const EXAMPLE_PROGRAMS = [
+  { language: "typescript", label: "TypeScript", file: "examples/typescript/index.ts" },
+  { language: "python", label: "Python", file: "examples/python/__main__.py" },
+  { language: "go", label: "Go", file: "examples/go/main.go" },
+  { language: "csharp", label: "C#", file: "examples/csharp/Program.cs" },
+  { language: "java", label: "Java", file: "examples/java/src/main/java/myproject/App.java" },
+  { language: "yaml", label: "YAML", file: "examples/yaml/Pulumi.yaml" },
+];
+
+/** What the example does: its heading in the docs. */
+const EXAMPLE_TITLE = "An organization with a PostgreSQL data source";
+
+/** The folder `pulumi convert` writes the TypeScript project into. */
+const CONVERTED_DIR = "examples/typescript";
+
+/** A program's text, without a final newline. */
+const programText = (program, root = ROOT) => fs.readFileSync(path.join(root, program.file), "utf8").replace(/\n+$/, "");
+
+/** The examples section of a resource's description, as Pulumi's docs generator reads it: one fenced block per language. */
+function examplesSection(root = ROOT) {
+  const blocks = EXAMPLE_PROGRAMS.map((program) => `\`\`\`${program.language}\n${programText(program, root)}\n\`\`\``);
+  return ["{{% examples %}}", "## Example Usage", "{{% example %}}", `### ${EXAMPLE_TITLE}`, "", blocks.join("\n"), "{{% /example %}}", "{{% /examples %}}"].join("\n");
+}
+
+/** The YAML converter, built from the module that pins the YAML language host (tools/pulumi-yaml), as a pinned Go tool of the toolchain. */
+function yamlConverterTool(toolchainModule) {
+  return {
+    name: "pulumi-converter-yaml",
+    version: toolchainModule.PINNED_YAML_VERSION,
+    moduleDir: path.join(ROOT, "tools", "pulumi-yaml"),
+    goPackage: "github.com/pulumi/pulumi-yaml/cmd/pulumi-converter-yaml",
+    binary: "pulumi-converter-yaml",
+  };
+}
+
+/**
+ * Converts examples/yaml to TypeScript into `outDir` with the toolchain's CLI, the built plugin
+ * (dist/native, through a shim on PATH) answering for the package's schema. Returns the files written.
+ */
+async function convertYamlExample(outDir, toolchain, toolchainModule) {
+  const converter = await toolchainModule.resolvePinnedGoTool(yamlConverterTool(toolchainModule));
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-convert-"));
+  try {
+    const shimDir = path.join(staging, "plugin-bin");
+    fs.mkdirSync(shimDir);
+    fs.writeFileSync(path.join(shimDir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, "dist", "native", "bin.js")}" "$@"\n`, { mode: 0o755 });
+    const source = path.join(staging, "yaml");
+    fs.cpSync(path.join(ROOT, "examples", "yaml"), source, { recursive: true });
+    const base = toolchainModule.pulumiEnvironment(toolchain);
+    const env = { ...base, PULUMI_HOME: path.join(staging, ".pulumi"), PATH: [path.dirname(converter), shimDir, base.PATH].join(path.delimiter) };
+    fs.rmSync(outDir, { recursive: true, force: true });
+    execFileSync(toolchain.pulumi, ["convert", "--from", "yaml", "--language", "typescript", "--generate-only", "--out", outDir], { cwd: source, env, stdio: ["ignore", "pipe", "pipe"] });
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return fs.readdirSync(outDir).sort();
+}
+
+module.exports = { CONVERTED_DIR, EXAMPLE_PROGRAMS, EXAMPLE_TITLE, convertYamlExample, examplesSection, programText };
+
+if (require.main === module) {
+  const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
+  toolchainModule
+    .resolvePulumiToolchain()
+    .then(async (/** @type {{ pulumi: string }} */ toolchain) => {
+      const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-converted-"));
+      try {
+        const files = await convertYamlExample(staging, toolchain, toolchainModule);
+        for (const file of files) {
+          fs.copyFileSync(path.join(staging, file), path.join(ROOT, CONVERTED_DIR, file));
+          fs.chmodSync(path.join(ROOT, CONVERTED_DIR, file), 0o644);
+        }
+        process.stdout.write(`wrote ${files.map((f) => `${CONVERTED_DIR}/${f}`).join(", ")}\n`);
+      } finally {
+        fs.rmSync(staging, { recursive: true, force: true });
+      }
+    })
+    .catch((/** @type {unknown} */ err) => {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    });
+}
