@@ -7,7 +7,8 @@
  * - unit: no Pulumi CLI, no Go build, no network, no database: `npm run test:unit`, under a minute.
  * - engine: the real CLI on the TypeScript dynamic classes and the native plugin, the services the
  *   tests start (Postgres, S3), and the short runs of the reliability campaign (faults, kills, fuzz).
- * - languages: programs in YAML, Go, Python and Java, the generated SDKs, the examples, and both
+ * - languages: programs in YAML, Go, Python and Java, the generated SDKs and their Registry pages,
+ *   the examples, the enum upgrade of a 0.1.0 stack, and both
  *   engines: the toolchain's tests and the compatibility tier on the newest CLI.
  * - release: what a release builds and how users install it: the release folder and its
  *   rehearsals, the packed tarball on each Node.js line, the single-file plugin, the workflow, the
@@ -41,6 +42,8 @@ const LANGUAGES = [
   "test/python-program.test.ts",
   "test/java-program.test.ts",
   "test/sdks.test.ts",
+  "test/registry.test.ts",
+  "test/enum-upgrade.test.ts",
   "test/examples.test.ts",
   "test/compat-newest-cli.test.ts",
   "src/toolchain/pulumi-cli.test.ts",
