@@ -104,7 +104,9 @@ const FIXTURE_EXAMPLES = [
 
 const DATA_SOURCE = "analytics:index:DataSource";
 const fixture: PackageSchema = structuredClone(committed);
-fixture.resources[DATA_SOURCE]!.description = `${committed.resources[DATA_SOURCE]!.description}\n\n${FIXTURE_EXAMPLES}`;
+// The fixture's examples replace any the committed description holds.
+const withoutExamples = committed.resources[DATA_SOURCE]!.description!.replace(/\n*\{\{% examples %\}\}[\s\S]*?\{\{% \/examples %\}\}\n*/, "\n\n").trim();
+fixture.resources[DATA_SOURCE]!.description = `${withoutExamples}\n\n${FIXTURE_EXAMPLES}`;
 const where = `datasource/_index.md (${DATA_SOURCE})`;
 
 type Break = (schema: PackageSchema, pages: Map<string, string>) => void;
