@@ -54,6 +54,7 @@ describe("the Registry's pages of src/native/schema.json", () => {
     const expected = expectedPages(committed);
     expect(expected.flatMap((page) => page.inputs).length).toBeGreaterThan(20);
     expect(expected.flatMap((page) => page.outputs).length).toBeGreaterThan(15);
+    for (const resource of Object.values(committed.resources)) expect(schemaExamples(resource.description ?? "").length).toBeGreaterThan(0);
     expect(missingFromPages(committed, (page) => pages.get(page))).toEqual([]);
   });
 
