@@ -35,7 +35,8 @@ async function buildRelease(out: string, log: (line: string) => void): Promise<v
     // `npm sbom` reads a symlinked node_modules as links to outside projects (and wants their dev
     // dependencies): give the copy a node_modules of hard links instead, which costs no space.
     fs.unlinkSync(path.join(copy, "node_modules"));
-    execFileSync("cp", ["-al", path.join(repoRoot, "node_modules"), path.join(copy, "node_modules")]);
+    // (The checkout's node_modules may itself be a symbolic link, as in a git worktree: its target is copied.)
+    execFileSync("cp", ["-al", fs.realpathSync(path.join(repoRoot, "node_modules")), path.join(copy, "node_modules")]);
     const env = userEnvironment();
     // The copy has no .git: git reads the checkout's (the last commit's time, the C# SDK's file list).
     env.GIT_DIR = execFileSync("git", ["rev-parse", "--absolute-git-dir"], { cwd: repoRoot, encoding: "utf8" }).trim();
