@@ -1,10 +1,10 @@
 /**
- * .github/workflows/release.yml linted by actionlint (pinned in tools/actionlint, built into the
- * project cache as versitygw is): it passes, and a broken copy fails. Both workflows (the release
- * and examples/gitops') audited by zizmor (pinned with hashes in tools/zizmor/requirements.txt,
- * run offline) with no finding, and a copy that keeps the checkout's credentials and an unpinned
- * action fails. The release's shape: the tag checked against package.json, publishing after the
- * test suite and the GitHub release, secrets and OIDC tokens only in jobs with an environment.
+ * .github/workflows/release.yml and examples/gitops' workflow linted by actionlint (pinned in
+ * tools/actionlint, built into the project cache as versitygw is): they pass, and a broken copy
+ * fails. Both audited by zizmor (pinned with hashes in tools/zizmor/requirements.txt, run offline)
+ * with no finding, and a copy whose checkouts keep their credentials and that takes an action by
+ * tag fails. The release's shape: the tag checked against package.json, publishing after the test
+ * suite and the GitHub release, secrets and OIDC tokens only in jobs with an environment.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -59,10 +59,12 @@ describe("the release workflow", () => {
     binary = await resolvePinnedGoTool(ACTIONLINT);
   }, 900_000);
 
-  it("passes actionlint", () => {
-    const result = actionlint(binary, WORKFLOW);
-    expect(result.output).toBe("");
-    expect(result.status).toBe(0);
+  it("passes actionlint, and so does examples/gitops' workflow", () => {
+    for (const workflow of [WORKFLOW, GITOPS_WORKFLOW]) {
+      const result = actionlint(binary, workflow);
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    }
   });
 
   it("fails actionlint when broken: an unknown matrix key and a missing job dependency", () => {
