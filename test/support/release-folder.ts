@@ -33,10 +33,13 @@ async function buildRelease(out: string, log: (line: string) => void): Promise<v
   const copy = copyCheckout("pulumi-analytics-release-copy-");
   try {
     // `npm sbom` reads a symlinked node_modules as links to outside projects (and wants their dev
-    // dependencies): give the copy a node_modules of hard links instead, which costs no space.
+    // dependencies): give the copy a node_modules of hard links instead, which costs no space; or,
+    // where the checkout's own node_modules is a link (a git worktree sharing another checkout's
+    // install), a copy of what it points at, so that nothing the release writes reaches that checkout.
     fs.unlinkSync(path.join(copy, "node_modules"));
-    // (The checkout's node_modules may itself be a symbolic link, as in a git worktree: its target is copied.)
-    execFileSync("cp", ["-al", fs.realpathSync(path.join(repoRoot, "node_modules")), path.join(copy, "node_modules")]);
+    const modules = path.join(repoRoot, "node_modules");
+    const shared = fs.lstatSync(modules).isSymbolicLink();
+    execFileSync("cp", shared ? ["-a", `${fs.realpathSync(modules)}/.`, path.join(copy, "node_modules")] : ["-al", modules, path.join(copy, "node_modules")]);
     const env = userEnvironment();
     // The copy has no .git: git reads the checkout's (the last commit's time, the C# SDK's file list).
     env.GIT_DIR = execFileSync("git", ["rev-parse", "--absolute-git-dir"], { cwd: repoRoot, encoding: "utf8" }).trim();
