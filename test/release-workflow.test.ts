@@ -26,13 +26,14 @@ const ACTIONLINT: PinnedGoTool = {
   binary: "actionlint",
 };
 const WORKFLOW = path.join(repoRoot, ".github", "workflows", "release.yml");
-const GITOPS_WORKFLOW = path.join(repoRoot, "examples", "gitops", ".github", "workflows", "analytics.yml");
-const VERSION = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 
-/** The `node-version` of every actions/setup-node step of a workflow's text (the action pinned to a commit, its release in a comment). */
+/** The `node-version` of every actions/setup-node step of a workflow's text. */
 function setupNodeVersions(workflow: string): string[] {
   return [...workflow.matchAll(/uses: actions\/setup-node@\S+(?: #[^\n]*)?\s+with:\s+node-version:\s*"([^"]+)"/g)].map((match) => match[1]!);
 }
+
+const GITOPS_WORKFLOW = path.join(repoRoot, "examples", "gitops", ".github", "workflows", "analytics.yml");
+const VERSION = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 
 /** zizmor over workflow files, offline (no GitHub API), plain output without colours. */
 function zizmor(binary: string, workflows: string[]): { status: number | null; output: string } {
@@ -88,6 +89,13 @@ describe("the release workflow", () => {
     }
   });
 
+  it("sets up the pinned Node.js of PLUGIN_LINE, the one the single-file plugin embeds, and only it, in every job that sets up Node.js", () => {
+    const text = fs.readFileSync(WORKFLOW, "utf8");
+    const versions = setupNodeVersions(text);
+    expect(versions).toHaveLength([...text.matchAll(/uses: actions\/setup-node@/g)].length);
+    expect(new Set(versions)).toEqual(new Set([supportedLine(PLUGIN_LINE).pinned]));
+  });
+
   describe("zizmor", () => {
     let zizmorBinary: string;
     beforeAll(async () => {
@@ -114,13 +122,6 @@ describe("the release workflow", () => {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });
-  });
-
-  it("sets up the pinned Node.js of PLUGIN_LINE, the one the single-file plugin embeds, in every job that sets up Node.js", () => {
-    const text = fs.readFileSync(WORKFLOW, "utf8");
-    const versions = setupNodeVersions(text);
-    expect(versions).toHaveLength([...text.matchAll(/uses: actions\/setup-node@/g)].length);
-    expect(new Set(versions)).toEqual(new Set([supportedLine(PLUGIN_LINE).pinned]));
   });
 
   it("pins every action of both workflows to a commit, with its release in a comment", () => {
