@@ -1,7 +1,10 @@
 /**
- * Release rehearsal, TypeScript on the native types: a fresh project outside the repository (as
- * `pulumi new typescript` lays one out) importing `@pulumi-analytics/analytics`, which
- * `npm install <release>/pulumi-analytics-analytics-<version>.tgz` installs beside the
+ * Release rehearsal, TypeScript on the native types: both npm tarballs of the release folder
+ * (`pulumi-analytics`, `@pulumi-analytics/analytics`) published by `tools/publish.js npm` (`npm
+ * publish`, as the release workflow publishes them to npmjs.com) to Verdaccio on 127.0.0.1 as its
+ * one user; then a fresh project outside the repository (as `pulumi new typescript` lays one out)
+ * runs the README's `npm install @pulumi-analytics/analytics` with the scope's registry set to
+ * that Verdaccio in the project's .npmrc (only the registry address differs), beside the
  * `@pulumi/pulumi`, `typescript` and `@types/node` the repository's lock pins; run by the real CLI
  * with an empty PULUMI_HOME (node stays on PATH: the program needs it, the plugin does not); the
  * engine learns the plugin and its server from the package's `pulumi` block and fetches the
@@ -10,12 +13,18 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createHash } from "node:crypto";
 import { npm } from "./packed/packed-app";
 import { repoRoot } from "./support/pulumi-workspace";
-import { runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { startVerdaccio, type RegistryServer } from "./support/registries";
+import { publish, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "./support/release-rehearsal";
 
+const { npmPackages } = require("../tools/publish.js") as { npmPackages(): { name: string; version: string; tarball: string }[] };
 const toolchain = inject("pulumiToolchain");
-const TARBALL = `pulumi-analytics-analytics-${VERSION}.tgz`;
+/** The package of the native types, the one a TypeScript program on the plugin installs. */
+const SDK = npmPackages().find((p) => p.name.startsWith("@"))!;
+/** npm's integrity string of a file. */
+const integrity = (file: string) => `sha512-${createHash("sha512").update(fs.readFileSync(file)).digest("base64")}`;
 const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
 /** The versions of `names` the repository's lock pins, as a package.json's dependencies. */
 const locked = (...names: string[]) => Object.fromEntries(names.map((name) => [name, lock.packages[`node_modules/${name}`]!.version]));
@@ -58,6 +67,8 @@ export const dataSourceId = warehouse.id;
 
 describe("the release, as a TypeScript user installs the native types", () => {
   let r: Rehearsal;
+  let registry: RegistryServer;
+  let publishLog = "";
 
   beforeAll(async () => {
     r = await startRehearsal(toolchain, {
@@ -70,16 +81,38 @@ describe("the release, as a TypeScript user installs the native types", () => {
         fs.writeFileSync(path.join(dir, "index.ts"), PROGRAM);
       },
     });
-    await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", path.join(r.release, TARBALL)], r.ws.programDir);
+    registry = await startVerdaccio(path.join(r.scratch, "verdaccio"));
+    // The publisher's npm user config holds the registry's token, as npm login writes it.
+    const userconfig = path.join(r.scratch, "publisher.npmrc");
+    fs.writeFileSync(userconfig, `//${new URL(registry.url).host}/:_authToken=${registry.password}\n`, { mode: 0o600 });
+    publishLog = await publish("npm", { release: r.release, registry: registry.url }, { NPM_CONFIG_USERCONFIG: userconfig });
+    process.stderr.write(`[rehearsal typescript] ${publishLog.trim().split("\n").filter((line) => line.startsWith("+ ")).join("; ")}\n`);
+    fs.writeFileSync(path.join(r.ws.programDir, ".npmrc"), `${SDK.name.split("/")[0]}:registry=${registry.url}\n`);
+    await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", SDK.name], r.ws.programDir);
   }, 900_000);
 
   afterAll(async () => {
+    await registry?.close();
     await r?.close();
   });
 
-  it("installs the package with its pulumi block naming the plugin and the schema's download URL", () => {
-    const installed = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "node_modules", "@pulumi-analytics", "analytics", "package.json"), "utf8")) as { pulumi: unknown };
+  it("publishes both tarballs of the release to the registry, byte for byte", async () => {
+    for (const { name, tarball } of npmPackages()) {
+      const { stdout } = await npm(["view", `${name}@${VERSION}`, "dist.integrity", "--registry", registry.url], r.scratch);
+      expect(stdout.trim(), name).toBe(integrity(path.join(r.release, tarball)));
+    }
+    expect(publishLog).not.toContain(registry.password);
+  });
+
+  it("installs the package from the registry, with its pulumi block naming the plugin and the schema's download URL", () => {
+    const installed = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "node_modules", ...SDK.name.split("/"), "package.json"), "utf8")) as { pulumi: unknown };
     expect(installed.pulumi).toEqual({ resource: true, name: "analytics", version: VERSION, server: PLUGIN_DOWNLOAD_URL });
+    // The lock records the tarball npm took (its `resolved` URL only where npm's config keeps registry URLs in locks).
+    const lock = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "package-lock.json"), "utf8")) as { packages: Record<string, { resolved?: string; integrity: string }> };
+    const entry = lock.packages[`node_modules/${SDK.name}`]!;
+    if (entry.resolved) expect(entry.resolved.startsWith(registry.url)).toBe(true);
+    expect(entry.integrity).toBe(integrity(path.join(r.release, SDK.tarball)));
+    expect(JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "package.json"), "utf8")).dependencies[SDK.name]).toBe(`^${VERSION}`);
   });
 
   it("fetches the plugin from the release by itself, then previews, creates, previews no change and destroys", async () => {

@@ -183,17 +183,19 @@ export async function buildPythonSdk(pyEnv: PythonEnv, outDir: string): Promise<
 }
 
 /**
- * Makes a virtualenv at `venvDir` for one program, with `wheel` installed into it by pip from the
- * file alone (`--no-index`). It sees the cached environment's packages (pip among them) through a
- * `.pth` file, so the wheel's dependencies (pulumi, parver, semver) are there already, as after a
- * user's `pip install`, without downloading them again or paying for ensurepip. `wheel` may also be a
- * package name that `pipArgs` (`--find-links <folder>`) lets pip find. Returns its interpreter.
+ * Makes a virtualenv at `venvDir` for one program, with `wheel` installed into it by pip: from the
+ * file alone (`--no-index`), or by name from the index `pipArgs` names (`--index-url <url>`). It
+ * sees the cached environment's packages (pip among them) through a `.pth` file, so the wheel's
+ * dependencies (pulumi, parver, semver) are there already, as after a user's `pip install`,
+ * without downloading them again or paying for ensurepip. `wheel` may also be a package name that
+ * `pipArgs` (`--find-links <folder>` or `--index-url <url>`) lets pip find. Returns its interpreter.
  */
 export async function createProgramVenv(pyEnv: PythonEnv, venvDir: string, wheel: string, pipArgs: string[] = []): Promise<string> {
   await run(pyEnv.python, ["-m", "venv", "--without-pip", venvDir]);
   const python = path.join(venvDir, "bin", "python");
   const sitePackages = (await run(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])).trim();
   fs.writeFileSync(path.join(sitePackages, "pulumi-analytics-test-env.pth"), `${pyEnv.sitePackages}\n`);
-  await run(python, ["-m", "pip", "install", "--no-index", "--no-compile", ...pipArgs, wheel]);
+  const source = pipArgs.includes("--index-url") ? [] : ["--no-index"];
+  await run(python, ["-m", "pip", "install", ...source, "--no-compile", ...pipArgs, wheel]);
   return python;
 }

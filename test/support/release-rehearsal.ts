@@ -153,6 +153,20 @@ export async function startRehearsal(toolchain: PulumiToolchain, options: Rehear
 const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
 
 /**
+ * Runs `node tools/publish.js <command> --name value …` from the repository, as the release
+ * workflow's publish job does, with `env` added (the registry's credentials); returns its output.
+ */
+export function publish(command: string, options: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const args = [path.join(repoRoot, "tools", "publish.js"), command, ...Object.entries(options).flatMap(([name, value]) => [`--${name}`, value])];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { cwd: repoRoot, env: { ...userEnvironment(), ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`publish.js ${command} failed: ${error.message}\n${stdout}\n${stderr}`));
+      else resolve(`${stdout}${stderr}`);
+    });
+  });
+}
+
+/**
  * The lifecycle every language's program goes through: the stack's config (the API's URL and key,
  * the database settings), a preview that fetches the plugin from the served release by itself and
  * asks the API nothing, up, a no-change preview and destroy; no credential in state or output.
