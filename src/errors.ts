@@ -10,7 +10,8 @@ export type AnalyticsErrorCode =
   | "ANALYTICS_TOOLCHAIN"
   | "ANALYTICS_STATE"
   | "ANALYTICS_IMPORT_UNSUPPORTED"
-  | "ANALYTICS_UNSUPPORTED_RUNTIME";
+  | "ANALYTICS_UNSUPPORTED_RUNTIME"
+  | "ANALYTICS_MIGRATION_REFUSED";
 
 /** Base of every error this package raises: a fixed `name` and a stable `code` to branch on. */
 export class AnalyticsError extends Error {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AnalyticsError } from "../errors";
 import { MigrationRefusedError, formatSummary, migrateDynamicToNative, type ResourceJson, type StackExportJson } from "./dynamic-to-native";
 
 const P = "urn:pulumi:dev::app";
@@ -183,6 +184,13 @@ describe("migrateDynamicToNative", () => {
   ])("refuses %s", (_, input, message) => {
     expect(() => migrate(input)).toThrow(MigrationRefusedError);
     expect(() => migrate(input)).toThrow(message);
+    // Like every error of the package: an AnalyticsError with a code to branch on.
+    expect(() => migrate(input)).toThrow(expect.objectContaining({ name: "AnalyticsError", code: "ANALYTICS_MIGRATION_REFUSED" }));
+    try {
+      migrate(input);
+    } catch (error) {
+      expect(error).toBeInstanceOf(AnalyticsError);
+    }
   });
 
   it("summarises with URNs, ids and setting names, never a value, even of a --show-secrets export", () => {

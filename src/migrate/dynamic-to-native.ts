@@ -9,10 +9,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { PULUMI_MODULE, allKindSpecs, dynamicTypeToken, nativeTypeToken, type KindSpec } from "../kinds";
+import { AnalyticsError } from "../errors";
 
 /** The input was not a stack export this rewrite understands, or rewriting it would not be safe; nothing was written. */
-export class MigrationRefusedError extends Error {
-  override readonly name = "MigrationRefusedError";
+export class MigrationRefusedError extends AnalyticsError {
+  override readonly code = "ANALYTICS_MIGRATION_REFUSED" as const;
 }
 
 /** Options of {@link migrateDynamicToNative}. */
