@@ -17,9 +17,7 @@ const { TIERS } = require("../test/tiers.js");
 /** Workers per tier: the machine's cores (measured: 2 on 2 cores keeps the engine tiers inside their timeouts). */
 const WORKERS = Math.max(1, os.availableParallelism());
 
-/**
- * @typedef {{ passed: number, failed: number, skipped: number, files: Array<{ file: string, ms: number, state: string }> }} RunReport
- */
+/** @typedef {import("../test/support/summary-reporter").RunReport} RunReport What each tier's summary reporter writes. */
 
 /**
  * Runs one tier; returns its report (undefined when vitest wrote none) and whether it passed.
