@@ -75,14 +75,16 @@ const WASM_TIER_PROBE = `
     report(require("node:v8").getHeapStatistics().peak_malloced_memory / 1048576);
   });`;
 
-/** 1 once a hot function runs on Maglev, V8's middle JavaScript tier, 0 if it never does in 2 million calls. */
+/**
+ * 1 when a function V8 is asked to compile with Maglev, its middle JavaScript tier, runs there, 0
+ * when it cannot (Maglev off). The compile is synchronous on the next call, so the answer does not
+ * depend on how fast a background compile finishes on a loaded machine.
+ */
 const MAGLEV_PROBE = `
   require("node:v8").setFlagsFromString("--allow-natives-syntax");
-  const onMaglev = new Function("f", "return %ActiveTierIsMaglev(f)");
+  const probe = new Function("hot", "%PrepareFunctionForOptimization(hot); hot({ a: 1, b: 2 }); hot({ a: 1, b: 2 }); %OptimizeMaglevOnNextCall(hot); hot({ a: 1, b: 2 }); return %ActiveTierIsMaglev(hot);");
   function hot(o) { let s = 0; for (const k in o) s += o[k] * 2; return s; }
-  let ran = 0;
-  for (let i = 0; i < 2e6 && !ran; i++) { hot({ a: i, b: 2 }); ran = onMaglev(hot) ? 1 : 0; }
-  report(ran);`;
+  report(probe(hot) ? 1 : 0);`;
 
 /** The number `probe` reports, run inside the binary (NODE_OPTIONS=--require) once it serves or has printed its version. */
 function probeInBinary(binary: string, dir: string, args: string[], probe: string): number {
