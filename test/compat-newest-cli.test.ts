@@ -14,13 +14,13 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { NEWEST_PULUMI_VERSION, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
-import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, output } from "./support/example-lifecycle";
+import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRefreshKeeps, output } from "./support/example-lifecycle";
 import { configureExample, usePluginShim } from "./support/plugin-shim";
 import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
 import { PYTHON_TEST_VARIABLES, buildPythonSdk, createProgramVenv, resolvePythonEnv } from "./support/python-env";
-import { NO_NODE_PATH, VERSION } from "./support/release-rehearsal";
+import { sharedReleaseFolder } from "./support/release-folder";
+import { NO_NODE_PATH, PLATFORM_ARCHIVE, VERSION } from "./support/release-rehearsal";
 
-const { buildPluginBinary } = require("../tools/build-plugin-binary.js") as { buildPluginBinary(outDir: string): Promise<{ binary: string; archive: string }> };
 
 const provided = inject("newestPulumiToolchain");
 const PASSWORD = "newest-cli-password-5b6c7d";
@@ -55,22 +55,11 @@ async function openStack(programDir: string, options: { env?: NodeJS.ProcessEnv;
   }
 }
 
-/** Refresh asks the API nothing (it has no read endpoint) and keeps every resource's id; a preview after it has nothing to change. */
-async function expectRefreshKeeps(stack: Stack): Promise<void> {
-  const ids = async () => ((await stack.ws.exportStack()).deployment.resources ?? []).map((r) => `${r.urn} ${r.id}`);
-  const before = await ids();
-  const requests = stack.server.inspect.requestCount();
-  await stack.ws.pulumi(["refresh", "--yes"]);
-  await stack.ws.pulumi(["preview", "--expect-no-changes"]);
-  expect(await ids()).toEqual(before);
-  expect(stack.server.inspect.requestCount()).toBe(requests);
-}
-
 /** What examples/yaml and examples/python go through: the shared steps of test/support/example-lifecycle.ts, with refresh. */
 async function exampleLifecycle(stack: Stack): Promise<void> {
   await expectPreviewWithoutRequests(stack.ws, stack.server);
   await expectFirstUp(stack.ws, stack.server);
-  await expectRefreshKeeps(stack);
+  await expectRefreshKeeps(stack.ws, stack.server);
   await expectDestroyLeaves(stack.ws);
   expect(stack.server.inspect.organizations()).toHaveLength(1);
   await expectNoCredentialLeak(stack.ws, [stack.apiKey, PASSWORD]);
@@ -78,11 +67,10 @@ async function exampleLifecycle(stack: Stack): Promise<void> {
 
 describe(`examples/yaml through the single-file plugin on Pulumi ${NEWEST_PULUMI_VERSION}`, () => {
   let stack: Stack | undefined;
-  let outDir: string;
 
   beforeAll(async () => {
-    outDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-newest-cli-plugin-"));
-    const { archive } = await buildPluginBinary(outDir);
+    // The release's own archive for this platform, built once per test run.
+    const archive = path.join(await sharedReleaseFolder(), PLATFORM_ARCHIVE);
     // No `node` on PATH: only the single-file plugin can serve the program.
     stack = await openStack(path.join(repoRoot, "examples/yaml"), { withoutNodeModules: true, env: { PATH: NO_NODE_PATH } });
     await stack.ws.pulumi(["plugin", "install", "resource", "analytics", VERSION, "--file", archive]);
@@ -91,7 +79,6 @@ describe(`examples/yaml through the single-file plugin on Pulumi ${NEWEST_PULUMI
 
   afterAll(async () => {
     await close(stack);
-    if (outDir) fs.rmSync(outDir, { recursive: true, force: true });
   });
 
   it("previews with no request, creates, previews no change, refreshes and destroys, never showing a secret", async () => {
@@ -129,7 +116,7 @@ describe(`the TypeScript dynamic classes on Pulumi ${NEWEST_PULUMI_VERSION}`, ()
     const requests = server.inspect.requestCount();
     await ws.pulumi(["preview", "--expect-no-changes"]);
     expect(server.inspect.requestCount()).toBe(requests);
-    await expectRefreshKeeps(stack!);
+    await expectRefreshKeeps(stack!.ws, stack!.server);
 
     const destroy = await ws.pulumi(["destroy", "--yes"]);
     expect(output(destroy)).toContain(`DataSource "Lifecycle warehouse" (id ${ds?.id}) was left in the analytics service`);

@@ -111,7 +111,7 @@ const GENERATED_SDK_EXAMPLES: Record<string, string[]> = {
   typescript: ["index.ts", "package.json", "tsconfig.json"],
 };
 
-/** Examples whose whole lifecycle runs in a test of their own, by their program files: java in test/java-program.test.ts (Maven, minutes). */
+/** Examples whose whole lifecycle runs in a test of their own, by their program files: java in test/release-rehearsal-java.test.ts (Maven, minutes). */
 const OWN_TEST_EXAMPLES: Record<string, string[]> = {
   java: ["pom.xml", "src/main/java/myproject/App.java"],
 };

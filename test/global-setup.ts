@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
-import { TEST_RUN_MARKER, describeProcesses, newRunId, survivors, vitestProcesses } from "./support/leftover-processes";
-import { removeReleaseFolder } from "./support/release-folder";
+import { describeProcesses, survivors, vitestProcesses } from "./support/leftover-processes";
+import { TEST_RUN_MARKER, newRunId, removeRunFolder } from "./support/test-run.js";
 import { TIERS } from "./tiers.js";
 
 declare module "vitest" {
@@ -17,11 +17,14 @@ declare module "vitest" {
  * Resolves the real Pulumi CLI once, and the newest one after it, before any worker starts, so
  * parallel files never race to build them (a newest CLI that cannot be built fails only its tests);
  * a tier of test/tiers.js that needs neither (the unit tier) gets neither.
- * Marks the environment every worker and every process they start inherit, and returns the teardown
- * that fails the run when any of those processes is still alive at the end.
+ * Marks the environment every worker and every process they start inherit (with the run's id,
+ * test/support/test-run.js), and returns the teardown that fails the run when any of those
+ * processes is still alive at the end, and removes the run's shared folder when the run is its own.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const runId = newRunId();
+  // One id for every tier of `npm test` when tools/test-tiers.js passes it; a run of its own otherwise.
+  const inherited = process.env[TEST_RUN_MARKER];
+  const runId = inherited ?? newRunId();
   process.env[TEST_RUN_MARKER] = runId;
   const tier = TIERS.find((t) => t.name === project.name);
   if (tier?.engine !== false) {
@@ -32,7 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   if (tier?.newestEngine !== false) project.provide("newestPulumiToolchain", await newestToolchain());
   return async () => {
-    removeReleaseFolder(runId);
+    if (inherited === undefined) removeRunFolder(runId);
     const left = await survivors(runId, { exclude: vitestProcesses, graceMs: 5_000 });
     if (left.length === 0) return;
     const report = `${left.length} process(es) started by the test run outlived it (${TEST_RUN_MARKER}=${runId}):\n${describeProcesses(left)}`;

@@ -1,20 +1,20 @@
 /**
- * The single-file plugin (tools/build-plugin-binary.js), as a user without Node.js gets it: the
- * engine installs the archive named for this platform from a plugin server, and a YAML program
- * runs preview, up and destroy with no `node` on PATH. Also: it is made of the pinned Node.js of
- * PLUGIN_LINE (tools/node-runtime.js), whatever `node` runs the build, on a line not past its end
- * of life; the V8 settings of src/native/memory.ts hold inside it; two builds give the same bytes.
- * Needs `npm run build`.
+ * The single-file plugin (tools/build-plugin-binary.js) as the release ships it: the archive for
+ * this platform in the test run's release folder, whose single file runs with no `node` on PATH.
+ * It is made of the pinned Node.js of PLUGIN_LINE (tools/node-runtime.js), whatever `node` runs
+ * the build, on a line not past its end of life; the V8 settings of src/native/memory.ts hold
+ * inside it; a build from this checkout gives the release's bytes. (The engine installing it from
+ * a plugin server and a YAML program running on it with no `node` on PATH: the release rehearsals,
+ * test/release-rehearsal-*.test.ts.) Needs `npm run build`.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NODE_LINES, PLUGIN_LINE, majorOf, nodeRuntime, supportedLine } from "../tools/node-runtime.js";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { repoRoot } from "./support/pulumi-workspace";
+import { sharedReleaseFolder } from "./support/release-folder";
 
 interface Built {
   binary: string;
@@ -33,28 +33,22 @@ const { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform }
   pulumiPlatform(): { os: string; arch: string };
 };
 
-const toolchain = inject("pulumiToolchain");
-const PASSWORD = "binary-password-3c4d5e";
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
-const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
 /** The Node.js release the single file embeds. */
 const PINNED = supportedLine(PLUGIN_LINE).pinned!;
 /** A PATH holding no `node`: the CLI's own directories come first (pulumiEnvironment), then nothing. */
 const NO_NODE = { PATH: path.join(os.tmpdir(), "no-node-here") };
 
-/** Serves the files of `dir` on 127.0.0.1, as a provider's plugin download server does. */
-async function serveFiles(dir: string): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
-  const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    requests.push(req.url ?? "");
-    const file = path.join(dir, path.basename(req.url ?? ""));
-    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "application/gzip", "content-length": fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+/**
+ * The single file of the release folder's archive for this platform, unpacked into `dir`: the
+ * plugin the release ships, built once per test run (test/support/release-folder.ts) from a copy
+ * of the checkout.
+ */
+function unpackReleased(release: string, dir: string): Built {
+  const archive = path.join(release, platformArchiveName(version, pulumiPlatform()));
+  fs.mkdirSync(dir, { recursive: true });
+  execFileSync("tar", ["-xzf", archive, "-C", dir]);
+  return { binary: path.join(dir, "pulumi-resource-analytics"), archive };
 }
 
 /** The new-space size (MiB) after a churn of short-lived objects. */
@@ -99,22 +93,13 @@ function probeInBinary(binary: string, dir: string, args: string[], probe: strin
 describe("the single-file plugin", () => {
   let outDir: string;
   let built: Built;
-  let files: Awaited<ReturnType<typeof serveFiles>>;
-  let server: ReferenceServer;
-  let ws: PulumiWorkspace;
 
   beforeAll(async () => {
     outDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-binary-"));
-    built = await buildPluginBinary(path.join(outDir, "first"));
-    files = await serveFiles(path.dirname(built.archive));
-    server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true });
-    ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "examples/yaml"), withoutNodeModules: true, env: NO_NODE });
-  }, 600_000);
+    built = unpackReleased(await sharedReleaseFolder(), path.join(outDir, "released"));
+  }, 900_000);
 
-  afterAll(async () => {
-    ws?.dispose();
-    await files?.close();
-    await server?.close();
+  afterAll(() => {
     if (outDir) fs.rmSync(outDir, { recursive: true, force: true });
   });
 
@@ -149,37 +134,10 @@ describe("the single-file plugin", () => {
     expect(probeInBinary(built.binary, dir, [], MAGLEV_PROBE)).toBe(0);
   });
 
-  it("is installed by the engine from a plugin server, by the archive name for this platform", async () => {
+  it("is the release's archive for this platform, and builds from this checkout to the same bytes", async () => {
     expect(path.basename(built.archive)).toBe(platformArchiveName(version, pulumiPlatform()));
-    await ws.pulumi(["plugin", "install", "resource", "analytics", version, "--server", files.url]);
-    expect(files.requests).toContain(`/${path.basename(built.archive)}`);
-    const installed = path.join(ws.root, "home", "plugins", `resource-analytics-v${version}`, path.basename(built.binary));
-    expect(fs.readFileSync(installed).equals(fs.readFileSync(built.binary))).toBe(true);
-  }, 300_000);
-
-  it("serves a YAML program through preview, up, a no-change preview and destroy with no Node.js on PATH", async () => {
-    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.alice!]);
-    await ws.pulumi(["config", "set", "dbHost", "db.internal"]);
-    await ws.pulumi(["config", "set", "dbUser", "reader"]);
-    await ws.pulumi(["config", "set", "--secret", "dbPassword", PASSWORD]);
-    const preview = await ws.pulumi(["preview"]);
-    expect(preview.stdout).toMatch(/\+\s+analytics:index:DataSource\s+warehouse\s+create/);
-    expect(server.inspect.requestCount()).toBe(0);
-    await ws.pulumi(["up", "--yes"]);
-    const [ds] = resourcesOfType(await ws.exportStack(), "analytics:index:DataSource");
-    expect(server.inspect.dataSources().map((d) => d.id)).toEqual([ds?.id]);
-    await ws.pulumi(["preview", "--expect-no-changes"]);
-    const destroy = await ws.pulumi(["destroy", "--yes"]);
-    expect(output(destroy)).toMatch(/warning: DataSource "Warehouse" \(id ds_\w+\) was left in the analytics service/);
-    expect(resourcesOfType(await ws.exportStack(), "analytics:index:DataSource")).toEqual([]);
-    const haystacks = [...[...ws.backendFiles()].map(([, text]) => text), ...ws.transcript.map(output)];
-    for (const text of haystacks) expect(text.includes(PASSWORD) || text.includes(server.apiKeys.alice!)).toBe(false);
-  }, 300_000);
-
-  it("builds to the same bytes twice", async () => {
-    const second = await buildPluginBinary(path.join(outDir, "second"));
-    expect(fs.readFileSync(second.archive).equals(fs.readFileSync(built.archive))).toBe(true);
+    const again = await buildPluginBinary(path.join(outDir, "again"));
+    expect(fs.readFileSync(again.archive).equals(fs.readFileSync(built.archive))).toBe(true);
   }, 600_000);
 });
 

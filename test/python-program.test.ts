@@ -1,10 +1,10 @@
 /**
- * Python with the real CLI: sdk/python built into an sdist and a wheel with `python -m build` and
- * installed from the wheel into a virtualenv; examples/python (a `runtime: python` program) run
- * through the pinned engine, its Python language host and the native provider plugin against a
- * reference server, on a file backend; the example type-checked with mypy against the SDK's type
- * hints; and a Python Automation API program (test/fixtures/python-automation) running an inline
- * program. The pinned Python packages live in a cached virtualenv (test/support/python-env.ts),
+ * Python: sdk/python built into an sdist and a wheel with `python -m build` and installed from the
+ * wheel into a virtualenv; examples/python type-checked with mypy against the SDK's type hints;
+ * and a Python Automation API program (test/fixtures/python-automation) running an inline program
+ * through the pinned engine and the native provider plugin against a reference server, on a file
+ * backend. (examples/python runs with the Python language host in
+ * test/release-rehearsal-python.test.ts, on the released wheel and plugin.) The pinned Python packages live in a cached virtualenv (test/support/python-env.ts),
  * made on the first run. Needs `npm run build` (the plugin runs dist/native/bin.js) and python3.
  */
 import { execFileSync } from "node:child_process";
@@ -14,22 +14,11 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
-import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";
-import {
-  DS_TYPE,
-  expectAutomationSteps,
-  expectDestroyLeaves,
-  expectFirstUp,
-  expectImportRefused,
-  expectNoCredentialLeak,
-  expectPreviewWithoutRequests,
-  expectRejectedKey,
-  expectRenameReplaces,
-} from "./support/example-lifecycle";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
+import { writePluginShim } from "./support/plugin-shim";
+import { expectAutomationSteps } from "./support/example-lifecycle";
+import { TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";
 import {
   PINNED_PYTHON_SDK_VERSION,
-  PYTHON_TEST_VARIABLES,
   buildPythonSdk,
   createProgramVenv,
   resolvePythonEnv,
@@ -39,7 +28,6 @@ import {
 } from "./support/python-env";
 
 const toolchain = inject("pulumiToolchain");
-const PASSWORD = "python-password-4d5e6f";
 const EXAMPLE = path.join(repoRoot, "examples/python");
 
 let pyEnv: PythonEnv;
@@ -134,60 +122,6 @@ describe("examples/python type-checks with mypy against the installed SDK", () =
     expect(type.stdout).toContain(`wrong_type.py:${callLine}: error: No overload variant of "DataSource" matches argument types`);
     expect(type.stdout).toMatch(/port: int \| Awaitable\[int\] \| Output\[int\] \| None/);
   }, 300_000);
-});
-
-describe("examples/python with the real engine and the Python language host", () => {
-  let ws: PulumiWorkspace;
-  let server: ReferenceServer;
-
-  beforeAll(async () => {
-    server = await startReferenceServer({ port: 0, bootstrapUsers: ["pythonista"], inspection: true });
-    ws = await PulumiWorkspace.create(toolchain, { programDir: EXAMPLE, withoutNodeModules: true, env: PYTHON_TEST_VARIABLES });
-    // The example's Pulumi.yaml names `virtualenv: venv`: the one holding the wheel.
-    fs.symlinkSync(path.join(work, "venv"), path.join(ws.programDir, "venv"), "dir");
-    usePluginShim(ws.programDir);
-    await configureExample(ws, { baseUrl: server.url, apiKey: server.apiKeys.pythonista!, dbPassword: PASSWORD });
-  }, 300_000);
-
-  afterAll(async () => {
-    ws?.dispose();
-    await server?.close();
-  });
-
-  it("previews with no request, creates both objects, previews no change, and refreshes", async () => {
-    await expectPreviewWithoutRequests(ws, server);
-    await expectFirstUp(ws, server);
-    const [ds] = resourcesOfType(await ws.exportStack(), DS_TYPE);
-    await ws.pulumi(["refresh", "--yes"]);
-    await ws.pulumi(["preview", "--expect-no-changes"]);
-    expect(resourcesOfType(await ws.exportStack(), DS_TYPE).map((r) => r.id)).toEqual([ds?.id]);
-  }, 300_000);
-
-  it("replaces a renamed data source, saying why, and leaves the old one behind", async () => {
-    await expectRenameReplaces(ws, server, "Renamed Python warehouse");
-  }, 300_000);
-
-  it("fails a rejected key with the key's advice, never printing it, and changes nothing", async () => {
-    await expectRejectedKey(ws, server, server.apiKeys.pythonista!, "Renamed Python warehouse");
-  }, 300_000);
-
-  it("refuses `pulumi import` with a clear message and no stack trace", async () => {
-    await expectImportRefused(ws, server);
-  }, 300_000);
-
-  it("destroys by leaving the objects, with the warning", async () => {
-    await expectDestroyLeaves(ws);
-  }, 300_000);
-
-  it("leaves no credential in plain text in the state, its history or any output", async () => {
-    await expectNoCredentialLeak(ws, [server.apiKeys.pythonista!, PASSWORD]);
-  }, 300_000);
-
-  it("wrote no bytecode into the repository", () => {
-    const found = (dir: string): string[] =>
-      fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith("__pycache__") || f.endsWith(".pyc"));
-    expect([...found(path.join(repoRoot, "sdk/python")), ...found(EXAMPLE)]).toEqual([]);
-  });
 });
 
 describe("a Python Automation API inline program with the SDK's wheel", () => {

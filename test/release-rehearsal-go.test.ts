@@ -1,8 +1,8 @@
 /**
  * Release rehearsal, Go: the Go SDK published as the release workflow publishes it, the tag
  * `sdk/v<version>` on this checkout's HEAD pushed by `tools/publish.js go` to a git remote (a bare
- * repository here, github.com for the workflow); then a fresh module outside the repository
- * installs it with the README's `go get <module>@v<version>` and `go mod tidy`, Go set up as for a
+ * repository here, github.com for the workflow); then a fresh module outside the repository,
+ * examples/go's Pulumi.yaml and main.go, installs it with the README's `go get <module>@v<version>` and `go mod tidy`, Go set up as for a
  * private fork: GOPRIVATE=<repository> (Go fetches it with git, not through the module proxy or
  * the checksum database) and a git `insteadOf` sending the repository's https URL to the remote.
  * The public checksum database is the one thing not rehearsed: a public module's first `go get`
@@ -17,7 +17,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "./support/pulumi-workspace";
-import { publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
 
 const { modulePath } = require("../tools/go-module-proxy.js") as { modulePath(dir: string): string };
 const { goTag } = require("../tools/publish.js") as { goTag(): string };
@@ -26,53 +26,6 @@ const MODULE = modulePath(path.join(repoRoot, "sdk"));
 /** The tag the workflow pushes (sdk/v<version>), and the repository the module is in (its path without the folder). */
 const TAG = goTag();
 const REPOSITORY = MODULE.slice(0, MODULE.length - TAG.slice(0, TAG.lastIndexOf("/v")).length - 1);
-
-const PROJECT = `name: analytics-rehearsal-go
-runtime: go
-config:
-  dbHost:
-    type: string
-  dbUser:
-    type: string
-  dbPassword:
-    type: string
-    secret: true
-`;
-
-const PROGRAM = `package main
-
-import (
-	"${MODULE}/go/analytics"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-)
-
-func main() {
-	pulumi.Run(func(ctx *pulumi.Context) error {
-		cfg := config.New(ctx, "")
-		acme, err := analytics.NewOrganization(ctx, "acme", &analytics.OrganizationArgs{Name: pulumi.String("Acme")})
-		if err != nil {
-			return err
-		}
-		warehouse, err := analytics.NewDataSource(ctx, "warehouse", &analytics.DataSourceArgs{
-			OrgId:        acme.ID().ToStringOutput(),
-			Type:         pulumi.String("direct"),
-			Dialect:      pulumi.String("POSTGRES"),
-			DisplayName:  pulumi.String("Warehouse"),
-			Host:         pulumi.String(cfg.Require("dbHost")),
-			Port:         pulumi.Int(5432),
-			DatabaseName: pulumi.String("analytics"),
-			Username:     pulumi.String(cfg.Require("dbUser")),
-			Password:     cfg.RequireSecret("dbPassword"),
-		})
-		if err != nil {
-			return err
-		}
-		ctx.Export("dataSourceId", warehouse.ID())
-		return nil
-	})
-}
-`;
 
 /** The machine's Go settings: its module proxy list and module cache. */
 const goEnv = (name: string): string => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
@@ -104,10 +57,7 @@ describe("the release, as a Go user installs it", () => {
         GOFLAGS: "-mod=mod -trimpath",
         GOMODCACHE: path.join(scratch, "gomodcache"),
       }),
-      writeProject: (dir) => {
-        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), PROJECT);
-        fs.writeFileSync(path.join(dir, "main.go"), PROGRAM);
-      },
+      writeProject: (dir) => copyExample("go", dir, ["Pulumi.yaml", "main.go"]),
     });
     remote = await publishedRemote(r.scratch);
     fs.writeFileSync(path.join(r.scratch, "gitconfig"), `[url "file://${remote}"]\n\tinsteadOf = https://${REPOSITORY}\n`);
@@ -132,7 +82,7 @@ describe("the release, as a Go user installs it", () => {
     expect(fs.readFileSync(path.join(r.ws.programDir, "go.sum"), "utf8")).toMatch(new RegExp(`^${MODULE.replace(/\./g, "\\.")} v${VERSION} h1:`, "m"));
   });
 
-  it("fetches the plugin from the release by itself, then previews, creates, previews no change and destroys", async () => {
+  it("runs examples/go: fetches the plugin from the release by itself, previews, creates, replaces a rename, refuses an import and destroys", async () => {
     await runLifecycle(r);
   }, 900_000);
 });

@@ -6,10 +6,11 @@
  * repository depending on the SDK's coordinates and com.pulumi:pulumi resolves the SDK from that
  * repository (declared in the user's settings, the one thing that differs from Maven Central), and
  * the jar it resolved is checked against its signature with gpg and the key's public half alone.
+ * The project is examples/java (its pom.xml asks for the SDK's coordinates alone), and this is
+ * where that example runs with the real CLI.
  * Run by the real CLI with an empty PULUMI_HOME and a PATH holding `java`, `mvn` and the few
  * commands the `mvn` script calls, no `node`; the engine fetches the single-file plugin from the
- * served release folder. Maven's local repository is the rehearsal's own (test/java-program.test.ts
- * installs sdk/java under the same coordinates into ~/.m2 meanwhile), set with `--settings` in a
+ * served release folder. Maven's local repository is the rehearsal's own, set with `--settings` in a
  * `.mvn/maven.config` above the project, and ~/.m2/repository serves it everything else as a
  * file:// repository ahead of Maven Central, so a warm machine downloads nothing else.
  */
@@ -18,87 +19,16 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { throwawayGpgKey, verifySignature, type ThrowawayKey } from "./support/registries";
-import { publish, runLifecycle, serveFolder, startRehearsal, VERSION, type FileServer, type Rehearsal } from "./support/release-rehearsal";
+import { copyExample, publish, runLifecycle, serveFolder, startRehearsal, VERSION, type FileServer, type Rehearsal } from "./support/release-rehearsal";
 
 const { javaCoordinates } = require("../tools/publish.js") as { javaCoordinates(): { groupId: string; artifactId: string; version: string } };
 const toolchain = inject("pulumiToolchain");
 const SDK = javaCoordinates();
 const JAR = `${SDK.artifactId}-${VERSION}.jar`;
-const POM = `${SDK.artifactId}-${VERSION}.pom`;
 /** Where a Maven repository keeps the SDK's files. */
 const SDK_DIR = [...SDK.groupId.split("."), SDK.artifactId, VERSION];
 /** The commands the `mvn` launcher script runs besides `java`. */
 const MVN_SCRIPT_TOOLS = ["uname", "ls", "expr", "dirname", "tr"];
-
-const PROJECT = `name: analytics-rehearsal-java
-runtime: java
-config:
-  dbHost:
-    type: string
-  dbUser:
-    type: string
-  dbPassword:
-    type: string
-    secret: true
-`;
-
-/** The user's pom: the language host runs `mvn compile exec:java`, with -DmainClass and -DmainArgs to ask which plugins it needs. */
-const pom = (pulumiVersion: string) => `<project>
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>rehearsal</groupId>
-  <artifactId>analytics-rehearsal-java</artifactId>
-  <version>1.0</version>
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>11</maven.compiler.release>
-    <mainClass>rehearsal.App</mainClass>
-    <mainArgs/>
-  </properties>
-  <dependencies>
-    <dependency><groupId>io.github.pulumi-analytics</groupId><artifactId>analytics</artifactId><version>${VERSION}</version></dependency>
-    <dependency><groupId>com.pulumi</groupId><artifactId>pulumi</artifactId><version>${pulumiVersion}</version></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
-      <plugin>
-        <groupId>org.codehaus.mojo</groupId><artifactId>exec-maven-plugin</artifactId><version>3.5.0</version>
-        <configuration><mainClass>\${mainClass}</mainClass><commandlineArgs>\${mainArgs}</commandlineArgs></configuration>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-`;
-
-const PROGRAM = `package rehearsal;
-
-import com.pulumi.Pulumi;
-import io.github.pulumi_analytics.analytics.DataSource;
-import io.github.pulumi_analytics.analytics.DataSourceArgs;
-import io.github.pulumi_analytics.analytics.Organization;
-import io.github.pulumi_analytics.analytics.OrganizationArgs;
-
-public class App {
-    public static void main(String[] args) {
-        Pulumi.run(ctx -> {
-            var config = ctx.config();
-            var acme = new Organization("acme", OrganizationArgs.builder().name("Acme").build());
-            var warehouse = new DataSource("warehouse", DataSourceArgs.builder()
-                .orgId(acme.id())
-                .type("direct")
-                .dialect("POSTGRES")
-                .displayName("Warehouse")
-                .host(config.require("dbHost"))
-                .port(5432)
-                .databaseName("analytics")
-                .username(config.require("dbUser"))
-                .password(config.requireSecret("dbPassword"))
-                .build());
-            ctx.export("dataSourceId", warehouse.id());
-        });
-    }
-}
-`;
 
 /** A repository of the user's settings, by id and URL, releases only. */
 const repository = (tag: string, id: string, url: string, checksums: string) =>
@@ -130,14 +60,7 @@ describe("the release, as a Java user installs it", () => {
   beforeAll(async () => {
     r = await startRehearsal(toolchain, {
       tools: ["java", "mvn", ...MVN_SCRIPT_TOOLS],
-      writeProject: (dir, release) => {
-        const pulumiVersion = /<artifactId>pulumi<\/artifactId>\s*<version>([^<]+)<\/version>/.exec(fs.readFileSync(path.join(release, POM), "utf8"))?.[1];
-        if (!pulumiVersion) throw new Error(`${POM} names no com.pulumi:pulumi version`);
-        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), PROJECT);
-        fs.writeFileSync(path.join(dir, "pom.xml"), pom(pulumiVersion));
-        fs.mkdirSync(path.join(dir, "src", "main", "java", "rehearsal"), { recursive: true });
-        fs.writeFileSync(path.join(dir, "src", "main", "java", "rehearsal", "App.java"), PROGRAM);
-      },
+      writeProject: (dir) => copyExample("java", dir, ["Pulumi.yaml", "pom.xml", "src"]),
     });
     key = throwawayGpgKey(r.scratch);
     const published = path.join(r.scratch, "maven-repository");
@@ -181,7 +104,7 @@ describe("the release, as a Java user installs it", () => {
     fs.writeFileSync(resolved, fs.readFileSync(path.join(r.release, JAR)));
   });
 
-  it("fetches the plugin from the release by itself, then previews, creates, previews no change and destroys", async () => {
-    await runLifecycle(r);
+  it("runs examples/java: fetches the plugin from the release by itself, previews, creates, replaces a rename, refuses an import and destroys", async () => {
+    await runLifecycle(r, { slowRuns: true });
   }, 900_000);
 });

@@ -2,8 +2,8 @@
  * Release rehearsal, Python: the sdist and wheel of the release folder uploaded by
  * `tools/publish.js pypi` (twine, as the release workflow uploads them to PyPI) to pypiserver on
  * 127.0.0.1 as its one user; then `pip install pulumi_analytics` into the project's own
- * virtualenv with that server as the index (the README's command; only the index differs), a
- * program written as a Python user writes it, run by the real CLI with an empty PULUMI_HOME and
+ * virtualenv with that server as the index (the README's command; only the index differs), and
+ * examples/python (its Pulumi.yaml and __main__.py) run by the real CLI with an empty PULUMI_HOME and
  * no `node` on PATH; the engine fetches the single-file plugin from the served release folder
  * (the SDK's pluginDownloadURL, redirected to 127.0.0.1) by itself.
  */
@@ -13,47 +13,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createProgramVenv, resolvePythonEnv, runPython, type PythonEnv } from "./support/python-env";
 import type { PythonTool } from "./support/python-tool";
 import { resolvePypiTools, startPypiServer, type RegistryServer } from "./support/registries";
-import { publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
 
 const { pythonDistributions } = require("../tools/publish.js") as { pythonDistributions(release: string): string[] };
 
 const toolchain = inject("pulumiToolchain");
-
-const PROJECT = `name: analytics-rehearsal-python
-runtime:
-  name: python
-  options:
-    toolchain: pip
-    virtualenv: venv
-config:
-  dbHost:
-    type: string
-  dbUser:
-    type: string
-  dbPassword:
-    type: string
-    secret: true
-`;
-
-const PROGRAM = `import pulumi
-import pulumi_analytics as analytics
-
-config = pulumi.Config()
-acme = analytics.Organization("acme", name="Acme")
-warehouse = analytics.DataSource(
-    "warehouse",
-    org_id=acme.id,
-    type="direct",
-    dialect="POSTGRES",
-    display_name="Warehouse",
-    host=config.require("dbHost"),
-    port=5432,
-    database_name="analytics",
-    username=config.require("dbUser"),
-    password=config.require_secret("dbPassword"),
-)
-pulumi.export("dataSourceId", warehouse.id)
-`;
 
 describe("the release, as a Python user installs it", () => {
   let r: Rehearsal;
@@ -66,10 +30,7 @@ describe("the release, as a Python user installs it", () => {
     let pyEnv: PythonEnv;
     [pyEnv, tools] = await Promise.all([resolvePythonEnv(), resolvePypiTools()]);
     r = await startRehearsal(toolchain, {
-      writeProject: (dir) => {
-        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), PROJECT);
-        fs.writeFileSync(path.join(dir, "__main__.py"), PROGRAM);
-      },
+      writeProject: (dir) => copyExample("python", dir, ["Pulumi.yaml", "__main__.py"]),
     });
     pypi = await startPypiServer(path.join(r.scratch, "pypi"), tools);
     uploadLog = await publish("pypi", { release: r.release, registry: pypi.url, python: tools.python }, { TWINE_USERNAME: pypi.username, TWINE_PASSWORD: pypi.password });
@@ -96,7 +57,7 @@ describe("the release, as a Python user installs it", () => {
     await expect(publish("pypi", { release: r.release, registry: pypi.url, python: tools.python }, { TWINE_USERNAME: pypi.username, TWINE_PASSWORD: "wrong" })).rejects.toThrow(/403 Forbidden|401 Unauthorized/);
   });
 
-  it("fetches the plugin from the release by itself, then previews, creates, previews no change and destroys", async () => {
-    await runLifecycle(r);
+  it("runs examples/python: fetches the plugin from the release by itself, previews, creates, fails a rejected key, replaces a rename, refuses an import and destroys", async () => {
+    await runLifecycle(r, { rejectedKey: true });
   }, 600_000);
 });

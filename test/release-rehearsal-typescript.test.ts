@@ -5,7 +5,8 @@
  * one user; then a fresh project outside the repository (as `pulumi new typescript` lays one out)
  * runs the README's `npm install @pulumi-analytics/analytics` with the scope's registry set to
  * that Verdaccio in the project's .npmrc (only the registry address differs), beside the
- * `@pulumi/pulumi`, `typescript` and `@types/node` the repository's lock pins; run by the real CLI
+ * `@pulumi/pulumi`, `typescript` and `@types/node` the repository's lock pins; examples/typescript
+ * (its Pulumi.yaml, tsconfig.json and index.ts) is the program, run by the real CLI
  * with an empty PULUMI_HOME (node stays on PATH: the program needs it, the plugin does not); the
  * engine learns the plugin and its server from the package's `pulumi` block and fetches the
  * single-file plugin from the served release folder by itself.
@@ -17,7 +18,7 @@ import { createHash } from "node:crypto";
 import { npm } from "./packed/packed-app";
 import { repoRoot } from "./support/pulumi-workspace";
 import { startVerdaccio, type RegistryServer } from "./support/registries";
-import { publish, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { copyExample, publish, renameInFile, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "./support/release-rehearsal";
 
 const { npmPackages } = require("../tools/publish.js") as { npmPackages(): { name: string; version: string; tarball: string }[] };
 const toolchain = inject("pulumiToolchain");
@@ -29,42 +30,6 @@ const lock = JSON.parse(fs.readFileSync(path.join(repoRoot, "package-lock.json")
 /** The versions of `names` the repository's lock pins, as a package.json's dependencies. */
 const locked = (...names: string[]) => Object.fromEntries(names.map((name) => [name, lock.packages[`node_modules/${name}`]!.version]));
 
-const PROJECT = `name: analytics-rehearsal-typescript
-runtime: nodejs
-config:
-  dbHost:
-    type: string
-  dbUser:
-    type: string
-  dbPassword:
-    type: string
-    secret: true
-`;
-
-const TSCONFIG = {
-  compilerOptions: { strict: true, outDir: "bin", target: "es2020", module: "commonjs", moduleResolution: "node", sourceMap: true, forceConsistentCasingInFileNames: true },
-  files: ["index.ts"],
-};
-
-const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
-import * as analytics from "@pulumi-analytics/analytics";
-
-const config = new pulumi.Config();
-const acme = new analytics.Organization("acme", { name: "Acme" });
-const warehouse = new analytics.DataSource("warehouse", {
-    orgId: acme.id,
-    type: "direct",
-    dialect: "POSTGRES",
-    displayName: "Warehouse",
-    host: config.require("dbHost"),
-    port: 5432,
-    databaseName: "analytics",
-    username: config.require("dbUser"),
-    password: config.requireSecret("dbPassword"),
-});
-export const dataSourceId = warehouse.id;
-`;
-
 describe("the release, as a TypeScript user installs the native types", () => {
   let r: Rehearsal;
   let registry: RegistryServer;
@@ -74,11 +39,9 @@ describe("the release, as a TypeScript user installs the native types", () => {
     r = await startRehearsal(toolchain, {
       keepNode: true,
       writeProject: (dir) => {
-        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), PROJECT);
+        copyExample("typescript", dir, ["Pulumi.yaml", "tsconfig.json", "index.ts"]);
         const manifest = { name: "analytics-rehearsal-typescript", main: "index.ts", dependencies: locked("@pulumi/pulumi"), devDependencies: locked("typescript", "@types/node") };
         fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-        fs.writeFileSync(path.join(dir, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
-        fs.writeFileSync(path.join(dir, "index.ts"), PROGRAM);
       },
     });
     registry = await startVerdaccio(path.join(r.scratch, "verdaccio"));
@@ -115,7 +78,7 @@ describe("the release, as a TypeScript user installs the native types", () => {
     expect(JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "package.json"), "utf8")).dependencies[SDK.name]).toBe(`^${VERSION}`);
   });
 
-  it("fetches the plugin from the release by itself, then previews, creates, previews no change and destroys", async () => {
-    await runLifecycle(r);
+  it("runs examples/typescript: fetches the plugin from the release by itself, previews, creates, replaces a rename, refuses an import and destroys", async () => {
+    await runLifecycle(r, { rename: renameInFile(path.join(r.ws.programDir, "index.ts")) });
   }, 900_000);
 });

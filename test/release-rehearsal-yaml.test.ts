@@ -1,6 +1,6 @@
 /**
- * Release rehearsal, YAML: a project written as docs/native-provider.md tells a YAML user, with the
- * release's package file copied to `sdks/analytics/`, run by the real CLI with an empty PULUMI_HOME
+ * Release rehearsal, YAML: examples/yaml as docs/native-provider.md tells a YAML user to set it up,
+ * with the release's package file copied to `sdks/analytics/`, run by the real CLI with an empty PULUMI_HOME
  * and no `node` on PATH; the engine fetches the single-file plugin from the served release folder
  * (the schema's pluginDownloadURL, redirected to 127.0.0.1) by itself. Beside it, the README's
  * manual install: `pulumi plugin install … --server <release> --checksum <sha256 from SHA256SUMS>`
@@ -14,7 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { PulumiToolchain } from "../src/toolchain/pulumi-cli";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { runLifecycle, serveFolder, startRehearsal, VERSION, PLATFORM_ARCHIVE, PLUGIN_DOWNLOAD_URL, type Rehearsal } from "./support/release-rehearsal";
+import { copyExample, renameInFile, runLifecycle, serveFolder, startRehearsal, VERSION, PLATFORM_ARCHIVE, PLUGIN_DOWNLOAD_URL, type Rehearsal } from "./support/release-rehearsal";
 
 const { yamlPackageFileName } = require("../tools/release.js") as { yamlPackageFileName(version: string): string };
 const toolchain = inject("pulumiToolchain");
@@ -34,44 +34,13 @@ async function installByHand(cli: PulumiToolchain, server: string, checksum: str
   }
 }
 
-const PROGRAM = `name: analytics-rehearsal-yaml
-runtime: yaml
-config:
-  dbHost:
-    type: string
-  dbUser:
-    type: string
-  dbPassword:
-    type: string
-    secret: true
-resources:
-  acme:
-    type: analytics:Organization
-    properties:
-      name: Acme
-  warehouse:
-    type: analytics:DataSource
-    properties:
-      orgId: \${acme.id}
-      type: direct
-      dialect: POSTGRES
-      displayName: Warehouse
-      host: \${dbHost}
-      port: 5432
-      databaseName: analytics
-      username: \${dbUser}
-      password: \${dbPassword}
-outputs:
-  dataSourceId: \${warehouse.id}
-`;
-
 describe("the release, as a YAML user installs it", () => {
   let r: Rehearsal;
 
   beforeAll(async () => {
     r = await startRehearsal(toolchain, {
       writeProject: (dir, release) => {
-        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), PROGRAM);
+        copyExample("yaml", dir, ["Pulumi.yaml"]);
         fs.mkdirSync(path.join(dir, "sdks", "analytics"), { recursive: true });
         fs.copyFileSync(path.join(release, yamlPackageFileName(VERSION)), path.join(dir, "sdks", "analytics", yamlPackageFileName(VERSION)));
       },
@@ -109,7 +78,7 @@ describe("the release, as a YAML user installs it", () => {
     }
   }, 300_000);
 
-  it("fetches the plugin from the release by itself, then previews, creates, previews no change and destroys", async () => {
-    await runLifecycle(r);
+  it("runs examples/yaml: fetches the plugin from the release by itself, previews, creates, replaces a rename, refuses an import and destroys", async () => {
+    await runLifecycle(r, { rename: renameInFile(path.join(r.ws.programDir, "Pulumi.yaml")) });
   }, 600_000);
 });

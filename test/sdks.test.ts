@@ -1,9 +1,9 @@
 /**
  * The SDKs committed in sdk/ are exactly what tools/generate-sdks.js makes from the schema with the
  * test run's toolchain (file list and bytes), and the ones that can be checked without a package
- * registry are: the Python SDK byte-compiles (in a temp copy), the Node.js SDK type-checks. The Go
- * SDK is compiled and run by test/go-program.test.ts, the Python SDK built into a wheel, installed
- * and run by test/python-program.test.ts, the Java SDK by test/java-program.test.ts; the C# SDK is
+ * registry are: the Python SDK byte-compiles (in a temp copy), the Node.js SDK type-checks. The Go,
+ * Python, Java and Node.js SDKs are built, installed and run as their users install them by the
+ * release rehearsals (test/release-rehearsal-*.test.ts); the C# SDK is
  * only generated (no .NET SDK or NuGet here).
  * Needs `npm run build`.
  */

@@ -40,7 +40,6 @@ const LANGUAGES = [
   "test/yaml-*.test.ts",
   "test/go-program.test.ts",
   "test/python-program.test.ts",
-  "test/java-program.test.ts",
   "test/sdks.test.ts",
   "test/registry.test.ts",
   "test/enum-upgrade.test.ts",

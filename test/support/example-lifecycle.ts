@@ -46,15 +46,36 @@ export async function expectFirstUp(ws: PulumiWorkspace, server: ReferenceServer
   expect(server.inspect.requestCount()).toBe(requests);
 }
 
+/** Refresh asks the API nothing (it has no read endpoint) and keeps every resource's id; a preview after it has nothing to change. */
+export async function expectRefreshKeeps(ws: PulumiWorkspace, server: ReferenceServer): Promise<void> {
+  const ids = async () => ((await ws.exportStack()).deployment.resources ?? []).map((r) => `${r.urn} ${r.id}`);
+  const before = await ids();
+  const requests = server.inspect.requestCount();
+  await ws.pulumi(["refresh", "--yes"]);
+  await ws.pulumi(["preview", "--expect-no-changes"]);
+  expect(await ids()).toEqual(before);
+  expect(server.inspect.requestCount()).toBe(requests);
+}
+
+/** How {@link expectRenameReplaces} renames the data source and what it expects. */
+export interface RenameOptions {
+  /** The data source's display name before (default "Warehouse"). */
+  oldName?: string;
+  /** Up without a preview, which says why it replaces as a preview would: for languages whose every run is slow. */
+  skipPreview?: boolean;
+  /** Renames it in the program (default: the stack's `displayName` config, which the examples of Go, Python and Java read). */
+  rename?: (renamed: string) => void | Promise<void>;
+}
+
 /**
- * Renaming the data source (config `displayName` set to `renamed`) replaces it, saying why (in the
- * preview, or with `skipPreview` in the up itself, for languages whose every run is slow), the up
- * warns that the old one stays in the service, both exist there afterwards, and (with the preview)
- * a second preview finds nothing to change.
+ * Renaming the data source to `renamed` replaces it, saying why (in the preview, or with
+ * `skipPreview` in the up itself), the up warns that the old one stays in the service, both exist
+ * there afterwards, and (with the preview) a second preview finds nothing to change.
  */
-export async function expectRenameReplaces(ws: PulumiWorkspace, server: ReferenceServer, renamed: string, options: { oldName?: string; skipPreview?: boolean } = {}): Promise<void> {
+export async function expectRenameReplaces(ws: PulumiWorkspace, server: ReferenceServer, renamed: string, options: RenameOptions = {}): Promise<void> {
   const oldName = options.oldName ?? "Warehouse";
-  await ws.pulumi(["config", "set", "displayName", renamed]);
+  if (options.rename) await options.rename(renamed);
+  else await ws.pulumi(["config", "set", "displayName", renamed]);
   const said = options.skipPreview ? undefined : await ws.pulumi(["preview"]);
   const up = await ws.pulumi(["up", "--yes", ...(options.skipPreview ? ["--skip-preview"] : [])]);
   const planned = said ?? up;

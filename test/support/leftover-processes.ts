@@ -6,11 +6,9 @@
  */
 import * as fs from "node:fs";
 
-/**
- * Name of the marker variable. Deliberately neither `PULUMI_*` nor `ANALYTICS_*`: the workspaces and
- * the demo test strip those prefixes from the environment they pass on.
- */
-export const TEST_RUN_MARKER = "TEST_RUN_PULUMI_ANALYTICS";
+import { TEST_RUN_MARKER } from "./test-run.js";
+
+export { TEST_RUN_MARKER, newRunId } from "./test-run.js";
 
 /** One live process carrying the marker. */
 export interface MarkedProcess {
@@ -19,11 +17,6 @@ export interface MarkedProcess {
   cmdline: string;
   /** Working directory, as /proc shows it (ends in " (deleted)" once the directory is gone). */
   cwd: string;
-}
-
-/** A fresh marker value for one run. */
-export function newRunId(): string {
-  return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 /** The live processes whose environment holds `name=value`, except the pids in `exclude`. */

@@ -2,29 +2,18 @@
  * The release folder (`npm run release`, tools/release.js) of this checkout, built once per test
  * run however many test files ask for it: the first builds it under a cross-process lock, from a
  * copy of the checkout (its dist/ is rebuilt there, never the one other tests use), the others wait
- * and reuse it. The run's global teardown removes it ({@link removeReleaseFolder}).
+ * and reuse it. A run is one `vitest run` or every tier of one `npm test` (test/support/test-run.js);
+ * whoever made the run's id removes the folder when the run ends.
  */
 import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { withLock } from "../../src/toolchain/go-build";
 import { copyCheckout, userEnvironment } from "../packed/packed-app";
-import { TEST_RUN_MARKER } from "./leftover-processes";
+import { TEST_RUN_MARKER, runFolder } from "./test-run.js";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";
-
-/** The directory holding the release folder of the test run `runId`. */
-function runDir(runId: string): string {
-  return path.join(os.tmpdir(), `pulumi-analytics-release-${runId}`);
-}
-
-/** Removes the release folder of the test run `runId` and its lock, if any. */
-export function removeReleaseFolder(runId: string): void {
-  fs.rmSync(runDir(runId), { recursive: true, force: true });
-  fs.rmSync(`${runDir(runId)}.lock`, { recursive: true, force: true });
-}
 
 /** Runs tools/release.js in a copy of the checkout, into `out`, with the cached Python environment's interpreter. */
 async function buildRelease(out: string, log: (line: string) => void): Promise<void> {
@@ -56,7 +45,7 @@ async function buildRelease(out: string, log: (line: string) => void): Promise<v
 export async function sharedReleaseFolder(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<string> {
   const runId = process.env[TEST_RUN_MARKER];
   if (!runId) throw new Error(`${TEST_RUN_MARKER} is not set: run the tests with vitest, whose global setup sets it`);
-  const dir = runDir(runId);
+  const dir = runFolder(runId);
   const out = path.join(dir, "release");
   const marker = path.join(dir, ".complete");
   if (!fs.existsSync(marker)) {

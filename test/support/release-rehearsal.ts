@@ -16,7 +16,19 @@ import { expect } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import { userEnvironment } from "../packed/packed-app";
 import type { PulumiToolchain } from "../../src/toolchain/pulumi-cli";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./pulumi-workspace";
+import {
+  expectDestroyLeaves,
+  expectFirstUp,
+  expectImportRefused,
+  expectNoCredentialLeak,
+  expectPreviewWithoutRequests,
+  expectRefreshKeeps,
+  expectRejectedKey,
+  expectRenameReplaces,
+  type RenameOptions,
+} from "./example-lifecycle";
+import { configureExample } from "./plugin-shim";
+import { PulumiWorkspace, repoRoot } from "./pulumi-workspace";
 import { sharedReleaseFolder } from "./release-folder";
 
 const { platformArchiveName, pulumiPlatform } = require("../../tools/build-plugin-binary.js") as {
@@ -150,8 +162,6 @@ export async function startRehearsal(toolchain: PulumiToolchain, options: Rehear
   }
 }
 
-const output = (result: CommandResult): string => `${result.stdout}\n${result.stderr}`;
-
 /**
  * Runs `node tools/publish.js <command> --name value …` from the repository, as the release
  * workflow's publish job does, with `env` added (the registry's credentials); returns its output.
@@ -167,37 +177,56 @@ export function publish(command: string, options: Record<string, string>, env: N
 }
 
 /**
- * The lifecycle every language's program goes through: the stack's config (the API's URL and key,
- * the database settings), a preview that fetches the plugin from the served release by itself and
- * asks the API nothing, up, a no-change preview and destroy; no credential in state or output.
+ * Copies the files `names` (files or folders) of `examples/<example>` into the project folder
+ * `dir`: the example a user of that language reads is the program the rehearsal runs, with only
+ * its way of reaching the SDK (a path into this repository) left out, since the rehearsal installs
+ * the SDK as a user does.
  */
-export async function runLifecycle(r: Rehearsal): Promise<void> {
+export function copyExample(example: string, dir: string, names: readonly string[]): void {
+  for (const name of names) fs.cpSync(path.join(repoRoot, "examples", example, name), path.join(dir, name), { recursive: true });
+}
+
+/** Replaces the data source's display name `Warehouse` in a program file the example writes it in (YAML, TypeScript). */
+export function renameInFile(file: string): (renamed: string) => void {
+  return (renamed) => {
+    const text = fs.readFileSync(file, "utf8");
+    const next = text.replace(/(displayName:\s*)"?Warehouse"?/, (_all, key: string) => `${key}${JSON.stringify(renamed)}`);
+    if (next === text) throw new Error(`${file} names no displayName Warehouse to rename`);
+    fs.writeFileSync(file, next);
+  };
+}
+
+/** How a language's program goes through {@link runLifecycle}. */
+export interface LifecycleOptions extends Pick<RenameOptions, "rename"> {
+  /** Every run of the program is slow (Java starts Maven twice): the ups skip the preview the test has just made. */
+  slowRuns?: boolean;
+  /** Also an up with a key the API rejects, which fails with the key's advice and creates nothing. */
+  rejectedKey?: boolean;
+}
+
+/**
+ * The lifecycle every language's example goes through, once, as its user installs it: the
+ * example's stack config (the API's URL and key, the database settings), a preview that fetches
+ * the plugin from the served release by itself and asks the API nothing, the first up and a
+ * no-change preview, a refresh that keeps the state, a rename that replaces, a refused import and a destroy that leaves the
+ * objects; the plugin downloaded once, and no credential in state, history or output. Each step's
+ * assertions are those of test/support/example-lifecycle.ts.
+ */
+export async function runLifecycle(r: Rehearsal, options: LifecycleOptions = {}): Promise<void> {
   const { ws, api, files } = r;
-  await ws.pulumi(["config", "set", "analytics:baseUrl", api.url]);
-  await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", api.apiKeys.alice!]);
-  await ws.pulumi(["config", "set", "dbHost", "db.internal"]);
-  await ws.pulumi(["config", "set", "dbUser", "reader"]);
-  await ws.pulumi(["config", "set", "--secret", "dbPassword", DB_PASSWORD]);
-  expect(fs.existsSync(path.join(ws.root, "home", "plugins", `resource-analytics-v${VERSION}`))).toBe(false);
-
-  const preview = await ws.pulumi(["preview"]);
-  expect(preview.stdout).toMatch(/\+\s+analytics:index:Organization\s+acme\s+create/);
-  expect(preview.stdout).toMatch(/\+\s+analytics:index:DataSource\s+warehouse\s+create/);
+  const apiKey = api.apiKeys.alice!;
+  const installed = path.join(ws.root, "home", "plugins", `resource-analytics-v${VERSION}`);
+  await configureExample(ws, { baseUrl: api.url, apiKey, dbPassword: DB_PASSWORD });
+  expect(fs.existsSync(installed)).toBe(false);
+  await expectPreviewWithoutRequests(ws, api);
   expect(files.requests).toContain(`/${PLATFORM_ARCHIVE}`);
-  expect(fs.existsSync(path.join(ws.root, "home", "plugins", `resource-analytics-v${VERSION}`, "pulumi-resource-analytics"))).toBe(true);
-  expect(api.inspect.requestCount()).toBe(0);
-
-  await ws.pulumi(["up", "--yes"]);
-  const state = await ws.exportStack();
-  const [org] = resourcesOfType(state, "analytics:index:Organization");
-  const [ds] = resourcesOfType(state, "analytics:index:DataSource");
-  expect(api.inspect.organizations().map((o) => o.id)).toEqual([org?.id]);
-  expect(api.inspect.dataSources().map((d) => d.id)).toEqual([ds?.id]);
-  await ws.pulumi(["preview", "--expect-no-changes"]);
-  await ws.pulumi(["destroy", "--yes"]);
-  expect(resourcesOfType(await ws.exportStack(), "analytics:index:DataSource")).toEqual([]);
+  expect(fs.existsSync(path.join(installed, "pulumi-resource-analytics"))).toBe(true);
+  await expectFirstUp(ws, api, options.slowRuns ? ["--skip-preview"] : []);
+  await expectRefreshKeeps(ws, api);
+  if (options.rejectedKey) await expectRejectedKey(ws, api, apiKey, "Warehouse");
+  await expectRenameReplaces(ws, api, "Renamed warehouse", { skipPreview: options.slowRuns === true, ...(options.rename ? { rename: options.rename } : {}) });
+  await expectImportRefused(ws, api);
+  await expectDestroyLeaves(ws);
   expect(files.requests.filter((p) => p === `/${PLATFORM_ARCHIVE}`)).toHaveLength(1);
-
-  const haystacks = [...[...ws.backendFiles()].map(([, text]) => text), ...ws.transcript.map(output)];
-  for (const text of haystacks) expect(text.includes(DB_PASSWORD) || text.includes(api.apiKeys.alice!)).toBe(false);
+  await expectNoCredentialLeak(ws, [apiKey, DB_PASSWORD]);
 }

@@ -1,0 +1,37 @@
+// @ts-check
+/**
+ * One test run's identity and its shared folder. A run is one `vitest run`, or every tier of one
+ * `node tools/test-tiers.js` (so `npm test`), which passes one id to all of its tiers: what a run
+ * builds once and shares (the release folder, test/support/release-folder.ts) is then built once
+ * for the whole of `npm test`, and removed by whoever made the id when the run ends.
+ */
+"use strict";
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+/**
+ * Name of the variable holding the run's id. Every process the suite starts inherits it, which is
+ * how test/support/leftover-processes.ts finds those still alive. Deliberately neither `PULUMI_*`
+ * nor `ANALYTICS_*`: the workspaces and the demo test strip those prefixes from the environment
+ * they pass on.
+ */
+const TEST_RUN_MARKER = "TEST_RUN_PULUMI_ANALYTICS";
+
+/** A fresh id for one run. @returns {string} */
+function newRunId() {
+  return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** The folder holding what the run `runId` builds once and shares. @param {string} runId */
+function runFolder(runId) {
+  return path.join(os.tmpdir(), `pulumi-analytics-release-${runId}`);
+}
+
+/** Removes the run's shared folder and its lock, if any. @param {string} runId */
+function removeRunFolder(runId) {
+  fs.rmSync(runFolder(runId), { recursive: true, force: true });
+  fs.rmSync(`${runFolder(runId)}.lock`, { recursive: true, force: true });
+}
+
+module.exports = { TEST_RUN_MARKER, newRunId, runFolder, removeRunFolder };
