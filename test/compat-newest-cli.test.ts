@@ -14,13 +14,13 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { NEWEST_PULUMI_VERSION, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
+import { buildPluginBinary } from "../tools/build-plugin-binary.js";
 import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, output } from "./support/example-lifecycle";
 import { configureExample, usePluginShim } from "./support/plugin-shim";
 import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
 import { PYTHON_TEST_VARIABLES, buildPythonSdk, createProgramVenv, resolvePythonEnv } from "./support/python-env";
 import { NO_NODE_PATH, VERSION } from "./support/release-rehearsal";
 
-const { buildPluginBinary } = require("../tools/build-plugin-binary.js") as { buildPluginBinary(outDir: string): Promise<{ binary: string; archive: string }> };
 
 const provided = inject("newestPulumiToolchain");
 const PASSWORD = "newest-cli-password-5b6c7d";

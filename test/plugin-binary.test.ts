@@ -13,25 +13,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform, type BuiltPlugin } from "../tools/build-plugin-binary.js";
 import { NODE_LINES, PLUGIN_LINE, majorOf, nodeRuntime, supportedLine } from "../tools/node-runtime.js";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
 
-interface Built {
-  binary: string;
-  archive: string;
-}
-interface BuildingNode {
-  platform: string;
-  arch: string;
-  version: string;
-  execPath: string;
-}
-const { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
-  buildPluginBinary(outDir: string): Promise<Built>;
-  pinnedBaseNode(building: BuildingNode, log?: (line: string) => void): Promise<string>;
-  platformArchiveName(version: string, platform: { os: string; arch: string }): string;
-  pulumiPlatform(): { os: string; arch: string };
-};
 
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "binary-password-3c4d5e";
@@ -98,7 +83,7 @@ function probeInBinary(binary: string, dir: string, args: string[], probe: strin
 
 describe("the single-file plugin", () => {
   let outDir: string;
-  let built: Built;
+  let built: BuiltPlugin;
   let files: Awaited<ReturnType<typeof serveFiles>>;
   let server: ReferenceServer;
   let ws: PulumiWorkspace;

@@ -47,7 +47,7 @@ function examplesSection(root = ROOT) {
 
 /**
  * The YAML converter, built from the module that pins the YAML language host (tools/pulumi-yaml), as a pinned Go tool of the toolchain.
- * @param {ToolchainModule} toolchainModule
+ * @param {Pick<ToolchainModule, "PINNED_YAML_VERSION">} toolchainModule
  * @returns {import("pulumi-analytics/toolchain").PinnedGoTool}
  */
 function yamlConverterTool(toolchainModule) {
@@ -63,7 +63,8 @@ function yamlConverterTool(toolchainModule) {
 /**
  * Converts examples/yaml to TypeScript into `outDir` with the toolchain's CLI, the built plugin
  * (dist/native, through a shim on PATH) answering for the package's schema. Returns the files written.
- * @param {string} outDir @param {import("pulumi-analytics/toolchain").PulumiToolchain} toolchain @param {ToolchainModule} toolchainModule
+ * @param {string} outDir @param {import("pulumi-analytics/toolchain").PulumiToolchain} toolchain
+ * @param {Pick<ToolchainModule, "resolvePinnedGoTool" | "pulumiEnvironment" | "PINNED_YAML_VERSION">} toolchainModule
  * @returns {Promise<string[]>}
  */
 async function convertYamlExample(outDir, toolchain, toolchainModule) {
