@@ -12,26 +12,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform, type BuiltPlugin } from "../tools/build-plugin-binary.js";
 import { NODE_LINES, PLUGIN_LINE, majorOf, nodeRuntime, supportedLine } from "../tools/node-runtime.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { sharedReleaseFolder } from "./support/release-folder";
 
-interface Built {
-  binary: string;
-  archive: string;
-}
-interface BuildingNode {
-  platform: string;
-  arch: string;
-  version: string;
-  execPath: string;
-}
-const { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
-  buildPluginBinary(outDir: string): Promise<Built>;
-  pinnedBaseNode(building: BuildingNode, log?: (line: string) => void): Promise<string>;
-  platformArchiveName(version: string, platform: { os: string; arch: string }): string;
-  pulumiPlatform(): { os: string; arch: string };
-};
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 /** The Node.js release the single file embeds. */
@@ -44,7 +29,7 @@ const NO_NODE = { PATH: path.join(os.tmpdir(), "no-node-here") };
  * plugin the release ships, built once per test run (test/support/release-folder.ts) from a copy
  * of the checkout.
  */
-function unpackReleased(release: string, dir: string): Built {
+function unpackReleased(release: string, dir: string): BuiltPlugin {
   const archive = path.join(release, platformArchiveName(version, pulumiPlatform()));
   fs.mkdirSync(dir, { recursive: true });
   execFileSync("tar", ["-xzf", archive, "-C", dir]);
@@ -92,7 +77,7 @@ function probeInBinary(binary: string, dir: string, args: string[], probe: strin
 
 describe("the single-file plugin", () => {
   let outDir: string;
-  let built: Built;
+  let built: BuiltPlugin;
 
   beforeAll(async () => {
     outDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-binary-"));

@@ -11,16 +11,13 @@ import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { configKey, providerConfigSpec } from "../src/kinds";
 import * as toolchainModule from "../src/toolchain/pulumi-cli";
+import * as examples from "../tools/example-programs.js";
+import * as logo from "../tools/logo.js";
+import { projectIdentity } from "../tools/project-identity.js";
+import * as docs from "../tools/registry-docs.js";
 import { repoRoot } from "./support/pulumi-workspace";
 
-const docs = require("../tools/registry-docs.js") as { PAGES: Record<"index" | "installation", string>; indexPage(): string; installationPage(): string };
-const logo = require("../tools/logo.js") as { DOTNET_ICON_SIZE: number; LOGO_FILE: string; logoPng(size: number): Buffer; logoSvg(): string };
-const identity = (require("../tools/project-identity.js") as { projectIdentity(): Record<string, string> }).projectIdentity();
-const examples = require("../tools/example-programs.js") as {
-  CONVERTED_DIR: string;
-  EXAMPLE_PROGRAMS: Array<{ language: string; file: string }>;
-  convertYamlExample(outDir: string, toolchain: unknown, module: typeof toolchainModule): Promise<string[]>;
-};
+const identity = projectIdentity();
 
 const read = (file: string): string => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const schema = JSON.parse(read("src/native/schema.json")) as Record<string, unknown> & { name: string; version: string; keywords: string[]; resources: Record<string, { description: string }> };

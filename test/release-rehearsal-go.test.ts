@@ -16,11 +16,11 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { modulePath } from "../tools/go-module-proxy.js";
+import { goTag } from "../tools/publish.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
 
-const { modulePath } = require("../tools/go-module-proxy.js") as { modulePath(dir: string): string };
-const { goTag } = require("../tools/publish.js") as { goTag(): string };
 const toolchain = inject("pulumiToolchain");
 const MODULE = modulePath(path.join(repoRoot, "sdk"));
 /** The tag the workflow pushes (sdk/v<version>), and the repository the module is in (its path without the folder). */

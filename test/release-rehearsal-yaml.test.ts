@@ -14,9 +14,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { PulumiToolchain } from "../src/toolchain/pulumi-cli";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { yamlPackageFileName } from "../tools/release.js";
 import { copyExample, renameInFile, runLifecycle, serveFolder, startRehearsal, VERSION, PLATFORM_ARCHIVE, PLUGIN_DOWNLOAD_URL, type Rehearsal } from "./support/release-rehearsal";
 
-const { yamlPackageFileName } = require("../tools/release.js") as { yamlPackageFileName(version: string): string };
 const toolchain = inject("pulumiToolchain");
 const newest = inject("newestPulumiToolchain");
 

@@ -13,10 +13,10 @@ import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolvePinnedGoTool, type PinnedGoTool } from "../src/toolchain/pulumi-cli";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
+import { checkTag } from "../tools/publish.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { resolvePythonTool } from "./support/python-tool";
 
-const { checkTag } = require("../tools/publish.js") as { checkTag(ref: string, version?: string): string | undefined };
 
 const ACTIONLINT: PinnedGoTool = {
   name: "actionlint",

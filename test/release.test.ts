@@ -12,26 +12,16 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPluginArchive } from "../tools/build-plugin-archive.js";
+import { platformArchiveName, pulumiPlatform } from "../tools/build-plugin-binary.js";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
+import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../tools/node-sdk-package.js";
+import * as sboms from "../tools/release-sboms.js";
+import { javaSdkFiles, release, type ReleaseStep } from "../tools/release.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { resolvePythonEnv, type PythonEnv } from "./support/python-env";
 import { sharedReleaseFolder } from "./support/release-folder";
 
-type ReleaseStep = { name: string; run(ctx: { out: string; version: string }): void | Promise<void> };
-const { javaSdkFiles, release } = require("../tools/release.js") as {
-  javaSdkFiles(version: string): { jars: string[]; pom: string };
-  release(options: { out: string; steps: ReleaseStep[]; log(line: string): void }): Promise<string[]>;
-};
-const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
-const { BUILD_ONLY_FIELDS, buildNodeSdkPackage } = require("../tools/node-sdk-package.js") as {
-  BUILD_ONLY_FIELDS: string[];
-  buildNodeSdkPackage(options: { root: string; outDir: string }): string;
-};
-const { platformArchiveName, pulumiPlatform } = require("../tools/build-plugin-binary.js") as {
-  platformArchiveName(version: string, platform: { os: string; arch: string }): string;
-  pulumiPlatform(): { os: string; arch: string };
-};
-const sboms = require("../tools/release-sboms.js") as { sbomNames(version: string): { python: string; go: string; java: string } };
 const execFileAsync = promisify(execFile);
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };

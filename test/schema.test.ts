@@ -5,13 +5,8 @@
 import * as fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { KINDS, allowedValues, type KindSpec, enumTypeName, enumValueName, inputNames, inputRules, nativeTypeToken, outputNames, secretFieldNames } from "../src/kinds";
+import * as generator from "../tools/generate-schema.js";
 
-const generator = require("../tools/generate-schema.js") as {
-  SCHEMA_FILE: string;
-  DOWNLOAD_URL_VARIABLE: string;
-  schemaText(): string;
-  pluginDownloadUrl(manifest: unknown, env: Record<string, string | undefined>): string;
-};
 const manifest = JSON.parse(fs.readFileSync(`${__dirname}/../package.json`, "utf8")) as { repository: { url: string } };
 
 interface PropertySchema {

@@ -13,15 +13,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import * as toolchainModule from "../src/toolchain/pulumi-cli";
+import { PYTHON_SDK_FLOOR } from "../tools/generate-schema.js";
+import { LANGUAGES, generateSdks, listFiles } from "../tools/generate-sdks.js";
 import { repoRoot } from "./support/pulumi-workspace";
 
-const { LANGUAGES, generateSdks, listFiles } = require("../tools/generate-sdks.js") as {
-  LANGUAGES: string[];
-  generateSdks(outDir: string, toolchain: unknown, module: typeof toolchainModule): void;
-  listFiles(dir: string): string[];
-};
-
-const { PYTHON_SDK_FLOOR } = require("../tools/generate-schema.js") as { PYTHON_SDK_FLOOR: { pulumi: string; requiresPython: string } };
 const toolchain = inject("pulumiToolchain");
 const SDK = path.join(repoRoot, "sdk");
 

@@ -9,10 +9,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
+import { buildPluginArchive } from "../tools/build-plugin-archive.js";
 import { expectImportRefused, expectNoCredentialLeak, expectRejectedKey, expectRenameReplaces, output } from "./support/example-lifecycle";
 import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
 
-const { buildPluginArchive } = require("../tools/build-plugin-archive.js") as { buildPluginArchive(outDir: string): string };
 
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "yaml-password-7f8e9d";

@@ -21,7 +21,7 @@ const { writeTarGz } = require("./tar-gz.js");
 const ROOT = path.join(__dirname, "..");
 const PLUGIN = "pulumi-resource-analytics";
 
-/** The package's version. */
+/** The package's version. @returns {string} */
 function packageVersion() {
   return JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
 }
@@ -42,6 +42,7 @@ function sourceDateEpoch() {
 /**
  * Bundles dist/native/bin.js and what it loads into `outfile`, one CommonJS file starting
  * `#!/usr/bin/env node`; returns esbuild's metafile (the files bundled).
+ * @param {string} outfile
  */
 function bundlePlugin(outfile) {
   return esbuild.buildSync({
@@ -60,7 +61,10 @@ function bundlePlugin(outfile) {
   }).metafile;
 }
 
-/** Writes a plugin archive: the executable `source` at the root as `name`, beside LICENSE. */
+/**
+ * Writes a plugin archive: the executable `source` at the root as `name`, beside LICENSE.
+ * @param {string} archive @param {string} source @param {string} name
+ */
 function writePluginArchive(archive, source, name) {
   writeTarGz(
     archive,

@@ -93,13 +93,15 @@ function seaBlob(staging, node) {
   return path.join(staging, "sea-prep.blob");
 }
 
+/** @typedef {{ binary: string, archive: string }} BuiltPlugin The single-file executable and its plugin archive. */
+
 /**
  * Builds the executable and its archive into `outDir`; returns both paths. `options.node` names
  * another `node` executable to make it of (the bench compares Node.js releases); by default it is
  * the pinned one ({@link pinnedBaseNode}).
  * @param {string} [outDir]
  * @param {{ node?: string, log?: (line: string) => void }} [options]
- * @returns {Promise<{ binary: string, archive: string }>}
+ * @returns {Promise<BuiltPlugin>}
  */
 async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
   const platform = pulumiPlatform();

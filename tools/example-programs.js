@@ -18,6 +18,7 @@ const path = require("node:path");
 const { ROOT } = require("./project-identity.js");
 
 /** @typedef {{ language: string, label: string, file: string }} ExampleProgram */
+/** @typedef {typeof import("pulumi-analytics/toolchain")} ToolchainModule The built toolchain (dist/toolchain), as the scripts load it. */
 
 /** The program of each language, in the order the docs show the languages. @type {ExampleProgram[]} */
 const EXAMPLE_PROGRAMS = [
@@ -35,16 +36,20 @@ const EXAMPLE_TITLE = "An organization with a PostgreSQL data source";
 /** The folder `pulumi convert` writes the TypeScript project into. */
 const CONVERTED_DIR = "examples/typescript";
 
-/** A program's text, without a final newline. */
+/** A program's text, without a final newline. @type {(program: ExampleProgram, root?: string) => string} */
 const programText = (program, root = ROOT) => fs.readFileSync(path.join(root, program.file), "utf8").replace(/\n+$/, "");
 
-/** The examples section of a resource's description, as Pulumi's docs generator reads it: one fenced block per language. */
+/** The examples section of a resource's description, as Pulumi's docs generator reads it: one fenced block per language. @param {string} [root] */
 function examplesSection(root = ROOT) {
   const blocks = EXAMPLE_PROGRAMS.map((program) => `\`\`\`${program.language}\n${programText(program, root)}\n\`\`\``);
   return ["{{% examples %}}", "## Example Usage", "{{% example %}}", `### ${EXAMPLE_TITLE}`, "", blocks.join("\n"), "{{% /example %}}", "{{% /examples %}}"].join("\n");
 }
 
-/** The YAML converter, built from the module that pins the YAML language host (tools/pulumi-yaml), as a pinned Go tool of the toolchain. */
+/**
+ * The YAML converter, built from the module that pins the YAML language host (tools/pulumi-yaml), as a pinned Go tool of the toolchain.
+ * @param {Pick<ToolchainModule, "PINNED_YAML_VERSION">} toolchainModule
+ * @returns {import("pulumi-analytics/toolchain").PinnedGoTool}
+ */
 function yamlConverterTool(toolchainModule) {
   return {
     name: "pulumi-converter-yaml",
@@ -58,6 +63,9 @@ function yamlConverterTool(toolchainModule) {
 /**
  * Converts examples/yaml to TypeScript into `outDir` with the toolchain's CLI, the built plugin
  * (dist/native, through a shim on PATH) answering for the package's schema. Returns the files written.
+ * @param {string} outDir @param {import("pulumi-analytics/toolchain").PulumiToolchain} toolchain
+ * @param {Pick<ToolchainModule, "resolvePinnedGoTool" | "pulumiEnvironment" | "PINNED_YAML_VERSION">} toolchainModule
+ * @returns {Promise<string[]>}
  */
 async function convertYamlExample(outDir, toolchain, toolchainModule) {
   const converter = await toolchainModule.resolvePinnedGoTool(yamlConverterTool(toolchainModule));
@@ -81,10 +89,11 @@ async function convertYamlExample(outDir, toolchain, toolchainModule) {
 module.exports = { CONVERTED_DIR, EXAMPLE_PROGRAMS, EXAMPLE_TITLE, convertYamlExample, examplesSection, programText };
 
 if (require.main === module) {
+  /** @type {ToolchainModule} */
   const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
   toolchainModule
     .resolvePulumiToolchain()
-    .then(async (/** @type {{ pulumi: string }} */ toolchain) => {
+    .then(async (toolchain) => {
       const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-converted-"));
       try {
         const files = await convertYamlExample(staging, toolchain, toolchainModule);

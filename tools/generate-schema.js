@@ -20,26 +20,38 @@ const { examplesSection } = require("./example-programs.js");
 const { projectIdentity } = require("./project-identity.js");
 
 const ROOT = path.join(__dirname, "..");
+/** @typedef {typeof import("../src/kinds")} Kinds The built kind specs (dist/kinds). */
+/** @typedef {import("../src/kinds").KindSpec} KindSpec */
+/** @typedef {Kinds & { STATUS_OBSERVED_AT: string }} KindsWithStatus The kind specs and the name of the status output every resource has. */
+/** @typedef {{ type: string, secret?: true, default?: boolean }} SchemaField A field of a kind spec or a provider setting, as a schema property shows it. */
+/** @typedef {{ version: string, description: string, license: string, repository: { url: string } }} Manifest What the schema takes from package.json. */
+/** @typedef {ReturnType<typeof generateSchema>} PackageSchema The package schema this script writes. */
+
 /** Where the generated schema is committed; the plugin ships it from dist/native. */
 const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 
-/** The doc comment text of a node, its wrapped lines joined (paragraphs kept); "" when it has none. */
+/** The doc comment text of a node, its wrapped lines joined (paragraphs kept); "" when it has none. @param {import("typescript").Node} node */
 function docOf(node) {
   const docs = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc);
   const text = docs.map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "").join("\n\n").trim();
   return text.replace(/([^\n])\n(?=[^\n])/g, "$1 ");
 }
 
-/** Parses a source file of the repository. */
+/** Parses a source file of the repository. @param {string} relative */
 function parse(relative) {
   const file = path.join(ROOT, relative);
   return ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
 }
 
-/** The object literal that `name` is declared as (`export const name = { ... }`), in `source`. */
+/**
+ * The object literal that `name` is declared as (`export const name = { ... }`), in `source`.
+ * @param {import("typescript").SourceFile} source @param {string} name
+ * @returns {import("typescript").ObjectLiteralExpression}
+ */
 function declaredObject(source, name) {
+  /** @type {import("typescript").ObjectLiteralExpression | undefined} */
   let found;
-  source.forEachChild(function visit(node) {
+  source.forEachChild(function visit(/** @type {import("typescript").Node} */ node) {
     if (ts.isVariableDeclaration(node) && node.name.getText() === name && node.initializer) {
       let init = node.initializer;
       while (ts.isSatisfiesExpression(init) || ts.isAsExpression(init)) init = init.expression;
@@ -51,7 +63,11 @@ function declaredObject(source, name) {
   return found;
 }
 
-/** The doc comments of an object literal's properties (or of the object under `key`), by property name. */
+/**
+ * The doc comments of an object literal's properties (or of the object under `key`), by property name.
+ * @param {import("typescript").ObjectLiteralExpression} object @param {string} [key]
+ * @returns {Record<string, string>}
+ */
 function propertyDocs(object, key) {
   let target = object;
   if (key) {
@@ -62,8 +78,9 @@ function propertyDocs(object, key) {
   return Object.fromEntries(target.properties.map((p) => [p.name?.getText() ?? "", docOf(p)]));
 }
 
-/** The doc comment of the class `name` declared in `source`. */
+/** The doc comment of the class `name` declared in `source`. @param {import("typescript").SourceFile} source @param {string} name */
 function classDoc(source, name) {
+  /** @type {string | undefined} */
   let doc;
   source.forEachChild((node) => {
     if (ts.isClassDeclaration(node) && node.name?.text === name) doc = docOf(node);
@@ -72,8 +89,12 @@ function classDoc(source, name) {
   return doc;
 }
 
-/** The doc comment of the member `member` of the interface `name` declared in `source`. */
+/**
+ * The doc comment of the member `member` of the interface `name` declared in `source`.
+ * @param {import("typescript").SourceFile} source @param {string} name @param {string} member
+ */
 function interfaceMemberDoc(source, name, member) {
+  /** @type {string | undefined} */
   let doc;
   source.forEachChild((node) => {
     if (!ts.isInterfaceDeclaration(node) || node.name.text !== name) return;
@@ -83,7 +104,7 @@ function interfaceMemberDoc(source, name, member) {
   return doc;
 }
 
-/** A schema property of a spec field. */
+/** A schema property of a spec field. @param {SchemaField} field @param {string} description @param {{ replaceOnChanges?: true }} [extra] */
 function property(field, description, extra = {}) {
   return {
     type: field.type,
@@ -94,13 +115,14 @@ function property(field, description, extra = {}) {
   };
 }
 
-/** The schema's reference to an enum type. */
+/** The schema's reference to an enum type. @type {(token: string) => { $ref: string }} */
 const typeRef = (token) => ({ $ref: `#/types/${token}` });
 
 /**
  * The schema property of an input: its doc comment followed by the rules the spec sets for it
  * (kinds.inputRules). A closed input takes its enum type or any string, so programs that pass
  * the plain value keep compiling in every language; the engine sees the same string either way.
+ * @param {Kinds} kinds @param {KindSpec} spec @param {string} name @param {string | undefined} doc @param {{ replaceOnChanges?: true }} [extra]
  */
 function inputProperty(kinds, spec, name, doc, extra = {}) {
   const field = spec.inputs[name];
@@ -110,13 +132,17 @@ function inputProperty(kinds, spec, name, doc, extra = {}) {
   return { ...rest, oneOf: [{ type: "string" }, typeRef(enumToken(kinds, spec, name))] };
 }
 
-/** The token of a closed input's enum type, e.g. `analytics:index:DataSourceType`. */
+/** The token of a closed input's enum type, e.g. `analytics:index:DataSourceType`. @param {Kinds} kinds @param {KindSpec} spec @param {string} name */
 function enumToken(kinds, spec, name) {
   return `${kinds.PULUMI_MODULE}:index:${kinds.enumTypeName(spec, name)}`;
 }
 
-/** The enum types of every closed input of every kind, by token: each value named and described as the spec does. */
+/**
+ * The enum types of every closed input of every kind, by token: each value named and described as the spec does.
+ * @param {Kinds} kinds
+ */
 function enumTypes(kinds) {
+  /** @type {Record<string, { type: "string", description: string, enum: { name: string, value: string, description: string }[] }>} */
   const types = {};
   for (const spec of kinds.allKindSpecs()) {
     const docs = propertyDocs(declaredObject(kindSource(spec), `${spec.kind}Spec`), "inputs");
@@ -129,18 +155,20 @@ function enumTypes(kinds) {
   return types;
 }
 
-/** The parsed spec file of a kind: kind `dataSource` is declared as `dataSourceSpec` in src/kinds/data-source.ts. */
+/** The parsed spec file of a kind: kind `dataSource` is declared as `dataSourceSpec` in src/kinds/data-source.ts. @param {KindSpec} spec */
 function kindSource(spec) {
   return parse(path.join("src", "kinds", `${kebab(spec.kind)}.ts`));
 }
 
-/** The schema of one kind's resource. */
+/** The schema of one kind's resource. @param {KindSpec} spec @param {KindsWithStatus} kinds @param {string} statusDoc */
 function resourceSchema(spec, kinds, statusDoc) {
   const object = declaredObject(kindSource(spec), `${spec.kind}Spec`);
   const inputDocs = propertyDocs(object, "inputs");
   const outputDocs = propertyDocs(object, "outputs");
+  /** @type {Record<string, ReturnType<typeof inputProperty>>} */
   const inputProperties = {};
   for (const name of Object.keys(spec.inputs)) inputProperties[name] = inputProperty(kinds, spec, name, inputDocs[name], { replaceOnChanges: true });
+  /** @type {Record<string, ReturnType<typeof property>>} */
   const properties = {};
   for (const [name, field] of Object.entries(spec.outputs)) if (name !== "id") properties[name] = property(field, outputDocs[name]);
   properties[kinds.STATUS_OBSERVED_AT] = { type: "string", description: statusDoc };
@@ -161,7 +189,7 @@ function resourceSchema(spec, kinds, statusDoc) {
   };
 }
 
-/** `dataSource` → `data-source`. */
+/** `dataSource` → `data-source`. @param {string} name */
 function kebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
@@ -174,6 +202,7 @@ const DOWNLOAD_URL_VARIABLE = "ANALYTICS_PLUGIN_DOWNLOAD_URL";
  * that version (the engine fills in `${VERSION}` and appends
  * `pulumi-resource-<name>-v<version>-<os>-<arch>.tar.gz`), or the mirror named by
  * `ANALYTICS_PLUGIN_DOWNLOAD_URL`.
+ * @param {{ repository: { url: string } }} manifest @param {NodeJS.ProcessEnv} [env]
  */
 function pluginDownloadUrl(manifest, env = process.env) {
   const mirror = env[DOWNLOAD_URL_VARIABLE];
@@ -186,12 +215,16 @@ function pluginDownloadUrl(manifest, env = process.env) {
 
 /** The package schema, from the built specs in dist/kinds and the doc comments in src. */
 function generateSchema() {
+  /** @type {Kinds} */
   const kinds = require(path.join(ROOT, "dist", "kinds"));
+  /** @type {typeof import("../src/resources/status")} */
   const status = require(path.join(ROOT, "dist", "resources", "status"));
+  /** @type {Manifest} */
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
   const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
   const settings = Object.fromEntries(Object.entries(kinds.providerConfigSpec).map(([name, field]) => [name, property(field, configDocs[name])]));
+  /** @type {Record<string, ReturnType<typeof resourceSchema>>} */
   const resources = {};
   for (const spec of kinds.allKindSpecs()) resources[kinds.nativeTypeToken(spec)] = resourceSchema(spec, { ...kinds, STATUS_OBSERVED_AT: status.STATUS_OBSERVED_AT }, statusDoc);
   const identity = projectIdentity(manifest);
@@ -232,6 +265,7 @@ const PYTHON_SDK_FLOOR = { pulumi: "3.165.0", requiresPython: ">=3.9" };
  * to sdk/): the Go import path (the module sdk/go.mod declares), the .NET root namespace, the
  * Python distribution and the npm name of the generated Node.js SDK (not the npm package this
  * repository publishes, which does not ship sdk/).
+ * @param {string} name @param {Manifest} manifest
  */
 function languageSections(name, manifest) {
   const identity = projectIdentity(manifest);
@@ -254,6 +288,7 @@ function languageSections(name, manifest) {
 /**
  * The Python SDK's README (its wheel's long description, which PyPI shows): what the package is
  * and where its documentation is.
+ * @param {Manifest} manifest @param {import("./project-identity.js").ProjectIdentity} identity
  */
 function pythonReadme(manifest, identity) {
   return [

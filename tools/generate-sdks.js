@@ -27,6 +27,11 @@ const path = require("node:path");
 const { DOTNET_ICON_SIZE, logoPng } = require("./logo.js");
 const { projectIdentity } = require("./project-identity.js");
 
+/** @typedef {import("./generate-schema.js").PackageSchema} PackageSchema */
+/** @typedef {import("pulumi-analytics/toolchain").PulumiToolchain} PulumiToolchain */
+/** @typedef {typeof import("pulumi-analytics/toolchain")} ToolchainModule The built toolchain (dist/toolchain). */
+/** @typedef {{ artifactId: string, version: string }} MavenPlugin */
+
 const ROOT = path.join(__dirname, "..");
 const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 /** The generated directories under sdk/, each replaced as a whole. */
@@ -35,10 +40,10 @@ const LANGUAGES = ["go", "python", "nodejs", "dotnet", "java"];
 /** The one compile-time dependency the generated Java code has besides com.pulumi:pulumi (javax.annotation.Nullable): the generator's default, which its Gradle file would declare. */
 const JSR305 = { groupId: "com.google.code.findbugs", artifactId: "jsr305", version: "3.0.2" };
 
-/** Escapes text for an XML element. */
+/** Escapes text for an XML element. @type {(text: string) => string} */
 const xml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-/** Where each license the schema may name is published, for the POM (Maven Central asks for its URL). */
+/** Where each license the schema may name is published, for the POM (Maven Central asks for its URL). @type {Record<string, string>} */
 const LICENSE_URLS = { "Apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0.txt" };
 
 /**
@@ -53,11 +58,11 @@ const MAVEN_PLUGINS = {
   javadoc: { artifactId: "maven-javadoc-plugin", version: "3.12.0" },
 };
 
-/** One `<plugin>` of the POM, with its inner XML (executions, configuration). */
+/** One `<plugin>` of the POM, with its inner XML (executions, configuration). @type {(plugin: MavenPlugin, inner?: string) => string} */
 const mavenPlugin = ({ artifactId, version }, inner = "") =>
   `      <plugin>\n        <groupId>org.apache.maven.plugins</groupId>\n        <artifactId>${artifactId}</artifactId>\n        <version>${version}</version>\n${inner}      </plugin>\n`;
 
-/** The `<execution>` of a plugin's goal, bound to `package`. */
+/** The `<execution>` of a plugin's goal, bound to `package`. @type {(id: string, goal: string) => string} */
 const packageExecution = (id, goal) =>
   `        <executions>\n          <execution>\n            <id>${id}</id>\n            <goals><goal>${goal}</goal></goals>\n          </execution>\n        </executions>\n`;
 
@@ -65,11 +70,15 @@ const packageExecution = (id, goal) =>
  * The javadoc jar's configuration: no timestamp in the pages and a fixed footer (the default one
  * names the current year), so two builds of a commit give the same bytes; no link detection (it
  * would fetch the JDK's package list) and no doclint (the generated comments are the schema's).
+ * @type {(license: string) => string}
  */
 const JAVADOC_CONFIGURATION = (license) =>
   `        <configuration>\n          <notimestamp>true</notimestamp>\n          <bottom>${xml(license)}</bottom>\n          <detectJavaApiLink>false</detectJavaApiLink>\n          <doclint>none</doclint>\n          <quiet>true</quiet>\n        </configuration>\n`;
 
-/** The POM's project metadata Maven Central asks for: name, url, licenses, developers, scm. */
+/**
+ * The POM's project metadata Maven Central asks for: name, url, licenses, developers, scm.
+ * @param {Pick<PackageSchema, "displayName" | "description" | "license">} schema @param {import("./project-identity.js").ProjectIdentity} identity
+ */
 function pomMetadata({ displayName, description, license }, identity) {
   const licenseUrl = LICENSE_URLS[license];
   if (licenseUrl === undefined) throw new Error(`No license URL known for ${license}: add it to LICENSE_URLS in tools/generate-sdks.js.`);
@@ -103,8 +112,10 @@ function pomMetadata({ displayName, description, license }, identity) {
  * tools/project-identity.js) at the schema's version, compiled for Java 11 (the generator's Gradle
  * toolchain) against com.pulumi:pulumi of pulumi-java `javaSdkVersion`, which programs get with it;
  * `mvn package` writes the jar, the sources jar and the javadoc jar.
+ * @param {PackageSchema} schema @param {string} javaSdkVersion @param {import("./project-identity.js").ProjectIdentity} [identity]
  */
 function javaPom(schema, javaSdkVersion, identity = projectIdentity()) {
+  /** @type {(d: { groupId: string, artifactId: string, version: string }) => string} */
   const dependency = (d) => `    <dependency>\n      <groupId>${d.groupId}</groupId>\n      <artifactId>${d.artifactId}</artifactId>\n      <version>${d.version}</version>\n    </dependency>\n`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!-- Written by tools/generate-sdks.js with the SDK pulumi-language-java generates from src/native/schema.json: do not edit. -->
@@ -136,6 +147,7 @@ ${mavenPlugin(MAVEN_PLUGINS.compiler)}${mavenPlugin(MAVEN_PLUGINS.jar)}${mavenPl
  * the npm package's author and the Python project's author, and the Python README where
  * pyproject.toml's `readme` looks for it (the generator writes it inside the package, so the
  * wheel had no long description). The .NET icon is the project's logo as PNG.
+ * @param {string} staging @param {PackageSchema} schema
  */
 function completeMetadata(staging, schema) {
   const nodeManifest = path.join(staging, "nodejs", "package.json");
@@ -160,8 +172,10 @@ function completeMetadata(staging, schema) {
  * `./` import of a subdirectory's file that names no file beside it but one at the package's root
  * to the path of that root file, which is what the fixed generator writes; files at the root are
  * left as they are, so the output is the same whichever Go built the host.
+ * @param {string} nodeDir
  */
 function fixNodeRootImports(nodeDir) {
+  /** @type {(base: string) => boolean} */
   const exists = (base) => [".ts", "/index.ts"].some((ext) => fs.existsSync(`${base}${ext}`));
   for (const file of listFiles(nodeDir)) {
     if (!file.endsWith(".ts") || !file.includes("/")) continue;
@@ -176,10 +190,11 @@ function fixNodeRootImports(nodeDir) {
   }
 }
 
-/** Files under `dir`, relative, with `/` separators, sorted. */
+/** Files under `dir`, relative, with `/` separators, sorted. @param {string} dir */
 function listFiles(dir) {
+  /** @type {string[]} */
   const out = [];
-  (function walk(rel) {
+  (function walk(/** @type {string} */ rel) {
     for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(child);
@@ -190,14 +205,25 @@ function listFiles(dir) {
 }
 
 /**
+ * Throws unless `toolchain` has the Go, Python and Java hosts and the C# generator.
+ * @param {PulumiToolchain} toolchain
+ * @returns {asserts toolchain is PulumiToolchain & Required<Pick<PulumiToolchain, "goLanguageHost" | "pythonLanguageHost" | "dotnetGenerator" | "javaLanguageHost">>}
+ */
+function requireGenerators(toolchain) {
+  for (const what of /** @type {const} */ (["goLanguageHost", "pythonLanguageHost", "dotnetGenerator", "javaLanguageHost"])) {
+    if (!toolchain[what]) throw new Error(`The Pulumi toolchain has no ${what}; see docs/toolchain.md (the language hosts).`);
+  }
+}
+
+/**
  * Generates the SDKs of {@link LANGUAGES} into `outDir` (sdk/go, sdk/python, ...), each directory
  * replaced whole. `toolchain` is a resolved PulumiToolchain with its Go, Python and Java hosts and
  * the C# generator; `module` is the toolchain module (src/toolchain/pulumi-cli).
+ * @param {string} outDir @param {PulumiToolchain} toolchain @param {Pick<ToolchainModule, "pulumiEnvironment" | "PINNED_JAVA_VERSION">} module
  */
 function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSION }) {
-  for (const what of ["goLanguageHost", "pythonLanguageHost", "dotnetGenerator", "javaLanguageHost"]) {
-    if (!toolchain[what]) throw new Error(`The Pulumi toolchain has no ${what}; see docs/toolchain.md (the language hosts).`);
-  }
+  requireGenerators(toolchain);
+  /** @type {PackageSchema} */
   const schema = JSON.parse(fs.readFileSync(SCHEMA_FILE, "utf8"));
   const { version } = schema;
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-sdks-"));
@@ -232,6 +258,7 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
 module.exports = { LANGUAGES, MAVEN_PLUGINS, generateSdks, javaPom, listFiles, fixNodeRootImports };
 
 if (require.main === module) {
+  /** @type {ToolchainModule} */
   const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
   const outDir = path.resolve(process.argv[2] ?? path.join(ROOT, "sdk"));
   toolchainModule.resolvePulumiToolchain().then(
@@ -239,7 +266,7 @@ if (require.main === module) {
       generateSdks(outDir, toolchain, toolchainModule);
       process.stdout.write(`wrote ${LANGUAGES.map((l) => path.relative(process.cwd(), path.join(outDir, l))).join(", ")}\n`);
     },
-    (err) => {
+    (/** @type {unknown} */ err) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);
     },

@@ -12,14 +12,17 @@ const fs = require("node:fs");
 const path = require("node:path");
 const zlib = require("node:zlib");
 
-/** The module path declared in `<dir>/go.mod`. */
+/** The module path declared in `<dir>/go.mod`. @param {string} dir @returns {string} */
 function modulePath(dir) {
   const match = /^module\s+(\S+)/m.exec(fs.readFileSync(path.join(dir, "go.mod"), "utf8"));
   if (!match) throw new Error(`${path.join(dir, "go.mod")} declares no module`);
   return match[1];
 }
 
-/** The files of the module in `dir` (relative, sorted): tracked by git, outside nested modules. */
+/**
+ * The files of the module in `dir` (relative, sorted): tracked by git, outside nested modules.
+ * @param {string} root @param {string} dir
+ */
 function moduleFiles(root, dir) {
   const rel = path.relative(root, dir);
   const tracked = execFileSync("git", ["ls-files", "-z", "--", rel], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
@@ -28,15 +31,21 @@ function moduleFiles(root, dir) {
   return inside.filter((file) => !nested.some((prefix) => file.startsWith(prefix)) && !/(^|\/)(\.git|\.hg|\.svn|\.bzr|vendor)\//.test(file)).sort();
 }
 
-/** A zip archive of `entries` (name, data), deflated, each stamped 1980-01-01 00:00. */
+/**
+ * A zip archive of `entries` (name, data), deflated, each stamped 1980-01-01 00:00.
+ * @param {{ name: string, data: Buffer }[]} entries
+ */
 function zip(entries) {
+  /** @type {Buffer[]} */
   const locals = [];
+  /** @type {Buffer[]} */
   const centrals = [];
   let offset = 0;
   for (const { name, data } of entries) {
     const nameBytes = Buffer.from(name, "utf8");
     const deflated = zlib.deflateRawSync(data, { level: 9 });
     const crc = zlib.crc32(data);
+    /** @type {(b: Buffer, at: number) => void} */
     const common = (b, at) => {
       b.writeUInt16LE(20, at); // version needed
       b.writeUInt16LE(0x0800, at + 2); // UTF-8 names
@@ -73,6 +82,8 @@ function zip(entries) {
 /**
  * Writes the module in `dir` (inside the git work tree `root`) at `version` (e.g. v0.1.0) under
  * `outDir` in the proxy layout; `time` is the .info's Time. Returns the files written.
+ * @param {{ root: string, dir: string, version: string, time: Date, outDir: string }} module
+ * @returns {string[]}
  */
 function writeGoModuleProxy({ root, dir, version, time, outDir }) {
   const module = modulePath(dir);

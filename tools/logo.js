@@ -36,7 +36,7 @@ function logoSvg() {
   return [`<svg xmlns="http://www.w3.org/2000/svg" width="${SIZE}" height="${SIZE}" viewBox="0 0 ${SIZE} ${SIZE}">`, "  <title>analytics</title>", ...rects, "</svg>", ""].join("\n");
 }
 
-/** Whether the point (x, y), in user units, is inside a rounded rectangle. */
+/** Whether the point (x, y), in user units, is inside a rounded rectangle. @param {Shape} shape @param {number} x @param {number} y */
 function inside(shape, x, y) {
   const { x: left, y: top, width, height, radius } = shape;
   if (x < left || y < top || x >= left + width || y >= top + height) return false;
@@ -45,10 +45,14 @@ function inside(shape, x, y) {
   return dx * dx + dy * dy <= radius * radius;
 }
 
-/** A `#RRGGBB` colour's channels. */
+/** A `#RRGGBB` colour's channels. @type {(hex: string) => number[]} */
 const channels = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-/** One pixel's RGBA: the topmost shape at each of 8x8 sample points, averaged (premultiplied, then divided). */
+/**
+ * One pixel's RGBA: the topmost shape at each of 8x8 sample points, averaged (premultiplied, then divided).
+ * @param {number} px @param {number} py @param {number} scale
+ * @returns {number[]}
+ */
 function pixel(px, py, scale) {
   const samples = 8;
   const sum = [0, 0, 0, 0];
@@ -66,7 +70,7 @@ function pixel(px, py, scale) {
   return [...sum.slice(0, 3).map((c) => (sum[3] === 0 ? 0 : Math.round((c * 255) / sum[3]))), Math.round(alpha)];
 }
 
-/** CRC-32 of a buffer, as PNG chunks need. */
+/** CRC-32 of a buffer, as PNG chunks need. @param {Buffer} buffer */
 function crc32(buffer) {
   let crc = ~0;
   for (const byte of buffer) {
@@ -76,8 +80,9 @@ function crc32(buffer) {
   return ~crc >>> 0;
 }
 
-/** A zlib stream of `data` in stored (uncompressed) blocks, with its Adler-32. */
+/** A zlib stream of `data` in stored (uncompressed) blocks, with its Adler-32. @param {Buffer} data */
 function storedZlib(data) {
+  /** @type {Buffer[]} */
   const parts = [Buffer.from([0x78, 0x01])];
   for (let offset = 0; offset < data.length || offset === 0; offset += 65535) {
     const block = data.subarray(offset, offset + 65535);
@@ -99,7 +104,7 @@ function storedZlib(data) {
   return Buffer.concat([...parts, adler]);
 }
 
-/** A PNG chunk: length, type, data, CRC. */
+/** A PNG chunk: length, type, data, CRC. @param {string} type @param {Buffer} data */
 function chunk(type, data) {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
@@ -109,8 +114,9 @@ function chunk(type, data) {
   return Buffer.concat([length, body, crc]);
 }
 
-/** The logo as a `size`×`size` RGBA PNG. */
+/** The logo as a `size`×`size` RGBA PNG. @param {number} size @returns {Buffer} */
 function logoPng(size) {
+  /** @type {Buffer[]} */
   const rows = [];
   for (let y = 0; y < size; y++) {
     const row = [0]; // filter: none

@@ -18,7 +18,10 @@ const path = require("node:path");
 /** The fields of the generated package.json that only building the SDK from source needs. */
 const BUILD_ONLY_FIELDS = ["scripts", "devDependencies"];
 
-/** The package.json of the tarball: the generated one without {@link BUILD_ONLY_FIELDS}. */
+/**
+ * The package.json of the tarball: the generated one without {@link BUILD_ONLY_FIELDS}.
+ * @param {Record<string, unknown>} generated
+ */
 function publishedManifest(generated) {
   const manifest = { ...generated };
   for (const field of BUILD_ONLY_FIELDS) delete manifest[field];
@@ -28,6 +31,8 @@ function publishedManifest(generated) {
 /**
  * Compiles `<root>/sdk/nodejs` in a staging copy and packs it into `outDir` with `npm pack`;
  * returns the tarball's path (`pulumi-analytics-analytics-<version>.tgz` for the scoped name).
+ * @param {{ root: string, outDir: string }} where
+ * @returns {string}
  */
 function buildNodeSdkPackage({ root, outDir }) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-nodejs-"));

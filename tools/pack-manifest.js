@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * `prepack`/`postpack` hook: the packed package.json leaves out the `prepare` script.
  *
@@ -15,7 +16,7 @@ const path = require("node:path");
 const manifest = path.join(__dirname, "..", "package.json");
 const original = `${manifest}.original`;
 
-/** Replaces `file` with `text` by rename, so a reader never sees half a file. */
+/** Replaces `file` with `text` by rename, so a reader never sees half a file. @param {string} file @param {string} text */
 function writeAtomically(file, text) {
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, text);

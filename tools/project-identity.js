@@ -51,7 +51,7 @@ function projectIdentity(manifest = readManifest()) {
   const repository = manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
   const match = /^https:\/\/github\.com\/([^/]+)\/([^/]+)$/.exec(repository);
   if (!match) throw new Error(`package.json repository.url must be a GitHub repository, got ${manifest.repository.url}`);
-  const [, owner, name] = /** @type {[string, string, string]} */ (/** @type {unknown} */ (match));
+  const [, owner, name] = match;
   return {
     repository,
     goRepository: repository.replace(/^https:\/\//, ""),

@@ -33,13 +33,18 @@ const os = require("node:os");
 const path = require("node:path");
 const { modulePath } = require("./go-module-proxy.js");
 
+/** @typedef {Record<string, string>} CommandOptions The `--name value` pairs of a command line, by name. */
+
 const ROOT = path.join(__dirname, "..");
 const windows = process.platform === "win32";
 
-/** The version of the release: package.json's. */
+/** The version of the release: package.json's. @type {() => string} */
 const releaseVersion = () => JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
 
-/** Runs `command args`, its output passed through; a failure throws with the command's name. */
+/**
+ * Runs `command args`, its output passed through; a failure throws with the command's name.
+ * @param {string} command @param {string[]} args @param {import("node:child_process").ExecFileSyncOptions} [options]
+ */
 function run(command, args, options = {}) {
   execFileSync(command, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], shell: windows, ...options });
 }
@@ -48,6 +53,8 @@ function run(command, args, options = {}) {
  * The release tag's check: a tag ref must be `refs/tags/v<version>` of package.json, since the
  * plugin's download URL and every SDK carry that version; another ref (a manual run on a branch)
  * passes and publishes nothing. Returns the tag, or undefined for a branch.
+ * @param {string} ref @param {string} [version]
+ * @returns {string | undefined}
  */
 function checkTag(ref, version = releaseVersion()) {
   if (!ref.startsWith("refs/tags/")) return undefined;
@@ -56,18 +63,19 @@ function checkTag(ref, version = releaseVersion()) {
   return tag;
 }
 
-/** The file `npm pack` names a package's tarball: the name without its `@`, `/` as `-`. */
+/** The file `npm pack` names a package's tarball: the name without its `@`, `/` as `-`. @type {(name: string, version: string) => string} */
 const npmTarballName = (name, version) => `${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
 
 /** The npm packages of a release: the dynamic classes (package.json) and the native types (sdk/nodejs). */
 function npmPackages() {
   return ["package.json", "sdk/nodejs/package.json"].map((file) => {
+    /** @type {{ name: string, version: string }} */
     const { name, version } = JSON.parse(fs.readFileSync(path.join(ROOT, file), "utf8"));
     return { name, version, tarball: npmTarballName(name, version) };
   });
 }
 
-/** `npm publish` of each tarball of the release folder to `registry`, public. */
+/** `npm publish` of each tarball of the release folder to `registry`, public. @param {CommandOptions} options */
 function publishNpm({ release, registry }) {
   for (const { tarball } of npmPackages()) {
     run(windows ? "npm.cmd" : "npm", ["publish", path.join(release, tarball), "--registry", registry, "--access", "public"]);
@@ -77,6 +85,7 @@ function publishNpm({ release, registry }) {
 /** The Python SDK's distribution name and version, from sdk/python/pyproject.toml. */
 function pythonProject() {
   const text = fs.readFileSync(path.join(ROOT, "sdk", "python", "pyproject.toml"), "utf8");
+  /** @type {(key: string) => string | undefined} */
   const field = (key) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]+)"`, "m").exec(text)?.[1];
   const name = field("name");
   const version = field("version");
@@ -84,7 +93,7 @@ function pythonProject() {
   return { name, version };
 }
 
-/** The sdist and the wheel of the release folder (their names normalized as PEP 625 and 427 say). */
+/** The sdist and the wheel of the release folder (their names normalized as PEP 625 and 427 say). @param {string} release */
 function pythonDistributions(release) {
   const { name, version } = pythonProject();
   const stem = `${name.replace(/[-_.]+/g, "_").toLowerCase()}-${version}`;
@@ -93,7 +102,7 @@ function pythonDistributions(release) {
   return files.sort().map((file) => path.join(release, file));
 }
 
-/** `twine upload` of the sdist and the wheel to `registry` (an upload URL, e.g. PyPI's legacy API). */
+/** `twine upload` of the sdist and the wheel to `registry` (an upload URL, e.g. PyPI's legacy API). @param {CommandOptions} options */
 function publishPypi({ release, registry, python = "python3" }) {
   run(python, ["-m", "twine", "upload", "--non-interactive", "--repository-url", registry, ...pythonDistributions(release)]);
 }
@@ -101,16 +110,18 @@ function publishPypi({ release, registry, python = "python3" }) {
 /** The Java SDK's coordinates, from sdk/java/pom.xml (its own elements, not its parent's or dependencies'). */
 function javaCoordinates() {
   const pom = fs.readFileSync(path.join(ROOT, "sdk", "java", "pom.xml"), "utf8").replace(/<(dependencies|build|parent)>[\s\S]*?<\/\1>/g, "");
+  /** @type {(name: string) => string | undefined} */
   const element = (name) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(pom)?.[1];
   const [groupId, artifactId, version] = ["groupId", "artifactId", "version"].map(element);
   if (!groupId || !artifactId || !version) throw new Error("sdk/java/pom.xml names no groupId, artifactId or version");
   return { groupId, artifactId, version };
 }
 
-/** The release folder's Java files: the POM, the jar and, when the release has them, the sources and javadoc jars. */
+/** The release folder's Java files: the POM, the jar and, when the release has them, the sources and javadoc jars. @param {string} release */
 function javaFiles(release) {
   const { artifactId, version } = javaCoordinates();
   const base = path.join(release, `${artifactId}-${version}`);
+  /** @type {(suffix: string) => string[]} */
   const optional = (suffix) => (fs.existsSync(`${base}-${suffix}.jar`) ? [`-D${suffix}=${base}-${suffix}.jar`] : []);
   return [`-DpomFile=${base}.pom`, `-Dfile=${base}.jar`, ...optional("sources"), ...optional("javadoc")];
 }
@@ -121,7 +132,7 @@ const MAVEN_SIGN_AND_DEPLOY = "org.apache.maven.plugins:maven-gpg-plugin:3.2.8:s
 /** Maven settings naming the repository `publish`, its credentials read by Maven from the environment. */
 const MAVEN_SETTINGS = `<settings><servers><server><id>publish</id><username>\${env.MAVEN_USERNAME}</username><password>\${env.MAVEN_PASSWORD}</password></server></servers></settings>\n`;
 
-/** Signs the Java SDK's files and deploys them with their signatures to the Maven repository `registry`. */
+/** Signs the Java SDK's files and deploys them with their signatures to the Maven repository `registry`. @param {CommandOptions} options */
 function publishMaven({ release, registry }) {
   const settings = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "analytics-publish-maven-")), "settings.xml");
   try {
@@ -133,20 +144,20 @@ function publishMaven({ release, registry }) {
   }
 }
 
-/** The Go SDK's tag: its module's folder and the release's version, as Go resolves a module in a subdirectory. */
+/** The Go SDK's tag: its module's folder and the release's version, as Go resolves a module in a subdirectory. @param {string} [version] */
 function goTag(version = releaseVersion()) {
   const dir = path.join(ROOT, "sdk");
   modulePath(dir);
   return `${path.relative(ROOT, dir).split(path.sep).join("/")}/v${version}`;
 }
 
-/** Pushes the tag `sdk/v<version>` on this checkout's HEAD to the git remote `remote`. */
+/** Pushes the tag `sdk/v<version>` on this checkout's HEAD to the git remote `remote`. @param {CommandOptions} options */
 function publishGo({ remote }) {
   const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
   run("git", ["push", remote, `${commit}:refs/tags/${goTag()}`]);
 }
 
-/** `dotnet pack` of sdk/dotnet into `out`, then `dotnet nuget push` of the package to `registry`. */
+/** `dotnet pack` of sdk/dotnet into `out`, then `dotnet nuget push` of the package to `registry`. @param {CommandOptions} options */
 function publishNuget({ registry, out }) {
   run("dotnet", ["pack", path.join(ROOT, "sdk", "dotnet"), "--configuration", "Release", "--output", out]);
   const packages = fs.readdirSync(out).filter((file) => file.endsWith(".nupkg") && !file.endsWith(".symbols.nupkg"));
@@ -160,6 +171,7 @@ function publishNuget({ registry, out }) {
  * Hands what `maven` deployed to the Central Portal's OSSRH staging API over to the Portal, which
  * validates and publishes it (`publishing_type=automatic`): a POST naming the POM's groupId as the
  * namespace, with the Portal user token of MAVEN_USERNAME and MAVEN_PASSWORD.
+ * @param {CommandOptions} options
  */
 async function centralPortal({ api }) {
   const { groupId } = javaCoordinates();
@@ -169,10 +181,12 @@ async function centralPortal({ api }) {
   if (!response.ok) throw new Error(`${url.origin} answered ${response.status}: ${await response.text()}`);
 }
 
+/** The publish commands, by the registry kind the command line names. @type {Record<string, (options: CommandOptions) => void | Promise<void>>} */
 const COMMANDS = { npm: publishNpm, pypi: publishPypi, maven: publishMaven, "central-portal": centralPortal, go: publishGo, nuget: publishNuget };
 
-/** `--name value` pairs of `args`, as an object. */
+/** `--name value` pairs of `args`, as an object. @param {string[]} args */
 function options(args) {
+  /** @type {CommandOptions} */
   const result = {};
   for (let i = 0; i < args.length; i += 2) {
     if (!args[i]?.startsWith("--") || args[i + 1] === undefined) throw new Error(`expected --name value pairs, got ${args.slice(i).join(" ")}`);
@@ -181,7 +195,7 @@ function options(args) {
   return result;
 }
 
-/** The command line: `check-tag <ref>` or `<registry kind> --name value …`. */
+/** The command line: `check-tag <ref>` or `<registry kind> --name value …`. @param {string[]} argv */
 async function main(argv) {
   const [command, ...rest] = argv;
   if (command === "check-tag") {

@@ -14,13 +14,17 @@ const path = require("node:path");
 const { EXAMPLE_PROGRAMS, EXAMPLE_TITLE, programText } = require("./example-programs.js");
 const { ROOT, projectIdentity, readManifest } = require("./project-identity.js");
 
+/** @typedef {import("./generate-schema.js").PackageSchema} PackageSchema */
+/** @typedef {typeof import("../src/kinds")} Kinds The built kind specs (dist/kinds). */
+/** @typedef {import("../src/kinds").ProviderSettingName} SettingName */
+
 /** The pages, relative to the repository. */
 const PAGES = { index: "docs/_index.md", installation: "docs/installation-configuration.md" };
 
-/** The package schema as committed. */
+/** The package schema as committed. @type {() => PackageSchema} */
 const readSchema = () => JSON.parse(fs.readFileSync(path.join(ROOT, "src", "native", "schema.json"), "utf8"));
 
-/** A page's front matter, as the Registry reads it. */
+/** A page's front matter, as the Registry reads it. @type {(title: string, metaDesc: string) => string} */
 const frontMatter = (title, metaDesc) => ["---", `title: ${title}`, `meta_desc: ${metaDesc}`, "layout: package", "---", ""].join("\n");
 
 /** The example in every language, in the Registry's language chooser. */
@@ -30,9 +34,12 @@ function exampleChooser() {
   return [`{{< chooser language "${languages}" >}}`, "", ...panes, "{{< /chooser >}}"].join("\n");
 }
 
-/** docs/_index.md: what the package is, its resources, and the example. */
+/**
+ * docs/_index.md: what the package is, its resources, and the example.
+ * @param {PackageSchema} [schema] @param {Kinds} [kinds]
+ */
 function indexPage(schema = readSchema(), kinds = require(path.join(ROOT, "dist", "kinds"))) {
-  const resources = kinds.allKindSpecs().map((/** @type {{ typeName: string }} */ s) => `\`${s.typeName}\``).join(" and ");
+  const resources = kinds.allKindSpecs().map((s) => `\`${s.typeName}\``).join(" and ");
   return [
     frontMatter(schema.displayName, `Provides an overview of the ${schema.displayName} provider for Pulumi.`),
     `The ${schema.displayName} provider for Pulumi declares objects of the data-analytics service as code: ${resources}, in every Pulumi language.`,
@@ -48,7 +55,10 @@ function indexPage(schema = readSchema(), kinds = require(path.join(ROOT, "dist"
   ].join("\n");
 }
 
-/** The package each language installs, with the names the schema gives them. */
+/**
+ * The package each language installs, with the names the schema gives them.
+ * @param {PackageSchema} schema @param {import("./project-identity.js").ProjectIdentity} identity
+ */
 function packageList(schema, identity) {
   const { language } = schema;
   return [
@@ -60,26 +70,43 @@ function packageList(schema, identity) {
   ].join("\n");
 }
 
-/** The configuration table: one row per provider setting of src/kinds, its stack config key, environment variable and description. */
+/**
+ * The provider's settings of src/kinds, name and spec, in the spec's order.
+ * @param {Kinds} kinds
+ * @returns {[SettingName, import("../src/kinds").ProviderSettingSpec][]}
+ */
+function settingEntries(kinds) {
+  const names = /** @type {SettingName[]} */ (Object.keys(kinds.providerConfigSpec));
+  return names.map((name) => [name, kinds.providerConfigSpec[name]]);
+}
+
+/**
+ * The configuration table: one row per provider setting of src/kinds, its stack config key, environment variable and description.
+ * @param {PackageSchema} schema @param {Kinds} kinds
+ */
 function configurationTable(schema, kinds) {
-  const rows = Object.entries(kinds.providerConfigSpec).map(([name, setting]) => {
+  const rows = settingEntries(kinds).map(([name, setting]) => {
     const secret = setting.secret ? " Set it with `--secret`." : "";
     return `| \`${name}\` | \`${kinds.configKey(name)}\` | \`${setting.env}\` | ${schema.config.variables[name].description}${secret} |`;
   });
   return ["| Option | Stack config | Environment variable | Description |", "| --- | --- | --- | --- |", ...rows].join("\n");
 }
 
-/** The `pulumi config set` and `export` lines that set every setting. */
+/** The `pulumi config set` and `export` lines that set every setting. @param {Kinds} kinds */
 function configurationCommands(kinds) {
+  /** @type {Partial<Record<SettingName, string>>} */
   const examples = { baseUrl: "https://analytics.example.com", apiKey: "<your API key>" };
-  const entries = Object.entries(kinds.providerConfigSpec);
-  const value = (name) => examples[name] ?? `<${name}>`;
+  const entries = settingEntries(kinds);
+  const value = (/** @type {SettingName} */ name) => examples[name] ?? `<${name}>`;
   const config = entries.map(([name, s]) => `pulumi config set${s.secret ? " --secret" : ""} ${kinds.configKey(name)} ${value(name)}`);
   const env = entries.map(([name, s]) => `export ${s.env}=${JSON.stringify(value(name))}`);
   return { config, env };
 }
 
-/** docs/installation-configuration.md: the packages, the plugin, the settings. */
+/**
+ * docs/installation-configuration.md: the packages, the plugin, the settings.
+ * @param {PackageSchema} [schema] @param {Kinds} [kinds] @param {{ repository: { url: string } }} [manifest]
+ */
 function installationPage(schema = readSchema(), kinds = require(path.join(ROOT, "dist", "kinds")), manifest = readManifest()) {
   const identity = projectIdentity(manifest);
   const { version } = schema;

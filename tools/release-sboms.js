@@ -16,6 +16,14 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
+/** @typedef {Pick<import("./release.js").ReleaseContext, "root" | "out" | "version" | "time" | "python">} SbomContext What making an SBOM needs of the release. */
+/** @typedef {{ "bom-ref": string, name: string, purl: string, version?: string, [field: string]: unknown }} BomComponent */
+/** @typedef {{ ref: string, dependsOn?: string[] }} BomDependency */
+/**
+ * The parts of a CycloneDX SBOM that are rewritten here; every other field passes through as the tool wrote it.
+ * @typedef {{ metadata: { component: BomComponent, [field: string]: unknown }, components?: BomComponent[], dependencies?: BomDependency[], [field: string]: unknown }} Bom
+ */
+
 /** cyclonedx-gomod, as a PinnedGoTool of src/toolchain/pulumi-cli.ts; tools/cyclonedx-gomod/go.mod pins the same version. */
 const CYCLONEDX_GOMOD = {
   name: "cyclonedx-gomod",
@@ -28,13 +36,14 @@ const CYCLONEDX_GOMOD = {
 /** The Maven plugin's goal, pinned (the generated sdk/java/pom.xml stays as it is). */
 const CYCLONEDX_MAVEN_GOAL = "org.cyclonedx:cyclonedx-maven-plugin:2.9.3:makeBom";
 
-/** File names of the SBOMs in the release folder. */
+/** File names of the SBOMs in the release folder. @param {string} version */
 const sbomNames = (version) => ({
   python: `pulumi_analytics-${version}.cdx.json`,
   go: `pulumi-analytics-go-sdk-v${version}.cdx.json`,
   java: `analytics-${version}.cdx.json`,
 });
 
+/** Writes `value` as two-space JSON with a final newline. @type {(file: string, value: unknown) => void} */
 const writeJson = (file, value) => fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 
 /**
@@ -65,9 +74,14 @@ while pending:
 print(json.dumps({"direct": sorted(direct), "all": sorted({key for key, _ in seen})}))
 `;
 
+/** @type {(name: string) => string} */
 const normalisedPythonName = (name) => name.toLowerCase().replace(/[-_.]+/g, "-");
 
-/** The environment's SBOM cut down to the components of `closure` and the edges between them. */
+/**
+ * The environment's SBOM cut down to the components of `closure` and the edges between them.
+ * @param {Bom & { components: BomComponent[], dependencies: BomDependency[] }} bom
+ * @param {{ direct: string[], all: string[] }} closure
+ */
 function cutToClosure(bom, closure) {
   const all = new Set(closure.all);
   const components = bom.components.filter((c) => all.has(normalisedPythonName(c.name)));
@@ -83,10 +97,11 @@ function cutToClosure(bom, closure) {
   return { ...bom, components, dependencies };
 }
 
-/** The Python SDK's SBOM, from the wheel in `ctx.out` and the interpreter that built it. */
+/** The Python SDK's SBOM, from the wheel in `ctx.out` and the interpreter that built it. @param {SbomContext} ctx */
 function pythonSdkSbom(ctx) {
   const wheel = fs.readdirSync(ctx.out).find((file) => file.startsWith(`pulumi_analytics-${ctx.version}-`) && file.endsWith(".whl"));
   if (!wheel) throw new Error(`the Python SDK's wheel pulumi_analytics-${ctx.version}-*.whl is not in ${ctx.out}`);
+  /** @type {(args: string[], env?: Record<string, string>) => string} */
   const run = (args, env = {}) =>
     execFileSync(ctx.python, args, { cwd: ctx.out, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const closure = JSON.parse(run(["-c", PYTHON_CLOSURE, wheel]));
@@ -103,12 +118,15 @@ function pythonSdkSbom(ctx) {
  * version from git: none in a folder without one, a pseudo-version in a checkout; either way it
  * lands in the module's bom-ref and the dependency graph, so both are rewritten, with the
  * component's keys in one order.
+ * @param {Bom} bom @param {string} version
  */
 function withMainVersion(bom, version) {
   const { "bom-ref": oldRef, version: _ignored, purl, ...rest } = bom.metadata.component;
+  /** @type {(ref: string) => string} */
   const unversioned = (ref) => ref.replace(/@[^?#]*/, "");
   const ref = unversioned(oldRef).replace(/(\?|$)/, `@${version}$1`);
   bom.metadata.component = { "bom-ref": ref, ...rest, version, purl: `${unversioned(purl)}@${version}` };
+  /** @type {(ref: string) => string} */
   const rename = (r) => (r === oldRef ? ref : r);
   bom.dependencies = (bom.dependencies ?? []).map((d) => ({ ...d, ref: rename(d.ref), ...(d.dependsOn ? { dependsOn: d.dependsOn.map(rename) } : {}) }));
   return bom;
@@ -119,8 +137,10 @@ function withMainVersion(bom, version) {
  * read from the Go module cache, which the module proxy fills on first use), without serial number
  * or timestamp, qualifier-free purls (a module is the same on every platform), and the release's
  * version on the main module, which the tool would take from a git tag.
+ * @param {SbomContext} ctx
  */
 async function goSdkSbom(ctx) {
+  /** @type {typeof import("pulumi-analytics/toolchain")} */
   const { resolvePinnedGoTool } = require(path.join(ctx.root, "dist", "toolchain", "pulumi-cli.js"));
   const binary = await resolvePinnedGoTool(CYCLONEDX_GOMOD);
   const args = ["mod", "-json", "-type", "library", "-licenses", "-short-purls", "-noserial", "-notimestamp", "-output", "-", "."];
@@ -129,12 +149,12 @@ async function goSdkSbom(ctx) {
   writeJson(path.join(ctx.out, sbomNames(ctx.version).go), withMainVersion(bom, `v${ctx.version}`));
 }
 
-/** Maven arguments that add the SBOM to a `package` run: `target/<name>` of {@link copyJavaSdkSbom}. */
+/** Maven arguments that add the SBOM to a `package` run: `target/<name>` of {@link copyJavaSdkSbom}. @param {string} version */
 function javaSdkSbomArguments(version) {
   return [CYCLONEDX_MAVEN_GOAL, "-DoutputFormat=json", `-DoutputName=${sbomNames(version).java.replace(/\.json$/, "")}`];
 }
 
-/** Copies the SBOM of that Maven run from the project in `source` into `ctx.out`. */
+/** Copies the SBOM of that Maven run from the project in `source` into `ctx.out`. @param {SbomContext} ctx @param {string} source */
 function copyJavaSdkSbom(ctx, source) {
   const name = sbomNames(ctx.version).java;
   fs.copyFileSync(path.join(source, "target", name), path.join(ctx.out, name));

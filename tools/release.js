@@ -36,13 +36,31 @@ const { writeTarGz } = require("./tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executable and the Python interpreter. */
 /** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean, python: string }} ReleaseContext */
+/** @typedef {{ name: string, run: (ctx: ReleaseContext) => unknown }} ReleaseStep One artifact of the release: `run` writes its files into `ctx.out`. */
+/**
+ * What {@link release} takes: the folder, whether to build the single-file executable, the Python interpreter, the steps, where progress goes.
+ * @typedef {{ out: string, binary?: boolean, python?: string | undefined, steps?: ReleaseStep[], log?: (line: string) => void }} ReleaseOptions
+ */
 
+/**
+ * Runs npm in the repository; the output as text when `options` names an encoding.
+ * @overload
+ * @param {string[]} args @param {import("node:child_process").ExecFileSyncOptionsWithStringEncoding} options
+ * @returns {string}
+ */
+/**
+ * @overload
+ * @param {string[]} args @param {import("node:child_process").ExecFileSyncOptions} [options]
+ * @returns {string | Buffer}
+ */
+/** @param {string[]} args @param {import("node:child_process").ExecFileSyncOptions} [options] */
 const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
 
 /**
  * The npm tarball and its SBOM. `npm sbom` names the root after the folder it runs in and stamps a
  * random serial number and the time: the root gets the package's name, the release's time, and
  * no serial number, so two builds of one commit give the same file.
+ * @param {ReleaseContext} ctx
  */
 function npmPackage(ctx) {
   npm(["pack", "--pack-destination", ctx.out], { stdio: ["ignore", "ignore", "inherit"] });
@@ -83,8 +101,12 @@ function embeddedNodeComponent() {
   };
 }
 
-/** A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile), and of the Node.js its single file embeds. */
+/**
+ * A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile), and of the Node.js its single file embeds.
+ * @param {import("esbuild").Metafile} metafile @param {string} version
+ */
 function pluginSbom(metafile, version) {
+  /** @type {Map<string, { name: string, version: string, license?: string }>} */
   const packages = new Map();
   for (const input of Object.keys(metafile.inputs)) {
     const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input);
@@ -93,12 +115,13 @@ function pluginSbom(metafile, version) {
     packages.set(match[1], { name: manifest.name, version: manifest.version, license: manifest.license });
   }
   const unique = [...new Map([...packages.values()].map((p) => [`${p.name}@${p.version}`, p])).values()].sort((a, b) => a.name.localeCompare(b.name));
+  /** @type {(p: { name: string, version: string }) => string} */
   const purl = (p) => `pkg:npm/${p.name.replace(/^@/, "%40")}@${p.version}`;
   const components = unique.map((p) => ({ type: "library", "bom-ref": purl(p), name: p.name, version: p.version, purl: purl(p), ...(p.license ? { licenses: [{ expression: p.license }] } : {}) }));
   return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name: PLUGIN, version } }, components: [...components, embeddedNodeComponent()] };
 }
 
-/** The plugin archives and the plugin's SBOM. */
+/** The plugin archives and the plugin's SBOM. @param {ReleaseContext} ctx */
 async function pluginArchives(ctx) {
   buildPluginArchive(ctx.out);
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-"));
@@ -114,20 +137,20 @@ async function pluginArchives(ctx) {
   }
 }
 
-/** The Go SDK as `GOPROXY=file://<out>/go-proxy` serves it, and its SBOM. */
+/** The Go SDK as `GOPROXY=file://<out>/go-proxy` serves it, and its SBOM. @param {ReleaseContext} ctx */
 async function goSdk(ctx) {
   writeGoModuleProxy({ root: ctx.root, dir: path.join(ctx.root, "sdk"), version: `v${ctx.version}`, time: ctx.time, outDir: path.join(ctx.out, "go-proxy") });
   await goSdkSbom(ctx);
 }
 
-/** The C# SDK's sources (the files git tracks under sdk/dotnet). */
+/** The C# SDK's sources (the files git tracks under sdk/dotnet). @param {ReleaseContext} ctx */
 function dotnetSdk(ctx) {
   const files = execFileSync("git", ["ls-files", "-z", "--", "sdk/dotnet"], { cwd: ctx.root, encoding: "utf8" }).split("\0").filter(Boolean).sort();
   const entries = files.map((file) => ({ name: path.posix.relative("sdk/dotnet", file.split(path.sep).join("/")), source: path.join(ctx.root, file), mode: 0o644 }));
   writeTarGz(path.join(ctx.out, `pulumi-analytics-dotnet-sdk-v${ctx.version}.tar.gz`), entries, Math.floor(ctx.time.getTime() / 1000));
 }
 
-/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository, and its SBOM. */
+/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository, and its SBOM. @param {ReleaseContext} ctx */
 function pythonSdk(ctx) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-python-"));
   try {
@@ -145,13 +168,14 @@ function pythonSdk(ctx) {
   }
 }
 
-/** The files of the Java SDK as Maven Central takes them: the jar, its sources and javadoc jars, and the POM. */
+/** The files of the Java SDK as Maven Central takes them: the jar, its sources and javadoc jars, and the POM. @type {(version: string) => { jars: string[], pom: string }} */
 const javaSdkFiles = (version) => ({ jars: [`analytics-${version}.jar`, `analytics-${version}-sources.jar`, `analytics-${version}-javadoc.jar`], pom: `analytics-${version}.pom` });
 
 /**
  * The Java SDK as Maven publishes it: the jars of `mvn package` of a copy of sdk/java (its POM
  * pins the jar, sources and javadoc plugins, which date every entry with the release's time) and
  * the POM, and the SBOM the same Maven run makes.
+ * @param {ReleaseContext} ctx
  */
 function javaSdk(ctx) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-java-"));
@@ -174,19 +198,20 @@ function javaSdk(ctx) {
   }
 }
 
-/** The name of the YAML package file of a version, as `sdks/analytics/` of a YAML project holds it. */
+/** The name of the YAML package file of a version, as `sdks/analytics/` of a YAML project holds it. @param {string} version */
 function yamlPackageFileName(version) {
   return `analytics-${version}.yaml`;
 }
 
-/** The YAML package file: the package's name, version and plugin download URL (the schema's). */
+/** The YAML package file: the package's name, version and plugin download URL (the schema's). @param {ReleaseContext} ctx */
 function yamlPackageFile(ctx) {
+  /** @type {import("./generate-schema.js").PackageSchema} */
   const schema = JSON.parse(fs.readFileSync(path.join(ctx.root, "src", "native", "schema.json"), "utf8"));
   const lines = ["packageDeclarationVersion: 1", `name: ${schema.name}`, `version: ${ctx.version}`, `downloadUrl: ${schema.pluginDownloadURL}`];
   fs.writeFileSync(path.join(ctx.out, yamlPackageFileName(ctx.version)), `${lines.join("\n")}\n`);
 }
 
-/** The release's steps, in order; each writes its files into `context.out`. */
+/** The release's steps, in order; each writes its files into `context.out`. @type {ReleaseStep[]} */
 const RELEASE_STEPS = [
   { name: "npm package", run: npmPackage },
   { name: "plugin archives", run: pluginArchives },
@@ -198,7 +223,7 @@ const RELEASE_STEPS = [
   { name: "Node.js SDK", run: (ctx) => buildNodeSdkPackage({ root: ctx.root, outDir: ctx.out }) },
 ];
 
-/** Every file under `dir`, relative with forward slashes, sorted. */
+/** Every file under `dir`, relative with forward slashes, sorted. @param {string} dir @returns {string[]} */
 function listFiles(dir, prefix = "") {
   return fs
     .readdirSync(dir, { withFileTypes: true })
@@ -206,7 +231,7 @@ function listFiles(dir, prefix = "") {
     .sort();
 }
 
-/** Writes `<out>/SHA256SUMS` in the format `sha256sum -c` reads, over every other file. */
+/** Writes `<out>/SHA256SUMS` in the format `sha256sum -c` reads, over every other file. @param {string} out */
 function writeChecksums(out) {
   const lines = listFiles(out)
     .filter((file) => file !== "SHA256SUMS")
@@ -220,7 +245,7 @@ function releaseTime() {
   return new Date(Number(epoch) * 1000);
 }
 
-/** Builds the release into `out` (emptied first) and returns its files. */
+/** Builds the release into `out` (emptied first) and returns its files. @param {ReleaseOptions} options */
 async function release({ out, binary = true, python = "python3", steps = RELEASE_STEPS, log = (line) => process.stderr.write(`${line}\n`) }) {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });

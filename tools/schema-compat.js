@@ -24,10 +24,28 @@ const path = require("node:path");
 /** Where the schema of each release is kept, as `<name>-<version>.json`. */
 const RELEASED_DIR = path.join(__dirname, "..", "test", "fixtures", "released-schema");
 
-/** @typedef {Record<string, any>} Schema */
 /** @typedef {{ type?: string, $ref?: string, items?: TypeSpec, additionalProperties?: TypeSpec, oneOf?: TypeSpec[] }} TypeSpec */
+/**
+ * The inputs and outputs of a resource, a function or the provider, as far as the rules read them.
+ * @typedef {object} ObjectSpec
+ * @property {Record<string, TypeSpec> | undefined} [inputProperties]
+ * @property {string[] | undefined} [requiredInputs]
+ * @property {Record<string, TypeSpec> | undefined} [properties]
+ * @property {string[] | undefined} [required]
+ */
+/** @typedef {{ properties?: Record<string, TypeSpec>, required?: string[], enum?: { value: unknown }[] }} TypeDefinition An enum or object type of `types`. */
+/**
+ * A package schema, as far as the rules read it.
+ * @typedef {object} Schema
+ * @property {string} version
+ * @property {Record<string, ObjectSpec>} [resources]
+ * @property {Record<string, unknown>} [functions]
+ * @property {{ variables?: Record<string, unknown> }} [config]
+ * @property {ObjectSpec} [provider]
+ * @property {Record<string, TypeDefinition>} [types]
+ */
 
-/** A single type's identity: its primitive, its `$ref`, or its element type's, recursively. */
+/** A single type's identity: its primitive, its `$ref`, or its element type's, recursively. @returns {string} */
 function typeKey(/** @type {TypeSpec} */ spec) {
   if (spec.$ref !== undefined) return `ref:${spec.$ref}`;
   if (spec.type === "array" && spec.items) return `array<${typeKey(spec.items)}>`;
@@ -44,7 +62,10 @@ const inputWidened = (/** @type {TypeSpec} */ before, /** @type {TypeSpec} */ af
 /** Whether an output keeps its type exactly. */
 const outputKept = (/** @type {TypeSpec} */ before, /** @type {TypeSpec} */ after) => acceptedTypes(before).join("|") === acceptedTypes(after).join("|");
 
-/** The breaking changes between the inputs of one object (resource, provider, function). */
+/**
+ * The breaking changes between the inputs of one object (resource, provider, function).
+ * @param {string} where @param {ObjectSpec} before @param {ObjectSpec} after
+ */
 function inputChanges(where, before, after) {
   const changes = [];
   const oldInputs = before.inputProperties ?? {};
@@ -58,7 +79,7 @@ function inputChanges(where, before, after) {
   return changes;
 }
 
-/** The breaking changes between the outputs of one object. */
+/** The breaking changes between the outputs of one object. @param {string} where @param {ObjectSpec} before @param {ObjectSpec} after */
 function outputChanges(where, before, after) {
   const changes = [];
   const newOutputs = after.properties ?? {};
@@ -71,7 +92,7 @@ function outputChanges(where, before, after) {
   return changes;
 }
 
-/** The breaking changes between the types (enums and objects) of two schemas. */
+/** The breaking changes between the types (enums and objects) of two schemas. @param {Schema} before @param {Schema} after */
 function typeChanges(before, after) {
   const changes = [];
   for (const [token, spec] of Object.entries(before.types ?? {})) {
@@ -112,7 +133,10 @@ function compareSchemas(/** @type {Schema} */ before, /** @type {Schema} */ afte
   return { breaking, allowed: breaking.length === 0 || major(after.version) > major(before.version) };
 }
 
-/** The last release's schema: the file of {@link RELEASED_DIR} with the highest version. */
+/**
+ * The last release's schema: the file of {@link RELEASED_DIR} with the highest version.
+ * @returns {{ file: string, schema: Schema }}
+ */
 function lastReleasedSchema(dir = RELEASED_DIR) {
   const versionOf = (/** @type {string} */ file) => (/-(\d+)\.(\d+)\.(\d+)\.json$/.exec(file) ?? []).slice(1).map(Number);
   const files = fs.readdirSync(dir).filter((f) => versionOf(f).length === 3);

@@ -11,11 +11,22 @@ const zlib = require("node:zlib");
 
 const BLOCK = 512;
 
-/** One ustar header block for a regular file. */
+/**
+ * One file of an archive: its name in the archive, the path it is read from, its mode.
+ * @typedef {{ name: string, source: string, mode: number }} TarEntry
+ */
+
+/**
+ * One ustar header block for a regular file.
+ * @param {string} name @param {number} mode @param {number} size @param {number} mtime
+ * @returns {Buffer}
+ */
 function header(name, mode, size, mtime) {
   if (Buffer.byteLength(name) > 100) throw new Error(`tar entry name too long: ${name}`);
   const block = Buffer.alloc(BLOCK);
+  /** @type {(offset: number, length: number, value: string) => number} */
   const field = (offset, length, value) => block.write(value, offset, length, "utf8");
+  /** @type {(offset: number, length: number, value: number) => number} */
   const octal = (offset, length, value) => field(offset, length, value.toString(8).padStart(length - 1, "0") + "\0");
   field(0, 100, name);
   octal(100, 8, mode);
@@ -36,6 +47,7 @@ function header(name, mode, size, mtime) {
 /**
  * Writes `archive` holding `entries` (archive name, source path, mode) with every mtime set to
  * `mtime` (seconds since the epoch).
+ * @param {string} archive @param {readonly TarEntry[]} entries @param {number} mtime
  */
 function writeTarGz(archive, entries, mtime) {
   const parts = [];

@@ -16,6 +16,7 @@ import { expect } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import { userEnvironment } from "../packed/packed-app";
 import type { PulumiToolchain } from "../../src/toolchain/pulumi-cli";
+import { platformArchiveName, pulumiPlatform } from "../../tools/build-plugin-binary.js";
 import {
   expectDestroyLeaves,
   expectFirstUp,
@@ -31,10 +32,6 @@ import { configureExample } from "./plugin-shim";
 import { PulumiWorkspace, repoRoot } from "./pulumi-workspace";
 import { sharedReleaseFolder } from "./release-folder";
 
-const { platformArchiveName, pulumiPlatform } = require("../../tools/build-plugin-binary.js") as {
-  platformArchiveName(version: string, platform: { os: string; arch: string }): string;
-  pulumiPlatform(): { os: string; arch: string };
-};
 
 /** The package's version, which the release carries. */
 export const VERSION = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;

@@ -11,7 +11,7 @@
 "use strict";
 const path = require("node:path");
 
-/** Verdaccio's configuration for a registry whose files are under `dir`. */
+/** Verdaccio's configuration for a registry whose files are under `dir`. @param {string} dir */
 function config(dir) {
   return {
     self_path: path.join(dir, "config.yaml"),
