@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
+import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../toolchain/src/pulumi-cli";
 import { TEST_RUN_MARKER, describeProcesses, newRunId, survivors, vitestProcesses } from "./support/leftover-processes";
 import { removeReleaseFolder } from "./support/release-folder";
 import { TIERS } from "./tiers.js";

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
 import { expectAutomationSteps, expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRenameReplaces } from "./support/example-lifecycle";
 import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";
 import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";

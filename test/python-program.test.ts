@@ -13,7 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
 import { configureExample, usePluginShim, writePluginShim } from "./support/plugin-shim";
 import {
   DS_TYPE,

@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { configKey, providerConfigSpec } from "../src/kinds";
-import * as toolchainModule from "../src/toolchain/pulumi-cli";
+import * as toolchainModule from "../toolchain/src/pulumi-cli";
 import { repoRoot } from "./support/pulumi-workspace";
 
 const docs = require("../tools/registry-docs.js") as { PAGES: Record<"index" | "installation", string>; indexPage(): string; installationPage(): string };

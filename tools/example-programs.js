@@ -81,7 +81,7 @@ async function convertYamlExample(outDir, toolchain, toolchainModule) {
 module.exports = { CONVERTED_DIR, EXAMPLE_PROGRAMS, EXAMPLE_TITLE, convertYamlExample, examplesSection, programText };
 
 if (require.main === module) {
-  const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
+  const toolchainModule = require(path.join(ROOT, "toolchain", "dist", "pulumi-cli.js"));
   toolchainModule
     .resolvePulumiToolchain()
     .then(async (/** @type {{ pulumi: string }} */ toolchain) => {

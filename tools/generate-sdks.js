@@ -192,7 +192,7 @@ function listFiles(dir) {
 /**
  * Generates the SDKs of {@link LANGUAGES} into `outDir` (sdk/go, sdk/python, ...), each directory
  * replaced whole. `toolchain` is a resolved PulumiToolchain with its Go, Python and Java hosts and
- * the C# generator; `module` is the toolchain module (src/toolchain/pulumi-cli).
+ * the C# generator; `module` is the toolchain module (toolchain/src/pulumi-cli).
  */
 function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSION }) {
   for (const what of ["goLanguageHost", "pythonLanguageHost", "dotnetGenerator", "javaLanguageHost"]) {
@@ -232,7 +232,7 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
 module.exports = { LANGUAGES, MAVEN_PLUGINS, generateSdks, javaPom, listFiles, fixNodeRootImports };
 
 if (require.main === module) {
-  const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
+  const toolchainModule = require(path.join(ROOT, "toolchain", "dist", "pulumi-cli.js"));
   const outDir = path.resolve(process.argv[2] ?? path.join(ROOT, "sdk"));
   toolchainModule.resolvePulumiToolchain().then(
     (toolchain) => {

@@ -16,7 +16,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
-/** cyclonedx-gomod, as a PinnedGoTool of src/toolchain/pulumi-cli.ts; tools/cyclonedx-gomod/go.mod pins the same version. */
+/** cyclonedx-gomod, as a PinnedGoTool of toolchain/src/pulumi-cli.ts; tools/cyclonedx-gomod/go.mod pins the same version. */
 const CYCLONEDX_GOMOD = {
   name: "cyclonedx-gomod",
   version: "1.10.0",
@@ -121,7 +121,7 @@ function withMainVersion(bom, version) {
  * version on the main module, which the tool would take from a git tag.
  */
 async function goSdkSbom(ctx) {
-  const { resolvePinnedGoTool } = require(path.join(ctx.root, "dist", "toolchain", "pulumi-cli.js"));
+  const { resolvePinnedGoTool } = require(path.join(ctx.root, "toolchain", "dist", "pulumi-cli.js"));
   const binary = await resolvePinnedGoTool(CYCLONEDX_GOMOD);
   const args = ["mod", "-json", "-type", "library", "-licenses", "-short-purls", "-noserial", "-notimestamp", "-output", "-", "."];
   const env = { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { withLock } from "../../src/toolchain/go-build";
+import { withLock } from "../../toolchain/src/go-build";
 import { copyCheckout, userEnvironment } from "../packed/packed-app";
 import { TEST_RUN_MARKER } from "./leftover-processes";
 import { repoRoot } from "./pulumi-workspace";
