@@ -271,7 +271,7 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
  * compatibility tests: built from toolchain/go/pulumi-newest into a cache entry of its own (never an
  * installed CLI), with the pinned engine's Node.js host and dynamic-provider plugin (built first
  * when missing), pulumi-yaml {@link NEWEST_YAML_VERSION} and the pinned release's Python host
- * linked next to it. `npx analytics-pulumi-toolchain` keeps to the pinned engine.
+ * linked next to it. `npm run toolchain` keeps to the pinned engine.
  */
 export async function resolveNewestPulumiToolchain(options: Pick<ResolveOptions, "log" | "env" | "cacheDir"> = {}): Promise<PulumiToolchain> {
   const env = options.env ?? process.env;
