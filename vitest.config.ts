@@ -22,7 +22,14 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: TIERS.map((tier) => ({
       extends: true,
-      test: { name: tier.name, include: tier.include, exclude: [...configDefaults.exclude, ...excludedBy(tier)], globalSetup: ["test/global-setup.ts"] },
+      test: {
+        name: tier.name,
+        include: tier.include,
+        exclude: [...configDefaults.exclude, ...excludedBy(tier)],
+        globalSetup: ["test/global-setup.ts"],
+        // The engine tier's workers find the resolved CLI on PATH (examples/testing-recipe's Automation API needs it there).
+        setupFiles: tier.name === "engine" ? ["test/support/cli-on-path.ts"] : [],
+      },
     })),
   },
 });

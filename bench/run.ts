@@ -27,7 +27,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resolvePulumiToolchain } from "pulumi-analytics/toolchain";
+import { resolvePulumiToolchain } from "@pulumi-analytics/toolchain";
 import { runClientScenario } from "./lib/client";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startReferenceServer } from "pulumi-analytics/reference-server";
-import { resolvePulumiToolchain, runPulumi, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { resolvePulumiToolchain, runPulumi, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { startDemoWarehouse } from "./demo-warehouse";
 
 const projectDir = path.resolve(__dirname, "..", "..");

@@ -7,11 +7,11 @@ export type AnalyticsErrorCode =
   | "ANALYTICS_CONNECTION"
   | "ANALYTICS_AMBIGUOUS_CREATE"
   | "ANALYTICS_RESPONSE_FORMAT"
-  | "ANALYTICS_TOOLCHAIN"
   | "ANALYTICS_STATE"
   | "ANALYTICS_IMPORT_UNSUPPORTED"
   | "ANALYTICS_UNSUPPORTED_RUNTIME"
-  | "ANALYTICS_MIGRATION_REFUSED";
+  | "ANALYTICS_MIGRATION_REFUSED"
+  | "ANALYTICS_MISSING_PEER";
 
 /** Base of every error this package raises: a fixed `name` and a stable `code` to branch on. */
 export class AnalyticsError extends Error {

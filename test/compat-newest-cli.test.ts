@@ -13,7 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { NEWEST_PULUMI_VERSION, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
+import { NEWEST_PULUMI_VERSION, type PulumiToolchain } from "../toolchain/src/pulumi-cli";
 import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRefreshKeeps, output } from "./support/example-lifecycle";
 import { configureExample, usePluginShim } from "./support/plugin-shim";
 import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";

@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { trackProcessTree } from "../src/toolchain/process-group";
-import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { trackProcessTree } from "../toolchain/src/process-group";
+import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
 import { repoRoot } from "./support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");

@@ -8,8 +8,8 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
 import { ORPHANS_HINT } from "../src/resources/provider-impl";
-import { trackProcessTree } from "../src/toolchain/process-group";
-import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { trackProcessTree } from "../toolchain/src/process-group";
+import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
 import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../src/toolchain/pulumi-cli";
+import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../toolchain/src/pulumi-cli";
 import { describeProcesses, survivors, vitestProcesses } from "./support/leftover-processes";
 import { TEST_RUN_MARKER, newRunId, removeRunFolder } from "./support/test-run.js";
 import { TIERS } from "./tiers.js";

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
 import { expectAutomationSteps } from "./support/example-lifecycle";
 import { TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";
 import { writePluginShim } from "./support/plugin-shim";

@@ -1,7 +1,7 @@
 /**
  * The import rules of docs/architecture.md, checked on the real sources: no cycle anywhere in
- * src/, the reference server's rooms one-way, and the layers (kinds, the reference server, the
- * package root) loading only what they may. test/support/import-graph.test.ts proves each check
+ * src/, the reference server's rooms one-way, the layers (kinds, the reference server, the
+ * package root) loading only what they may, and the published package and the toolchain apart. test/support/import-graph.test.ts proves each check
  * can fail.
  */
 import * as fs from "node:fs";
@@ -11,11 +11,13 @@ import { backArrows, buildImportGraph, findCycles, forbiddenImports, formatCycle
 
 const repoRoot = path.resolve(__dirname, "..");
 const REFERENCE_SERVER = "src/reference-server/";
+/** The private workspace package that finds or builds the Pulumi CLI: development tooling, never published. */
+const TOOLCHAIN = "toolchain/src/";
 
-/** Every non-test TypeScript module under src/ and every JSON file it may import, by repo-relative posix path. */
+/** Every non-test TypeScript module under src/ and toolchain/src/ and every JSON file they may import, by repo-relative posix path. */
 function sources(): Map<string, string> {
-  const files = (fs.readdirSync(path.join(repoRoot, "src"), { recursive: true }) as string[])
-    .map((file) => `src/${file.split(path.sep).join("/")}`)
+  const files = ["src", "toolchain/src"]
+    .flatMap((root) => (fs.readdirSync(path.join(repoRoot, root), { recursive: true }) as string[]).map((file) => `${root}/${file.split(path.sep).join("/")}`))
     .filter((file) => (file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts")) || file.endsWith(".json"))
     .sort();
   return new Map(files.map((file) => [file, fs.readFileSync(path.join(repoRoot, file), "utf8")]));
@@ -58,6 +60,19 @@ describe("imports in src/", () => {
     expect(show(backArrows(graph, roomOf)).map((arrow) => `${arrow} (${arrow.split(" → ").map((file) => ROOMS[roomOf(file)!]).join(" → ")})`)).toEqual([]);
   });
 
+  it("keeps the published package and the toolchain (a private workspace package) apart", () => {
+    // src/ is what users install, toolchain/ is never published: neither may import the other.
+    expect(show(forbiddenImports(graph, under("src/"), (to) => !to.startsWith(TOOLCHAIN)))).toEqual([]);
+    expect(show(forbiddenImports(graph, under(TOOLCHAIN), under(TOOLCHAIN)))).toEqual([]);
+    expect([...graph.keys()].filter(under(TOOLCHAIN))).toContain(`${TOOLCHAIN}pulumi-cli.ts`);
+  });
+
+  it("names pg (an optional peer) in one module only, the schema sync's loader; elsewhere only in type imports", () => {
+    // `typeof import("pg")` and `import type` vanish from the build; any other "pg" may load it.
+    const namesPg = (text: string): boolean => text.split("\n").some((line) => /["']pg["']/.test(line.replace(/typeof import\("pg"\)/g, "")) && !/^import type\b/.test(line));
+    expect([...sources()].filter(([, text]) => namesPg(text)).map(([file]) => file)).toEqual(["src/reference-server/sync/pg-loader.ts"]);
+  });
+
   it("keeps src/kinds free of the rest of the project", () => {
     expect(show(forbiddenImports(graph, under("src/kinds/"), under("src/kinds/")))).toEqual([]);
   });
@@ -75,7 +90,7 @@ describe("imports in src/", () => {
     };
     [...graph.keys()].filter(under("src/native/")).forEach(visit);
     const classes = ["src/index.ts", "src/resources/kind-resource.ts", "src/resources/organization.ts", "src/resources/data-source.ts", "src/resources/provider.ts"];
-    const others = ["src/policy/", "src/orphans/", "src/reference-server/", "src/toolchain/"];
+    const others = ["src/policy/", "src/orphans/", "src/reference-server/", TOOLCHAIN];
     expect([...reached].filter((file) => classes.includes(file) || others.some((folder) => file.startsWith(folder)))).toEqual([]);
     expect(reached).toContain("src/resources/provider-impl.ts");
   });

@@ -39,10 +39,16 @@ describe("package-lock.json", () => {
     expect(missing).toEqual([]);
   });
 
-  it("is left unchanged by `npm install` (package.json's bin, dependencies and versions all recorded)", async () => {
+  it("is left unchanged by `npm install` (package.json's bin, dependencies, workspaces and versions all recorded)", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-lock-"));
     try {
-      for (const file of ["package.json", "package-lock.json"]) fs.copyFileSync(path.join(repoRoot, file), path.join(dir, file));
+      // With each workspace's package.json (the private toolchain/), which the lock records too.
+      const { workspaces = [] } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { workspaces?: string[] };
+      expect(workspaces).toContain("toolchain");
+      for (const file of ["package.json", "package-lock.json", ...workspaces.map((w) => `${w}/package.json`)]) {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.copyFileSync(path.join(repoRoot, file), path.join(dir, file));
+      }
       // The lock alone: what `npm install` would write, without installing or running scripts.
       await promisify(execFile)("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: dir, timeout: 120_000 });
       expect(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8"), "npm install rewrites package-lock.json: commit what it writes").toBe(lockText);

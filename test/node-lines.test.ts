@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultCacheRoot } from "../src/toolchain/pulumi-cli";
+import { defaultCacheRoot } from "../toolchain/src/pulumi-cli";
 import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../tools/node-runtime.js";
 import { commandEnvironment } from "../tools/on-supported-node.js";
 import { repoRoot } from "./support/pulumi-workspace";

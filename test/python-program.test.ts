@@ -13,7 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { pulumiEnvironment } from "../src/toolchain/pulumi-cli";
+import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
 import { writePluginShim } from "./support/plugin-shim";
 import { expectAutomationSteps } from "./support/example-lifecycle";
 import { TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";

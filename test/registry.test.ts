@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { configKey, providerConfigSpec } from "../src/kinds";
-import * as toolchainModule from "../src/toolchain/pulumi-cli";
+import * as toolchainModule from "../toolchain/src/pulumi-cli";
 import * as examples from "../tools/example-programs.js";
 import * as logo from "../tools/logo.js";
 import { projectIdentity } from "../tools/project-identity.js";

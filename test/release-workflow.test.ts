@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { resolvePinnedGoTool, type PinnedGoTool } from "../src/toolchain/pulumi-cli";
+import { resolvePinnedGoTool, type PinnedGoTool } from "../toolchain/src/pulumi-cli";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { checkTag } from "../tools/publish.js";
 import { repoRoot } from "./support/pulumi-workspace";

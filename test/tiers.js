@@ -17,7 +17,7 @@
 "use strict";
 
 /** Every test file of the suite. */
-const ALL = ["src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts", "bench/lib/**/*.test.ts"];
+const ALL = ["src/**/*.test.ts", "toolchain/src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts", "bench/lib/**/*.test.ts"];
 
 /**
  * @typedef {object} Tier
@@ -45,7 +45,7 @@ const LANGUAGES = [
   "test/enum-upgrade.test.ts",
   "test/examples.test.ts",
   "test/compat-newest-cli.test.ts",
-  "src/toolchain/pulumi-cli.test.ts",
+  "toolchain/src/pulumi-cli.test.ts",
 ];
 const ENGINE = [
   "test/demo.test.ts",

@@ -18,7 +18,7 @@ const path = require("node:path");
 const { ROOT } = require("./project-identity.js");
 
 /** @typedef {{ language: string, label: string, file: string }} ExampleProgram */
-/** @typedef {typeof import("pulumi-analytics/toolchain")} ToolchainModule The built toolchain (dist/toolchain), as the scripts load it. */
+/** @typedef {typeof import("@pulumi-analytics/toolchain")} ToolchainModule The built toolchain (toolchain/dist), as the scripts load it. */
 
 /** The program of each language, in the order the docs show the languages. @type {ExampleProgram[]} */
 const EXAMPLE_PROGRAMS = [
@@ -48,7 +48,7 @@ function examplesSection(root = ROOT) {
 /**
  * The YAML converter, built from the module that pins the YAML language host (tools/pulumi-yaml), as a pinned Go tool of the toolchain.
  * @param {Pick<ToolchainModule, "PINNED_YAML_VERSION">} toolchainModule
- * @returns {import("pulumi-analytics/toolchain").PinnedGoTool}
+ * @returns {import("@pulumi-analytics/toolchain").PinnedGoTool}
  */
 function yamlConverterTool(toolchainModule) {
   return {
@@ -63,7 +63,7 @@ function yamlConverterTool(toolchainModule) {
 /**
  * Converts examples/yaml to TypeScript into `outDir` with the toolchain's CLI, the built plugin
  * (dist/native, through a shim on PATH) answering for the package's schema. Returns the files written.
- * @param {string} outDir @param {import("pulumi-analytics/toolchain").PulumiToolchain} toolchain
+ * @param {string} outDir @param {import("@pulumi-analytics/toolchain").PulumiToolchain} toolchain
  * @param {Pick<ToolchainModule, "resolvePinnedGoTool" | "pulumiEnvironment" | "PINNED_YAML_VERSION">} toolchainModule
  * @returns {Promise<string[]>}
  */
@@ -90,7 +90,7 @@ module.exports = { CONVERTED_DIR, EXAMPLE_PROGRAMS, EXAMPLE_TITLE, convertYamlEx
 
 if (require.main === module) {
   /** @type {ToolchainModule} */
-  const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
+  const toolchainModule = require(path.join(ROOT, "toolchain", "dist", "pulumi-cli.js"));
   toolchainModule
     .resolvePulumiToolchain()
     .then(async (toolchain) => {

@@ -28,8 +28,8 @@ const { DOTNET_ICON_SIZE, logoPng } = require("./logo.js");
 const { projectIdentity } = require("./project-identity.js");
 
 /** @typedef {import("./generate-schema.js").PackageSchema} PackageSchema */
-/** @typedef {import("pulumi-analytics/toolchain").PulumiToolchain} PulumiToolchain */
-/** @typedef {typeof import("pulumi-analytics/toolchain")} ToolchainModule The built toolchain (dist/toolchain). */
+/** @typedef {import("@pulumi-analytics/toolchain").PulumiToolchain} PulumiToolchain */
+/** @typedef {typeof import("@pulumi-analytics/toolchain")} ToolchainModule The built toolchain (toolchain/dist). */
 /** @typedef {{ artifactId: string, version: string }} MavenPlugin */
 
 const ROOT = path.join(__dirname, "..");
@@ -218,7 +218,7 @@ function requireGenerators(toolchain) {
 /**
  * Generates the SDKs of {@link LANGUAGES} into `outDir` (sdk/go, sdk/python, ...), each directory
  * replaced whole. `toolchain` is a resolved PulumiToolchain with its Go, Python and Java hosts and
- * the C# generator; `module` is the toolchain module (src/toolchain/pulumi-cli).
+ * the C# generator; `module` is the toolchain module (toolchain/src/pulumi-cli).
  * @param {string} outDir @param {PulumiToolchain} toolchain @param {Pick<ToolchainModule, "pulumiEnvironment" | "PINNED_JAVA_VERSION">} module
  */
 function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSION }) {
@@ -259,7 +259,7 @@ module.exports = { LANGUAGES, MAVEN_PLUGINS, generateSdks, javaPom, listFiles, f
 
 if (require.main === module) {
   /** @type {ToolchainModule} */
-  const toolchainModule = require(path.join(ROOT, "dist", "toolchain", "pulumi-cli.js"));
+  const toolchainModule = require(path.join(ROOT, "toolchain", "dist", "pulumi-cli.js"));
   const outDir = path.resolve(process.argv[2] ?? path.join(ROOT, "sdk"));
   toolchainModule.resolvePulumiToolchain().then(
     (toolchain) => {

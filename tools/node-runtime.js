@@ -76,7 +76,7 @@ function isSupported(version = process.versions.node) {
   return supportedLines().some((l) => l.line === majorOf(version));
 }
 
-/** The project cache root: $PULUMI_ANALYTICS_CACHE_DIR, $XDG_CACHE_HOME/pulumi-analytics or ~/.cache/pulumi-analytics (as src/toolchain's defaultCacheRoot). */
+/** The project cache root: $PULUMI_ANALYTICS_CACHE_DIR, $XDG_CACHE_HOME/pulumi-analytics or ~/.cache/pulumi-analytics (as toolchain/src's defaultCacheRoot). */
 function cacheRoot(env = process.env) {
   if (env.PULUMI_ANALYTICS_CACHE_DIR) return path.resolve(env.PULUMI_ANALYTICS_CACHE_DIR);
   const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), ".cache");

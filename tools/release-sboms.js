@@ -24,7 +24,7 @@ const path = require("node:path");
  * @typedef {{ metadata: { component: BomComponent, [field: string]: unknown }, components?: BomComponent[], dependencies?: BomDependency[], [field: string]: unknown }} Bom
  */
 
-/** cyclonedx-gomod, as a PinnedGoTool of src/toolchain/pulumi-cli.ts; tools/cyclonedx-gomod/go.mod pins the same version. */
+/** cyclonedx-gomod, as a PinnedGoTool of toolchain/src/pulumi-cli.ts; tools/cyclonedx-gomod/go.mod pins the same version. */
 const CYCLONEDX_GOMOD = {
   name: "cyclonedx-gomod",
   version: "1.10.0",
@@ -140,8 +140,8 @@ function withMainVersion(bom, version) {
  * @param {SbomContext} ctx
  */
 async function goSdkSbom(ctx) {
-  /** @type {typeof import("pulumi-analytics/toolchain")} */
-  const { resolvePinnedGoTool } = require(path.join(ctx.root, "dist", "toolchain", "pulumi-cli.js"));
+  /** @type {typeof import("@pulumi-analytics/toolchain")} */
+  const { resolvePinnedGoTool } = require(path.join(ctx.root, "toolchain", "dist", "pulumi-cli.js"));
   const binary = await resolvePinnedGoTool(CYCLONEDX_GOMOD);
   const args = ["mod", "-json", "-type", "library", "-licenses", "-short-purls", "-noserial", "-notimestamp", "-output", "-", "."];
   const env = { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };

@@ -57,14 +57,15 @@ const { writeTarGz } = require("./tar-gz.js");
 const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
 
 /**
- * The npm tarball and its SBOM. `npm sbom` names the root after the folder it runs in and stamps a
+ * The npm tarball and its SBOM (runtime dependencies only: no development ones, and not the private
+ * toolchain/ workspace, which is not in the package). `npm sbom` names the root after the folder it runs in and stamps a
  * random serial number and the time: the root gets the package's name, the release's time, and
  * no serial number, so two builds of one commit give the same file.
  * @param {ReleaseContext} ctx
  */
 function npmPackage(ctx) {
   npm(["pack", "--pack-destination", ctx.out], { stdio: ["ignore", "ignore", "inherit"] });
-  const { serialNumber: _random, ...sbom } = JSON.parse(npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
+  const { serialNumber: _random, ...sbom } = JSON.parse(npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev", "--workspaces=false"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
   const { name } = JSON.parse(fs.readFileSync(path.join(ctx.root, "package.json"), "utf8"));
   sbom.metadata = { ...sbom.metadata, timestamp: ctx.time.toISOString(), component: { ...sbom.metadata.component, name } };
   fs.writeFileSync(path.join(ctx.out, `pulumi-analytics-v${ctx.version}.npm.cdx.json`), `${JSON.stringify(sbom, null, 2)}\n`);

@@ -18,7 +18,7 @@ const ROOT = path.join(__dirname, "..");
 const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 
 /**
- * gen-docs, as a PinnedGoTool of src/toolchain/pulumi-cli.ts. Its version is the release of
+ * gen-docs, as a PinnedGoTool of toolchain/src/pulumi-cli.ts. Its version is the release of
  * github.com/pulumi/pulumi/pkg/v3 that tools/pulumi-docsgen/go.mod pins: 3.143.0, the last one
  * holding codegen/docs.
  */
@@ -35,7 +35,7 @@ const GEN_DOCS = {
 
 /** The toolchain's resolvePinnedGoTool from the built package (dist/). @type {ToolResolver} */
 function resolveFromDist(tool, options) {
-  const built = path.join(ROOT, "dist", "toolchain", "pulumi-cli.js");
+  const built = path.join(ROOT, "toolchain", "dist", "pulumi-cli.js");
   if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first.`);
   return require(built).resolvePinnedGoTool(tool, options);
 }

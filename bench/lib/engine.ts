@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PulumiToolchain } from "pulumi-analytics/toolchain";
+import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { startReferenceServer, type ReferenceServer } from "pulumi-analytics/reference-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs, type Backend } from "./workspace";
 

@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PulumiToolchain } from "pulumi-analytics/toolchain";
+import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { compareWithFloor, FLOOR, type Comparison, type EnginePlan, type Subject } from "./engine";
 import { repoRoot } from "./workspace";
 

@@ -14,7 +14,7 @@ import { once } from "node:events";
 import * as fs from "node:fs";
 import * as http2 from "node:http2";
 import * as path from "node:path";
-import type { PulumiToolchain } from "pulumi-analytics/toolchain";
+import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { compareWithFloor, type Comparison, type EnginePlan } from "./engine";
 import { procMemory, procThreadsCpuMicros } from "./proc";
 import { pluginSubject } from "./single-file";

@@ -6,7 +6,7 @@
  * `resolvePinnedGoTool`; users never build it and tools/versitygw/ is not in the package's files.
  *
  * This module imports nothing but Node: each side passes its own repository root and process-group
- * functions (the tests take them from src/, the bench from the built `pulumi-analytics/toolchain`),
+ * functions (the tests take them from toolchain/src/, the bench from the built `@pulumi-analytics/toolchain`),
  * so neither imports the other's code through a package boundary.
  *
  * versitygw's posix backend keeps object metadata in user extended attributes, so the temp

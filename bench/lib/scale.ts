@@ -11,7 +11,7 @@
  *    duplicate create), its wall time shown beside that of the single stack of N on S3.
  */
 import { performance } from "node:perf_hooks";
-import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { compareWithFloor, FLOOR, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
 import { NATIVE } from "./native";
 import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";

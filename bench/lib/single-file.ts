@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PulumiToolchain } from "pulumi-analytics/toolchain";
+import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { compareWithFloor, type Comparison, type EnginePlan, type Subject } from "./engine";
 import { NATIVE, NATIVE_BIN } from "./native";
 import { procMemory } from "./proc";

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import * as http from "node:http";
 import * as net from "node:net";
-import { stopProcessTree, trackProcessTree } from "pulumi-analytics/toolchain";
+import { stopProcessTree, trackProcessTree } from "@pulumi-analytics/toolchain";
 
 /** A process spawned in its own process group. */
 export interface Spawned {

@@ -6,7 +6,7 @@
  * tools/ is not in the package's files.
  */
 import * as path from "node:path";
-import { resolvePinnedGoTool, type PinnedGoTool } from "pulumi-analytics/toolchain";
+import { resolvePinnedGoTool, type PinnedGoTool } from "@pulumi-analytics/toolchain";
 
 /** The OpenTofu release tools/opentofu/go.mod pins. */
 export const OPENTOFU_VERSION = "1.10.7";

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import { stopProcessTree, trackProcessTree } from "pulumi-analytics/toolchain";
+import { stopProcessTree, trackProcessTree } from "@pulumi-analytics/toolchain";
 import { PeakRssSampler } from "./proc";
 import { RESTAPI_VERSION } from "./tofu-tools";
 import { repoRoot, type TimedRun } from "./workspace";

@@ -12,7 +12,7 @@
 import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { signalProcessTree, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
 import { OURS, startBenchServer, upArgs, type Subject } from "./engine";
 import { NATIVE } from "./native";

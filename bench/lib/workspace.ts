@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import { pulumiEnvironment, runPulumi, trackProcessTree, type PulumiRunResult, type PulumiToolchain } from "pulumi-analytics/toolchain";
+import { pulumiEnvironment, runPulumi, trackProcessTree, type PulumiRunResult, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { PeakRssSampler } from "./proc";
 
 /** Repository root (bench/dist/lib -> repo). */

@@ -8,7 +8,6 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { type ConfigMap, type Deployment, LocalWorkspace, type OutputMap, type Stack } from "@pulumi/pulumi/automation";
 import { startReferenceServer, type ReferenceServer } from "pulumi-analytics/reference-server";
-import { pulumiEnvironment, resolvePulumiToolchain } from "pulumi-analytics/toolchain";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { analyticsProgram } from "./program";
 
@@ -34,9 +33,8 @@ function valuesOf(outputs: OutputMap): Record<string, string> {
 
 beforeAll(async () => {
   server = await startReferenceServer({ port: 0, bootstrapUsers: ["ci"], inspection: true });
-  // The Automation API runs the `pulumi` on PATH: put the one found there, or the engine
-  // pulumi-analytics builds and caches, first, with update checks and plugin downloads off.
-  Object.assign(process.env, pulumiEnvironment(await resolvePulumiToolchain()));
+  // The Automation API runs the `pulumi` on PATH (>= 3.139); update checks and plugin downloads off.
+  Object.assign(process.env, { PULUMI_SKIP_UPDATE_CHECK: "true", PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" });
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-test-"));
   stack = await LocalWorkspace.createOrSelectStack(
     { stackName: "test", projectName: "analytics-testing-recipe", program: analyticsProgram },

@@ -5,6 +5,7 @@ import { OPENAPI_PATH, openApiJson } from "./control/openapi";
 import { assertUserName, startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "./server";
 import { DEFAULT_KEY_PREFIX, assertKeyPrefix, digestApiKey, generateApiKey } from "./state/auth";
 import { StateFile } from "./state/state-file";
+import { PG_MISSING_MESSAGE, pgInstalled } from "./sync/pg-loader";
 
 /** Port of the standalone server unless `--port` says otherwise. */
 export const DEFAULT_CLI_PORT = 8080;
@@ -132,6 +133,7 @@ export async function runCli(argv: readonly string[], out: CliOutput): Promise<C
     if (options.inspection) out.stdout(`Inspection surface: ${server.url}${INSPECTION_PREFIX}/\n`);
     out.stdout(statePath === undefined ? "State: in memory\n" : `State file: ${statePath}\n`);
     for (const [user, key] of Object.entries(server.apiKeys)) out.stdout(`API key for ${user} (shown once): ${key}\n`);
+    if (!pgInstalled()) out.stderr(`Note: ${PG_MISSING_MESSAGE}; until then every data source's schema sync fails.\n`);
     return { kind: "serving", server };
   } catch (err) {
     out.stderr(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -6,8 +6,8 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { stopProcessTree, trackProcessTree } from "../../src/toolchain/process-group";
-import { defaultCacheRoot } from "../../src/toolchain/pulumi-cli";
+import { stopProcessTree, trackProcessTree } from "../../toolchain/src/process-group";
+import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
 import { repoRoot } from "../support/pulumi-workspace";
 
 /** The newest `@pulumi/pulumi` the package is tested with; bumped by hand, so CI never changes under us. */
@@ -61,6 +61,10 @@ export interface PackedTarball {
   file: string;
   /** Paths inside the package, as `npm pack --json` lists them. */
   files: string[];
+  /** Bytes of the .tgz, as `npm pack --json` reports them. */
+  size: number;
+  /** Bytes of its files unpacked, as `npm pack --json` reports them. */
+  unpackedSize: number;
 }
 
 /** Folders of the checkout that a pack never reads: installed, built or scratch output. */
@@ -89,9 +93,9 @@ export async function packRepository(into: string): Promise<PackedTarball> {
   const copy = copyCheckout("pulumi-analytics-pack-");
   try {
     const { stdout } = await npm(["pack", "--json", "--pack-destination", into], copy);
-    const [report] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const [report] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }>; size: number; unpackedSize: number }>;
     if (!report) throw new Error(`npm pack printed no report:\n${stdout}`);
-    return { file: path.join(into, report.filename), files: report.files.map((f) => f.path) };
+    return { file: path.join(into, report.filename), files: report.files.map((f) => f.path), size: report.size, unpackedSize: report.unpackedSize };
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }

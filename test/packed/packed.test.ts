@@ -8,8 +8,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { defaultCacheRoot } from "../../src/toolchain/pulumi-cli";
+import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
 import { nodeRuntime, supportedLines } from "../../tools/node-runtime.js";
+import { FIGURE_ROWS, documentedFigures, measureInstall } from "./install-size";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 import {
   NEWEST_SDK,
@@ -51,6 +52,15 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
+/** The data source's sync status and message once its background sync has finished (polled through the inspection surface). */
+async function syncOutcome(server: InstalledServer, id: string): Promise<{ lastSyncStatus: string; syncErrorMessage: string | null }> {
+  for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const answer = await fetch(`${server.url}/_reference/data-sources/${id}`);
+    const { data } = (await answer.json()) as { data: { lastSyncStatus: string; syncErrorMessage: string | null } };
+    if (!["PENDING", "SYNCING"].includes(data.lastSyncStatus) || Date.now() > deadline) return { lastSyncStatus: data.lastSyncStatus, syncErrorMessage: data.syncErrorMessage };
+  }
+}
+
 /** Points the stack at `server` and sets the program's one secret. */
 async function configure(workspace: PulumiWorkspace, server: InstalledServer): Promise<void> {
   await workspace.pulumi(["config", "set", "analytics:baseUrl", server.url]);
@@ -83,23 +93,30 @@ function packedManifest(): Record<string, unknown> {
 }
 
 describe("the packed tarball", () => {
-  it("ships the build, the engine pins, README and LICENSE, and nothing of tests, demo, fixtures or sources", () => {
-    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/toolchain/bin.js", "dist/resources/provider-impl.js", "dist/native/bin.js", "dist/native/schema.json", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml", "tools/pulumi/go.mod", "tools/pulumi/go.sum", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go"]) {
+  it("ships the build, README and LICENSE, and nothing of tests, demo, fixtures, sources or the toolchain", () => {
+    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/resources/provider-impl.js", "dist/native/bin.js", "dist/native/schema.json", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml"]) {
       expect(tarball.files).toContain(file);
     }
     const stray = tarball.files.filter(
       (file) => /(^|\/)(test|tests|demo|fixtures?|src)(\/|$)|\.test\.|demo-warehouse|test-postgres|\.map$/.test(file) || (file.endsWith(".ts") && !file.endsWith(".d.ts")),
     );
     expect(stray).toEqual([]);
+    // The Pulumi CLI builder is development tooling (the private workspace package toolchain/):
+    // no Go module, no toolchain code, no tools/ folder reaches users.
+    const tooling = tarball.files.filter((file) => /(^|\/)(go\.mod|go\.sum|[^/]+\.go)$|^tools\/|^toolchain\/|(^|\/)toolchain(\/|$)/.test(file));
+    expect(tooling).toEqual([]);
   });
 
   it("declares the SDK as a peer range, no embedded Postgres, and no install-time script", () => {
     const manifest = packedManifest();
-    expect(manifest.peerDependencies).toEqual({ "@aws-sdk/client-s3": "^3.600.0", "@pulumi/pulumi": `^${OLDEST_SDK}`, "@pulumi/policy": "^1.21.0" });
+    expect(manifest.peerDependencies).toEqual({ "@aws-sdk/client-s3": "^3.600.0", "@pulumi/pulumi": `^${OLDEST_SDK}`, "@pulumi/policy": "^1.21.0", pg: "^8.23.1" });
     // The policy SDK is only for policy packs, the S3 client only for `analytics-orphans` on an
-    // s3:// backend: provider users never get either installed.
-    expect(manifest.peerDependenciesMeta).toEqual({ "@aws-sdk/client-s3": { optional: true }, "@pulumi/policy": { optional: true } });
-    expect(Object.keys(manifest.dependencies as object).sort()).toEqual(["pg", "undici", "zod"]);
+    // s3:// backend, pg only for the reference server's schema sync: provider users never get any installed.
+    expect(manifest.peerDependenciesMeta).toEqual({ "@aws-sdk/client-s3": { optional: true }, "@pulumi/policy": { optional: true }, pg: { optional: true } });
+    expect(Object.keys(manifest.dependencies as object).sort()).toEqual(["undici", "zod"]);
+    // No entry point or command of the toolchain, and no workspace for npm to look at.
+    expect(Object.keys(manifest.exports as object)).not.toContain("./toolchain");
+    expect(Object.keys(manifest.bin as object).sort()).toEqual(["analytics-migrate-to-native", "analytics-orphans", "analytics-reference-server", "pulumi-resource-analytics"]);
     const scripts = manifest.scripts as Record<string, string>;
     for (const hook of ["prepare", "preinstall", "install", "postinstall"]) expect(scripts[hook]).toBeUndefined();
     expect(manifest.license).toBe("Apache-2.0");
@@ -122,8 +139,10 @@ describe("the packed tarball", () => {
         process.stderr.write(`[packed] npm install of the tarball with @pulumi/pulumi ${sdk} on Node.js ${runtime.version}: ${(ms / 1000).toFixed(1)} s\n`);
         expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${sdk}`]);
         expectPolicySubpathNamesItsPackage(workspace.programDir);
-        // The S3 client is for analytics-orphans on s3:// only: an optional peer, never installed with the package.
+        // The S3 client is for analytics-orphans on s3:// only, pg for the reference server's schema
+        // sync only: optional peers, never installed with the package.
         expect(fs.existsSync(path.join(workspace.programDir, "node_modules", "@aws-sdk", "client-s3"))).toBe(false);
+        expect(fs.existsSync(path.join(workspace.programDir, "node_modules", "pg"))).toBe(false);
         await compileApp(workspace.programDir);
 
         server = await startInstalledServer(workspace.programDir, [], onLine);
@@ -136,6 +155,8 @@ describe("the packed tarball", () => {
         expect(answer.status).toBe(200);
         await answer.body?.cancel();
         expect(outputs).toMatchObject({ resourceCount: 2, probeCode: "none", lastSyncStatus: "PENDING", nodeVersion: `v${runtime.version}` });
+        // Without pg the server still serves; the data source's sync fails saying what to install.
+        expect(await syncOutcome(server, String(outputs.dataSourceId))).toEqual({ lastSyncStatus: "FAILED", syncErrorMessage: expect.stringContaining("run `npm install pg`") });
 
         await workspace.pulumi(["preview", "--expect-no-changes"]);
         expect((await workspace.pulumi(["refresh", "--yes"])).stdout).toMatch(/3 unchanged/);
@@ -186,5 +207,21 @@ describe("upgrading from 0.1.0", () => {
       await server?.stop();
       workspace.dispose();
     }
+  }, 600_000);
+});
+
+/** How far a measured size may drift from docs/packaging.md before the page must be measured again. */
+const SIZE_TOLERANCE = 0.1;
+
+describe("the install size docs/packaging.md reports", () => {
+  it(`holds: the tarball's bytes and what it adds to an app on @pulumi/pulumi ${NEWEST_SDK} within ${SIZE_TOLERANCE * 100}%, the packages exactly`, async () => {
+    const measured = await measureInstall(work, tarball, NEWEST_SDK);
+    const documented = documentedFigures(fs.readFileSync(path.join(repoRoot, "docs", "packaging.md"), "utf8"));
+    process.stderr.write(`[packed] install size: ${JSON.stringify(measured)}\n`);
+    for (const key of ["packedBytes", "unpackedBytes", "diskBytesAdded"] as const) {
+      const drift = Math.abs(measured[key] - documented[key]) / documented[key];
+      expect(drift, `${FIGURE_ROWS[key]}: measured ${measured[key]}, documented ${documented[key]}; measure again and update docs/packaging.md`).toBeLessThanOrEqual(SIZE_TOLERANCE);
+    }
+    expect(measured.packagesAdded, FIGURE_ROWS.packagesAdded).toBe(documented.packagesAdded);
   }, 600_000);
 });

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { signalProcessTree, trackProcessTree } from "../../src/toolchain/process-group";
-import { pulumiEnvironment, type PulumiToolchain } from "../../src/toolchain/pulumi-cli";
-import { runPulumi } from "../../src/toolchain/run-pulumi";
+import { signalProcessTree, trackProcessTree } from "../../toolchain/src/process-group";
+import { pulumiEnvironment, type PulumiToolchain } from "../../toolchain/src/pulumi-cli";
+import { runPulumi } from "../../toolchain/src/run-pulumi";
 
 /** Repository root, for node_modules and fixtures. */
 export const repoRoot = path.resolve(__dirname, "..", "..");

@@ -13,8 +13,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { withLock } from "../../src/toolchain/go-build";
-import { defaultCacheRoot } from "../../src/toolchain/pulumi-cli";
+import { withLock } from "../../toolchain/src/go-build";
+import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
 import { repoRoot } from "./pulumi-workspace";
 
 const execFileAsync = promisify(execFile);

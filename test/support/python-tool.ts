@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { withLock } from "../../src/toolchain/go-build";
-import { defaultCacheRoot } from "../../src/toolchain/pulumi-cli";
+import { withLock } from "../../toolchain/src/go-build";
+import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
 import { pythonEnvironment } from "./python-env";
 
 const execFileAsync = promisify(execFile);

@@ -9,7 +9,7 @@ import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { withLock } from "../../src/toolchain/go-build";
+import { withLock } from "../../toolchain/src/go-build";
 import { copyCheckout, userEnvironment } from "../packed/packed-app";
 import { TEST_RUN_MARKER, runFolder } from "./test-run.js";
 import { repoRoot } from "./pulumi-workspace";

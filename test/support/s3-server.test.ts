@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { engineCacheKey, pinnedGoToolCacheKey, resolvePinnedGoTool, yamlHostCacheKey } from "../../src/toolchain/pulumi-cli";
+import { engineCacheKey, pinnedGoToolCacheKey, resolvePinnedGoTool, yamlHostCacheKey } from "../../toolchain/src/pulumi-cli";
 import { VERSITYGW, VERSITYGW_VERSION } from "./s3-server";
 
 const temps: string[] = [];

@@ -6,8 +6,8 @@
  * the same server; the tests hand it src/'s process-group functions.
  */
 import { startVersitygw, versitygwTool, VERSITYGW_VERSION, type S3Server } from "../../bench/lib/s3-server";
-import { stopProcessTree, trackProcessTree } from "../../src/toolchain/process-group";
-import { resolvePinnedGoTool, type PinnedGoTool } from "../../src/toolchain/pulumi-cli";
+import { stopProcessTree, trackProcessTree } from "../../toolchain/src/process-group";
+import { resolvePinnedGoTool, type PinnedGoTool } from "../../toolchain/src/pulumi-cli";
 import { repoRoot } from "./pulumi-workspace";
 
 export { VERSITYGW_VERSION, type S3Server };

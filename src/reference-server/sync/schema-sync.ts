@@ -5,6 +5,7 @@
  */
 import type { Client, ClientConfig } from "pg";
 import { redact } from "../../redact";
+import { loadPg, PgNotInstalledError } from "./pg-loader";
 import type { SyncedTable } from "../state/synced-table";
 
 /** The connection fields of a data source the sync needs; nulls are fields the request left unset. */
@@ -180,14 +181,6 @@ export function unusableTarget(target: SyncTarget): string | undefined {
 }
 
 /**
- * pg, loaded by the first sync rather than at start: it is a large share of the server's start-up
- * and a server whose data sources are never synced (or whose sync is replaced) never needs it.
- */
-function loadPg(): typeof import("pg") {
-  return require("pg") as typeof import("pg");
-}
-
-/**
  * Builds a pg client with every PG* variable hidden: pg reads PGHOST, PGPORT, PGUSER, PGDATABASE,
  * PGPASSWORD, PGOPTIONS, PGSSLMODE, PGCLIENT_ENCODING and more for anything it considers unset,
  * and it reads them only here, synchronously, so nothing else can observe the gap.
@@ -310,6 +303,7 @@ function describeFailure(error: unknown, context: FailureContext): string {
   if (error instanceof MissingPasswordError) {
     return `the server at ${where} requested a password but none is set on the data source`;
   }
+  if (error instanceof PgNotInstalledError) return error.message;
   const { message, code } = errorFields(error);
 
   if (message === "The server does not support SSL connections") {

@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../../support/pulumi-workspace";
-import type { PulumiToolchain } from "../../../src/toolchain/pulumi-cli";
+import type { PulumiToolchain } from "../../../toolchain/src/pulumi-cli";
 import { plaintextHits } from "./campaign";
 
 /** Type token of organizations in state. */

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as path from "node:path";
-import { signalProcessTree, stopProcessTree, trackProcessTree } from "../../../src/toolchain/process-group";
+import { signalProcessTree, stopProcessTree, trackProcessTree } from "../../../toolchain/src/process-group";
 import type { FaultSettings, FaultsView, RequestSummary } from "../../../src/reference-server";
 import { repoRoot } from "../../support/pulumi-workspace";
 import { pollFor } from "./cli";

@@ -88,7 +88,7 @@ function pinnedGoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-/** One build of Go programs from a pinned module of tools/ into a cache entry. */
+/** One build of Go programs from a pinned module (toolchain/go/, tools/) into a cache entry. */
 export interface GoModuleBuild {
   /** What is built, in progress lines, e.g. `Pulumi 3.200.0` or `pulumi-language-yaml 1.19.1`. */
   what: string;

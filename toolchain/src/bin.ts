@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import { ToolchainError, resolvePulumiToolchain, toolchainPathDirs } from "./pulumi-cli";
 
-const usage = `Usage: analytics-pulumi-toolchain [--json]
+const usage = `Usage: analytics-pulumi-toolchain [--json]   (in this repository: npm run --silent toolchain -- [--json])
 
 Finds a Pulumi CLI >= 3.139 ($PULUMI_CLI, then PATH), or builds the pinned engine from
 Pulumi's Go modules into the user cache, and prints the directory to put on PATH. It holds

@@ -1,11 +1,11 @@
 /** The pinned engine release, and version strings of the tools the toolchain finds: compared and read from their output. */
 
-/** Pulumi CLI and Node.js language host release the engine build uses; tools/pulumi/go.mod pins the same one. The npm SDK is the app's own (peer range in package.json). */
+/** Pulumi CLI and Node.js language host release the engine build uses; toolchain/go/pulumi/go.mod pins the same one. The npm SDK is the app's own (peer range in package.json). */
 export const PINNED_PULUMI_VERSION = "3.200.0";
 
 /**
  * The newest Pulumi CLI release the Go module proxy serves, built as a second engine that the
- * compatibility tests run (test/compat-newest-cli.test.ts); tools/pulumi-newest/go.mod pins the same one.
+ * compatibility tests run (test/compat-newest-cli.test.ts); toolchain/go/pulumi-newest/go.mod pins the same one.
  */
 export const NEWEST_PULUMI_VERSION = "3.274.1";
 

@@ -124,15 +124,15 @@ export function installLaunchers(binDir: string): string {
 
 /** Directory holding the Go module that pins the engine (shipped with the package). */
 export function engineModuleDir(): string {
-  return path.resolve(__dirname, "..", "..", "tools", "pulumi");
+  return path.resolve(__dirname, "..", "go", "pulumi");
 }
 
 /** Directory holding the Go module that pins the newest CLI (a test tool: not in the package). */
 export function newestEngineModuleDir(): string {
-  return path.resolve(__dirname, "..", "..", "tools", "pulumi-newest");
+  return path.resolve(__dirname, "..", "go", "pulumi-newest");
 }
 
-/** Oldest Go that builds the pinned engine: the `go` line of tools/pulumi/go.mod, read from there. */
+/** Oldest Go that builds the pinned engine: the `go` line of toolchain/go/pulumi/go.mod, read from there. */
 export const MINIMUM_GO_VERSION = minimumGoVersion(engineModuleDir());
 
 /** Cache root of the engine build and other downloads: $PULUMI_ANALYTICS_CACHE_DIR, $XDG_CACHE_HOME/pulumi-analytics or ~/.cache/pulumi-analytics. */
@@ -150,7 +150,7 @@ export function engineCacheKey(moduleDir = engineModuleDir()): string {
   return `pulumi-v${PINNED_PULUMI_VERSION}-${process.platform}-${process.arch}-${hash.digest("hex").slice(0, 12)}`;
 }
 
-/** Cache key of the newest CLI: its version, the platform and a digest of tools/pulumi-newest's files, apart from the pinned engine's. */
+/** Cache key of the newest CLI: its version, the platform and a digest of toolchain/go/pulumi-newest's files, apart from the pinned engine's. */
 export function newestEngineCacheKey(moduleDir = newestEngineModuleDir()): string {
   return moduleCacheKey("pulumi", NEWEST_PULUMI_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go"]);
 }
@@ -167,7 +167,7 @@ async function versionOf(executable: string): Promise<string | undefined> {
   }
 }
 
-/** A Pulumi CLI built from a pinned module of tools/ into a cache entry of its own. */
+/** A Pulumi CLI built from a pinned module of toolchain/go/ into a cache entry of its own. */
 interface EngineBuild {
   version: string;
   moduleDir: () => string;
@@ -268,10 +268,10 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
 
 /**
  * The newest Pulumi CLI the Go module proxy serves ({@link NEWEST_PULUMI_VERSION}), for the
- * compatibility tests: built from tools/pulumi-newest into a cache entry of its own (never an
+ * compatibility tests: built from toolchain/go/pulumi-newest into a cache entry of its own (never an
  * installed CLI), with the pinned engine's Node.js host and dynamic-provider plugin (built first
  * when missing), pulumi-yaml {@link NEWEST_YAML_VERSION} and the pinned release's Python host
- * linked next to it. `npx analytics-pulumi-toolchain` keeps to the pinned engine.
+ * linked next to it. `npm run toolchain` keeps to the pinned engine.
  */
 export async function resolveNewestPulumiToolchain(options: Pick<ResolveOptions, "log" | "env" | "cacheDir"> = {}): Promise<PulumiToolchain> {
   const env = options.env ?? process.env;
@@ -334,7 +334,7 @@ function buildEngine(engine: EngineBuild, target: string, env: NodeJS.ProcessEnv
   );
 }
 
-/** A Go program pinned by a module of its own under tools/ and built into the cache like the engine. */
+/** A Go program pinned by a module of its own (toolchain/go/, or tools/ for the test and release tools) and built into the cache like the engine. */
 export interface PinnedGoTool {
   /** Name in progress lines and errors, e.g. `versitygw`. */
   name: string;

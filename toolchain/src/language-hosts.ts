@@ -1,6 +1,6 @@
 /**
  * The language hosts beside the engine: for an installed CLI its own (next to it, else on PATH),
- * otherwise ours, each built from a pinned module of tools/ into a cache entry of its own and
+ * otherwise ours, each built from a pinned module of toolchain/go/ into a cache entry of its own and
  * hard-linked next to the cached engine's `pulumi`. Not having one only stops that language.
  */
 import { execFile } from "node:child_process";
@@ -14,11 +14,11 @@ import { ENGINE_VERSION_SYMBOL, PINNED_PULUMI_VERSION } from "./versions";
 
 const execFileAsync = promisify(execFile);
 
-/** Pulumi YAML language host release the toolchain builds when none is installed; tools/pulumi-yaml/go.mod pins the same one. */
+/** Pulumi YAML language host release the toolchain builds when none is installed; toolchain/go/pulumi-yaml/go.mod pins the same one. */
 export const PINNED_YAML_VERSION = "1.19.1";
 
 /**
- * pulumi-yaml release whose host runs beside the newest CLI; tools/pulumi-yaml-newest/go.mod pins
+ * pulumi-yaml release whose host runs beside the newest CLI; toolchain/go/pulumi-yaml-newest/go.mod pins
  * the same one. 1.19.1 reads a program's config from RunRequest.configPropertyMap, which the engine
  * no longer sends from 3.207.0 on (docs/toolchain.md, "The newest Pulumi CLI").
  */
@@ -32,10 +32,10 @@ export const GO_LANGUAGE_HOST = "pulumi-language-go";
 export const PYTHON_LANGUAGE_HOST = "pulumi-language-python";
 /** The Python script the Python host runs programs with (`python/cmd/` of sdk/v3). */
 export const PYTHON_EXEC = "pulumi-language-python-exec";
-/** The stand-in for pulumi-language-dotnet's code generator, built from the engine's pkg/v3 (tools/pulumi-langhosts/gen-dotnet). */
+/** The stand-in for pulumi-language-dotnet's code generator, built from the engine's pkg/v3 (toolchain/go/pulumi-langhosts/gen-dotnet). */
 export const DOTNET_GENERATOR = "gen-dotnet";
 
-/** pulumi-java release whose Java language host the toolchain builds when none is installed; tools/pulumi-java/go.mod pins the same one. */
+/** pulumi-java release whose Java language host the toolchain builds when none is installed; toolchain/go/pulumi-java/go.mod pins the same one. */
 export const PINNED_JAVA_VERSION = "1.12.0";
 
 /** File name of the language host the engine starts for `runtime: java` programs and `pulumi package gen-sdk --language java`. */
@@ -66,27 +66,27 @@ const LANGHOST_BINARIES = [GO_LANGUAGE_HOST, PYTHON_LANGUAGE_HOST, PYTHON_EXEC, 
 
 /** Directory holding the Go module that pins the YAML language host (shipped with the package). */
 export function yamlModuleDir(): string {
-  return path.resolve(__dirname, "..", "..", "tools", "pulumi-yaml");
+  return path.resolve(__dirname, "..", "go", "pulumi-yaml");
 }
 
 /** Directory holding the Go module that pins the YAML language host of the newest CLI (a test tool, not shipped). */
 export function newestYamlModuleDir(): string {
-  return path.resolve(__dirname, "..", "..", "tools", "pulumi-yaml-newest");
+  return path.resolve(__dirname, "..", "go", "pulumi-yaml-newest");
 }
 
 /** Directory holding the Go module that pins the Go and Python language hosts and the C# generator (shipped with the package). */
 export function langhostsModuleDir(): string {
-  return path.resolve(__dirname, "..", "..", "tools", "pulumi-langhosts");
+  return path.resolve(__dirname, "..", "go", "pulumi-langhosts");
 }
 
 /** Directory holding the Go module that pins the Java language host (shipped with the package). */
 export function javaModuleDir(): string {
-  return path.resolve(__dirname, "..", "..", "tools", "pulumi-java");
+  return path.resolve(__dirname, "..", "go", "pulumi-java");
 }
 
 /**
  * Cache key of the YAML language host, a cache entry of its own beside the engine's: its pinned
- * version, the platform and a digest of tools/pulumi-yaml's files. Changing that module rebuilds
+ * version, the platform and a digest of toolchain/go/pulumi-yaml's files. Changing that module rebuilds
  * only the host; the engine's key (and build) stays as it is.
  */
 export function yamlHostCacheKey(moduleDir = yamlModuleDir()): string {
@@ -101,7 +101,7 @@ export function newestYamlHostCacheKey(moduleDir = newestYamlModuleDir()): strin
 /**
  * Cache key of the Go and Python language hosts and the C# generator, a cache entry of its own like
  * the YAML host's: the engine release they come with, the platform and a digest of
- * tools/pulumi-langhosts's files. Changing that module rebuilds only these; the engine's key stays.
+ * toolchain/go/pulumi-langhosts's files. Changing that module rebuilds only these; the engine's key stays.
  */
 export function langhostsCacheKey(moduleDir = langhostsModuleDir()): string {
   return moduleCacheKey("pulumi-langhosts", PINNED_PULUMI_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go", path.join("gen-dotnet", "main.go")]);
@@ -109,7 +109,7 @@ export function langhostsCacheKey(moduleDir = langhostsModuleDir()): string {
 
 /**
  * Cache key of the Java language host, a cache entry of its own like the YAML host's: its pinned
- * pulumi-java release, the platform and a digest of tools/pulumi-java's files.
+ * pulumi-java release, the platform and a digest of toolchain/go/pulumi-java's files.
  */
 export function javaHostCacheKey(moduleDir = javaModuleDir()): string {
   return moduleCacheKey(JAVA_LANGUAGE_HOST, PINNED_JAVA_VERSION, moduleDir, ["go.mod", "go.sum", "tools.go"]);
@@ -328,8 +328,8 @@ export async function builtLanguageHosts(engineBinDir: string, cacheRoot: string
 }
 
 /**
- * The language hosts of the newest CLI (tools/pulumi-newest), linked next to its `pulumi`: the YAML
- * host of tools/pulumi-yaml-newest, and the Python host with python-exec of the pinned release's
+ * The language hosts of the newest CLI (toolchain/go/pulumi-newest), linked next to its `pulumi`: the YAML
+ * host of toolchain/go/pulumi-yaml-newest, and the Python host with python-exec of the pinned release's
  * entry (no newer build of that host module is served). Only what the compatibility tests run.
  */
 export async function newestEngineLanguageHosts(engineBinDir: string, cacheRoot: string, env: NodeJS.ProcessEnv, log: Log): Promise<LanguageHosts> {

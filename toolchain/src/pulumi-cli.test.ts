@@ -41,6 +41,9 @@ import {
   type PulumiToolchain,
 } from "./pulumi-cli";
 
+/** The repository root: the toolchain package (toolchain/) sits in it, beside the published package's package.json, README and docs. */
+const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
 const temps: string[] = [];
 function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolchain-test-"));
@@ -87,8 +90,8 @@ describe("version helpers", () => {
 });
 
 describe("version pins agree", () => {
-  it("tools/pulumi/go.mod builds the pinned engine; the SDK is a peer from the oldest CLI the toolchain accepts", () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(engineModuleDir(), "..", "..", "package.json"), "utf8"));
+  it("toolchain/go/pulumi/go.mod builds the pinned engine; the SDK is a peer from the oldest CLI the toolchain accepts", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
     const goMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
     expect(goMod).toContain(`github.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION}`);
     expect(goMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION}`);
@@ -102,7 +105,7 @@ describe("version pins agree", () => {
     expect(require("@pulumi/pulumi/package.json").version).toBe(devSdk);
   });
 
-  it("tools/pulumi-langhosts pins the Go and Python hosts of the engine's release, on its pkg/sdk, Go line and replacements, with their go.sum lines", () => {
+  it("toolchain/go/pulumi-langhosts pins the Go and Python hosts of the engine's release, on its pkg/sdk, Go line and replacements, with their go.sum lines", () => {
     const engineMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
     const hostsMod = fs.readFileSync(path.join(langhostsModuleDir(), "go.mod"), "utf8");
     const nodeHost = /pulumi-language-nodejs\/v3 (\S+)/.exec(engineMod)![1]!;
@@ -120,7 +123,7 @@ describe("version pins agree", () => {
     expect(langhostsCacheKey()).toMatch(new RegExp(`^pulumi-langhosts-v${PINNED_PULUMI_VERSION.replace(/\./g, "\\.")}-`));
   });
 
-  it("tools/pulumi-yaml/go.mod pins the YAML host on the engine's pkg/sdk release, Go line and replacements", () => {
+  it("toolchain/go/pulumi-yaml/go.mod pins the YAML host on the engine's pkg/sdk release, Go line and replacements", () => {
     const engineMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
     const yamlMod = fs.readFileSync(path.join(yamlModuleDir(), "go.mod"), "utf8");
     expect(yamlMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi-yaml v${PINNED_YAML_VERSION.replace(/\./g, "\\.")}$`, "m"));
@@ -137,7 +140,7 @@ describe("version pins agree", () => {
 });
 
 describe("Java language host", () => {
-  it("tools/pulumi-java/go.mod pins pulumi-java's host on the engine's pkg/sdk release, Go line and replacements, with a complete go.sum", () => {
+  it("toolchain/go/pulumi-java/go.mod pins pulumi-java's host on the engine's pkg/sdk release, Go line and replacements, with a complete go.sum", () => {
     const engineMod = fs.readFileSync(path.join(engineModuleDir(), "go.mod"), "utf8");
     const javaMod = fs.readFileSync(path.join(javaModuleDir(), "go.mod"), "utf8");
     const version = PINNED_JAVA_VERSION.replace(/\./g, "\\.");
@@ -184,7 +187,7 @@ describe("YAML language host", () => {
       fs.appendFileSync(path.join(changed, file), "\n");
       expect(yamlHostCacheKey(changed), file).not.toBe(key);
     }
-    // The engine's key reads only tools/pulumi, so a YAML host change never rebuilds the engine.
+    // The engine's key reads only toolchain/go/pulumi, so a YAML host change never rebuilds the engine.
     expect(engineCacheKey(copyModule(engineModuleDir()))).toBe(engineCacheKey());
   });
 
@@ -351,7 +354,7 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     return newest;
   }
 
-  it("tools/pulumi-newest pins the CLI alone at NEWEST_PULUMI_VERSION, and tools/pulumi-yaml-newest pulumi-yaml at NEWEST_YAML_VERSION, with complete go.sums", () => {
+  it("toolchain/go/pulumi-newest pins the CLI alone at NEWEST_PULUMI_VERSION, and toolchain/go/pulumi-yaml-newest pulumi-yaml at NEWEST_YAML_VERSION, with complete go.sums", () => {
     const engineMod = read(newestEngineModuleDir(), "go.mod");
     expect(engineMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi/pkg/v3 v${escape(NEWEST_PULUMI_VERSION)}$`, "m"));
     expect(engineMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${NEWEST_PULUMI_VERSION} // indirect`);
@@ -366,7 +369,7 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
   });
 
   it("is named with the pinned engine in the README's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
-    const root = path.join(engineModuleDir(), "..", "..");
+    const root = REPO_ROOT;
     const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "README.md"))?.[0] ?? "";
     const tested = row.split("|")[3] ?? "";
     for (const version of [PINNED_PULUMI_VERSION, NEWEST_PULUMI_VERSION, NEWEST_YAML_VERSION]) expect(tested).toContain(version);
