@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { build } from "esbuild";
+import { build, stop as stopEsbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
 
@@ -24,7 +24,11 @@ beforeAll(async () => {
     logLevel: "silent",
   });
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  // esbuild's service process would outlive this file in a reused worker.
+  await stopEsbuild();
+});
 
 interface Child {
   process: ChildProcessWithoutNullStreams;

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { build } from "esbuild";
+import { build, stop as stopEsbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
 import { INSPECTION_PREFIX } from "./control/inspection";
@@ -25,7 +25,11 @@ beforeAll(async () => {
   await build({ entryPoints: [path.join(__dirname, "bin.ts")], bundle: true, packages: "external", platform: "node", format: "cjs", target: "node20", outfile: binJs, logLevel: "silent" });
   fs.writeFileSync(probeJs, `process.on("exit", () => require("fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  // esbuild's service process would outlive this file in a reused worker.
+  await stopEsbuild();
+});
 
 interface Run {
   url: string;
