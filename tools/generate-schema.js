@@ -187,7 +187,7 @@ function pluginDownloadUrl(manifest, env = process.env) {
 /** The package schema, from the built specs in dist/kinds and the doc comments in src. */
 function generateSchema() {
   const kinds = require(path.join(ROOT, "dist", "kinds"));
-  const status = require(path.join(ROOT, "dist", "resources", "status"));
+  const status = require(path.join(ROOT, "dist", "provider-core", "status"));
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
   const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
