@@ -53,6 +53,11 @@ async function main(): Promise<void> {
     PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
   };
   fs.mkdirSync(path.join(work, "backend"));
+  // The stack's serialized providers load `pulumi-analytics` by name, as in any app that installed
+  // it; this checkout is not in its own node_modules, so NODE_PATH lends it one holding a link here.
+  fs.mkdirSync(path.join(work, "node_modules"));
+  fs.symlinkSync(projectDir, path.join(work, "node_modules", "pulumi-analytics"), "dir");
+  env.NODE_PATH = [path.join(work, "node_modules"), process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
   const withConfig = ["--stack", stack, "--config-file", configFile];
 
   try {

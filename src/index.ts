@@ -18,4 +18,4 @@ export {
   UnauthorizedError,
   UnsupportedRuntimeError,
 } from "./client/errors";
-export type { AnalyticsErrorCode } from "./client/errors";
+export type { AdviceCode, AnalyticsErrorCode } from "./client/errors";

@@ -82,17 +82,22 @@ describe("imports in src/", () => {
     expect(show(forbiddenImports(graph, under(REFERENCE_SERVER), allowed))).toEqual([]);
   });
 
-  it("keeps the native provider plugin away from the SDK-loading resource classes, the policies and the reference server", () => {
-    // Everything src/native/ reaches, directly or not: the shared pure logic only.
+  it("keeps the native provider plugin an adapter over the provider core: no resource class, policy or reference server", () => {
+    // Everything src/native/ reaches, directly or not: the provider core and what it uses.
     const reached = new Set<string>();
     const visit = (file: string): void => {
       for (const to of graph.get(file) ?? []) if (!reached.has(to)) (reached.add(to), visit(to));
     };
     [...graph.keys()].filter(under("src/native/")).forEach(visit);
-    const classes = ["src/index.ts", "src/resources/kind-resource.ts", "src/resources/organization.ts", "src/resources/data-source.ts", "src/resources/provider.ts"];
-    const others = ["src/policy/", "src/orphans/", "src/reference-server/", TOOLCHAIN];
-    expect([...reached].filter((file) => classes.includes(file) || others.some((folder) => file.startsWith(folder)))).toEqual([]);
-    expect(reached).toContain("src/resources/provider-impl.ts");
+    const others = ["src/index.ts", "src/resources/", "src/policy/", "src/orphans/", "src/reference-server/", TOOLCHAIN];
+    expect([...reached].filter((file) => others.some((folder) => file.startsWith(folder)))).toEqual([]);
+    expect(reached).toContain("src/provider-core/operations.ts");
+  });
+
+  it("keeps the provider core below both adapters: it imports neither the resource classes nor the native plugin", () => {
+    const allowed = (to: string): boolean => !to.startsWith("src/resources/") && !to.startsWith("src/native/") && to !== "src/index.ts";
+    expect(show(forbiddenImports(graph, under("src/provider-core/"), allowed))).toEqual([]);
+    expect(graph.get("src/resources/provider-impl.ts")).toContain("src/provider-core/operations.ts");
   });
 
   it("has the package root load only the Node.js check, resources, kinds and the error classes, which load nothing else", () => {

@@ -2,6 +2,7 @@
  * The whole user story with the real `pulumi` CLI against the embedded reference server, each
  * test on its own file backend.
  */
+import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
@@ -92,6 +93,27 @@ describe("lifecycle with the real engine", () => {
     const comparable = (resources: typeof state.deployment.resources) =>
       (resources ?? []).map((r) => ({ urn: r.urn, id: r.id, outputs: maskCiphertext(r.outputs) }));
     expect(comparable((await h.ws.exportStack()).deployment.resources)).toEqual(comparable(state.deployment.resources));
+  }, 300_000);
+
+  it("writes serialized providers that load the package by name, holding no path of the program's directory or the machine", async () => {
+    const h = await harness();
+    await h.ws.pulumi(["up", "--yes"]);
+    const providers: string[] = [];
+    const collect = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(collect);
+      else if (value && typeof value === "object") {
+        for (const [key, inner] of Object.entries(value)) key === "__provider" && typeof inner === "string" ? providers.push(inner) : collect(inner);
+      }
+    };
+    const stateFiles = [...h.ws.backendFiles().entries()].filter(([file]) => /^\.pulumi\/stacks\/.*\.json$/.test(file));
+    expect(stateFiles.length).toBeGreaterThan(0);
+    for (const [, text] of stateFiles) collect(JSON.parse(text));
+    // Inputs and outputs of the organization and the data source, in the current state at least.
+    expect(providers.length).toBeGreaterThanOrEqual(4);
+    for (const text of providers) {
+      expect(text).toContain('require("pulumi-analytics/dynamic-provider")');
+      for (const path of ["../", h.ws.root, h.ws.programDir, repoRoot, os.tmpdir(), "provider-impl"]) expect(text, path).not.toContain(path);
+    }
   }, 300_000);
 
   it("replaces on a changed displayName and on a rotated password, masking the secret, and reports what was left behind", async () => {

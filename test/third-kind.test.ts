@@ -47,7 +47,7 @@ describe("a third kind registered in src/kinds alone", () => {
     expect(checked).toEqual({ inputs: { orgId: "org_1", title: "Sales", token: TOKEN, pinned: false }, failures: [] });
     const missing = (await dispatch(WIDGET, "check", state, [{}, { title: "Sales" }])) as { failures: Array<{ property: string }> };
     expect(missing.failures.map((f) => f.property)).toEqual(["orgId"]);
-    const { secretInputs, diffInputs } = await import("../src/resources/inputs");
+    const { secretInputs, diffInputs } = await import("../src/provider-core/inputs");
     expect(secretInputs(WIDGET)).toEqual(["token"]);
     expect(diffInputs(WIDGET, { ...checked.inputs }, { ...checked.inputs, token: "another-token-value" })).toEqual({
       changes: true,

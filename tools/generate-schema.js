@@ -217,8 +217,8 @@ function pluginDownloadUrl(manifest, env = process.env) {
 function generateSchema() {
   /** @type {Kinds} */
   const kinds = require(path.join(ROOT, "dist", "kinds"));
-  /** @type {typeof import("../src/resources/status")} */
-  const status = require(path.join(ROOT, "dist", "resources", "status"));
+  /** @type {typeof import("../src/provider-core/status")} */
+  const status = require(path.join(ROOT, "dist", "provider-core", "status"));
   /** @type {Manifest} */
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);

@@ -8,7 +8,8 @@ import {
 import { dataSourceSpec, describeObject, endpointPath, organizationSpec, secretFieldNames, type KindSpec } from "../kinds";
 import { redact } from "../redact";
 import { AnalyticsError, ConfigurationError } from "./errors";
-import { API_KEY_HINT, buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, postHeaders, type OperationContext } from "./requests";
+import { inClientWords } from "./advice";
+import { buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, postHeaders, type OperationContext } from "./requests";
 import { apiKeyProblem } from "./setting-rules";
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolicy } from "./retry";
 import { TransportFailure, undiciTransport, type HttpResponse, type HttpTransport } from "./transport";
@@ -24,7 +25,7 @@ export interface AnalyticsClientOptions {
   transport?: HttpTransport;
   /** Retry bounds; defaults to {@link DEFAULT_RETRY_POLICY}. */
   retry?: Partial<RetryPolicy>;
-  /** Told before each retry wait, for progress output. */
+  /** Told before each retry wait of every create, for progress output (each create may add its own, see {@link CreateOptions}). */
   onRetry?: (event: RetryEvent) => void;
   /** Waits between attempts; replaceable in tests. */
   sleep?: (ms: number) => Promise<void>;
@@ -42,6 +43,12 @@ export interface RetryEvent {
   delayMs: number;
   /** Why it failed, e.g. `HTTP 429` or `ECONNREFUSED`. */
   reason: string;
+}
+
+/** Options of one create. */
+export interface CreateOptions {
+  /** Told before each retry wait of this create only (after the client's own {@link AnalyticsClientOptions.onRetry}). */
+  onRetry?: ((event: RetryEvent) => void) | undefined;
 }
 
 /** What every create of one kind shares: its secret inputs, its answer's schema, the last URL built. */
@@ -62,6 +69,8 @@ class CreateContext implements OperationContext {
     private readonly label: unknown,
     private readonly owners: Readonly<Record<string, string>>,
     readonly baseUrl: string,
+    /** This create's own retry listener. */
+    readonly onRetry: ((event: RetryEvent) => void) | undefined,
   ) {}
 
   get object(): string {
@@ -85,9 +94,9 @@ export class AnalyticsClient {
   private readonly plans = new WeakMap<KindSpec, KindPlan>();
 
   constructor(options: AnalyticsClientOptions) {
-    if (!options.apiKey) throw new ConfigurationError(`No analytics API key is set. ${API_KEY_HINT}`);
+    if (!options.apiKey) throw new ConfigurationError("No analytics API key is set.", inClientWords("api-key"));
     const keyProblem = apiKeyProblem(options.apiKey);
-    if (keyProblem !== undefined) throw new ConfigurationError(`The analytics API key ${keyProblem}. ${API_KEY_HINT}`);
+    if (keyProblem !== undefined) throw new ConfigurationError(`The analytics API key ${keyProblem}.`, inClientWords("api-key"));
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
     this.apiKey = options.apiKey;
     this.transport = options.transport ?? undiciTransport();
@@ -109,14 +118,15 @@ export class AnalyticsClient {
 
   /**
    * `POST` on the create endpoint of any kind: `body` is its create body, `owners` the ids its
-   * path names (such as `orgId`). The answer is checked against the kind's outputs.
+   * path names (such as `orgId`). The answer is checked against the kind's outputs. `options.onRetry`
+   * hears this create's retries only, so callers sharing one client tell each retry to its own caller.
    */
-  createObject(spec: KindSpec, body: object, owners: Readonly<Record<string, string>> = {}): Promise<Record<string, unknown>> {
+  createObject(spec: KindSpec, body: object, owners: Readonly<Record<string, string>> = {}, options: CreateOptions = {}): Promise<Record<string, unknown>> {
     const values = body as Record<string, unknown>;
     const plan = this.planFor(spec);
     // The secrets' values as sent, for redaction; the object's description is only worded if a message needs it.
     const secrets = plan.secretNames.map((field) => values[field] as string | undefined);
-    const context = new CreateContext(spec, values[spec.labelField], owners, this.baseUrl);
+    const context = new CreateContext(spec, values[spec.labelField], owners, this.baseUrl, options.onRetry);
     return this.create(plan, this.urlFor(plan, spec, owners), body, context, secrets);
   }
 
@@ -181,14 +191,16 @@ export class AnalyticsClient {
       }
     } catch (error) {
       // Nothing the API or the network says may carry the key or a credential into a message.
-      if (error instanceof AnalyticsError) error.message = redact(error.message, [this.apiKey, ...secrets]);
+      if (error instanceof AnalyticsError) error.scrub((text) => redact(text, [this.apiKey, ...secrets]));
       throw error;
     }
   }
 
-  /** Tells {@link AnalyticsClientOptions.onRetry} and waits out the delay. */
+  /** Tells {@link AnalyticsClientOptions.onRetry} and the create's own listener, and waits out the delay. */
   private async beforeRetry(context: CreateContext, attempt: number, delayMs: number, reason: string): Promise<void> {
-    this.options.onRetry?.({ object: context.object, attempt, delayMs, reason });
+    const event: RetryEvent = { object: context.object, attempt, delayMs, reason };
+    this.options.onRetry?.(event);
+    context.onRetry?.(event);
     await (this.options.sleep ?? defaultSleep)(delayMs);
   }
 }

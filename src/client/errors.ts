@@ -1,6 +1,6 @@
-import { AnalyticsError, type AnalyticsErrorCode } from "../errors";
+import { AnalyticsError, type Advice, type AnalyticsErrorCode } from "../errors";
 
-export { AnalyticsError, type AnalyticsErrorCode } from "../errors";
+export { AnalyticsError, type Advice, type AdviceCode, type AnalyticsErrorCode } from "../errors";
 
 /** Missing or invalid provider settings (API key, base URL). */
 export class ConfigurationError extends AnalyticsError {
@@ -17,10 +17,12 @@ export class ApiError extends AnalyticsError {
     readonly title: string,
     /** `error.detail`, or a description of the unexpected body. */
     readonly detail: string,
-    /** Extra guidance appended to the message. */
+    /** Extra guidance appended to the summary. */
     hint = "",
+    /** What to do, closing the message. */
+    advice?: Advice,
   ) {
-    super(`${title}: ${detail} (HTTP ${status})${hint ? ` ${hint}` : ""}`);
+    super(`${title}: ${detail} (HTTP ${status})${hint ? ` ${hint}` : ""}`, advice);
   }
 }
 

@@ -1,5 +1,5 @@
 export { AnalyticsClient } from "./client";
-export type { AnalyticsClientOptions, RetryEvent } from "./client";
+export type { AnalyticsClientOptions, CreateOptions, RetryEvent } from "./client";
 export {
   AmbiguousCreateError,
   AnalyticsError,
@@ -9,7 +9,7 @@ export {
   ResponseFormatError,
   UnauthorizedError,
 } from "./errors";
-export type { AnalyticsErrorCode } from "./errors";
+export type { Advice, AdviceCode, AnalyticsErrorCode } from "./errors";
 export { DEFAULT_RETRY_POLICY } from "./retry";
 export type { RetryPolicy } from "./retry";
 export { fetchTransport, undiciTransport, TransportFailure } from "./transport";

@@ -10,16 +10,14 @@ import {
   ResponseFormatError,
   UnauthorizedError,
 } from "./errors";
-import { AMBIGUOUS_CREATE_HINT, API_KEY_HINT, BASE_URL_HINT } from "./hints";
+import { inClientWords } from "./advice";
 import { baseUrlProblem } from "./setting-rules";
 import type { HttpRequest, HttpResponse, TransportFailure } from "./transport";
-
-export { AMBIGUOUS_CREATE_HINT, API_KEY_HINT, BASE_URL_HINT } from "./hints";
 
 /** Checks and normalizes a base URL: http(s), no credentials, query or fragment, no trailing slash; an error never quotes it. */
 export function normalizeBaseUrl(baseUrl: string): string {
   const problem = baseUrlProblem(baseUrl);
-  if (problem !== undefined) throw new ConfigurationError(`The analytics base URL ${problem}. ${BASE_URL_HINT}`);
+  if (problem !== undefined) throw new ConfigurationError(`The analytics base URL ${problem}.`, inClientWords("base-url"));
   const url = new URL(baseUrl);
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
@@ -67,11 +65,11 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The advice for an object whose create may have happened. */
-function ambiguousAdvice(context: OperationContext): string {
+/** Why an object's create may have happened, before the advice. */
+function ambiguousOutcome(context: OperationContext): string {
   return (
     `The ${context.object} may or may not have been created. The API has no way to look objects up and no idempotency key, ` +
-    `so the request was not retried, to avoid a duplicate. ${AMBIGUOUS_CREATE_HINT}`
+    "so the request was not retried, to avoid a duplicate."
   );
 }
 
@@ -90,7 +88,8 @@ function redirectError(response: HttpResponse, context: OperationContext): ApiEr
     response.status,
     "Redirect",
     `the analytics API at ${context.baseUrl} redirected the request to ${target}, and redirects are not followed, so the API key is sent nowhere else`,
-    `The ${context.object} was not created. Set the base URL to the address the service answers at. ${BASE_URL_HINT}`,
+    `The ${context.object} was not created. Set the base URL to the address the service answers at.`,
+    inClientWords("base-url"),
   );
 }
 
@@ -100,11 +99,11 @@ export function errorFromResponse(response: HttpResponse, context: OperationCont
   const title = envelope.success ? envelope.data.error.title : `HTTP ${response.status}`;
   const detail = envelope.success ? envelope.data.error.detail : summarizeBody(response);
   if (response.status >= 300 && response.status < 400) return redirectError(response, context);
-  if (response.status === 401) return new UnauthorizedError(response.status, title, detail, `The API key was not accepted. ${API_KEY_HINT}`);
+  if (response.status === 401) return new UnauthorizedError(response.status, title, detail, "The API key was not accepted.", inClientWords("api-key"));
   // A 500 may come after the object was stored (the service failed while finishing the request),
   // exactly like a 502 or 504 from a proxy that gave up waiting: the outcome is unknown.
   if (context.creates && (response.status === 500 || response.status === 502 || response.status === 504)) {
-    return new AmbiguousCreateError(`${title}: ${detail} (HTTP ${response.status}). ${ambiguousAdvice(context)}`);
+    return new AmbiguousCreateError(`${title}: ${detail} (HTTP ${response.status}). ${ambiguousOutcome(context)}`, inClientWords("ambiguous-create"));
   }
   if (response.status === 429 || response.status === 503) {
     const retryAfter = response.headers["retry-after"];
@@ -118,11 +117,12 @@ export function errorFromTransport(failure: TransportFailure, context: Operation
   if (!failure.sent) {
     return new ConnectionError(
       `Could not reach the analytics API at ${context.baseUrl} (${failure.failureCode}: ${failure.message}) after ${attempts} attempt${attempts === 1 ? "" : "s"}; ` +
-        `the ${context.object} was not created. Check that the service is running and the base URL is right. ${BASE_URL_HINT}`,
+        `the ${context.object} was not created. Check that the service is running and the base URL is right.`,
+      inClientWords("base-url"),
     );
   }
   if (context.creates) {
-    return new AmbiguousCreateError(`The request failed after it was sent (${failure.failureCode}: ${failure.message}). ${ambiguousAdvice(context)}`);
+    return new AmbiguousCreateError(`The request failed after it was sent (${failure.failureCode}: ${failure.message}). ${ambiguousOutcome(context)}`, inClientWords("ambiguous-create"));
   }
   return new ConnectionError(`The request for the ${context.object} failed (${failure.failureCode}: ${failure.message}).`);
 }

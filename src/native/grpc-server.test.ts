@@ -15,6 +15,7 @@ import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dataSourceSpec, nativeTypeToken, organizationSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
+import { startFlakyServer } from "../../test/support/flaky-server";
 import { PLUGIN_BIN, call, startEngine, startPlugin, struct, type Plugin } from "../../test/support/native-plugin";
 import { FLUSH_GRACE_MS, startPluginServer } from "./grpc-server";
 import type { NativeProvider } from "./provider";
@@ -143,6 +144,30 @@ describe("the plugin over gRPC", () => {
     own.client.close();
     own.child.stdin.end();
     expect(await own.exited).toBe(0);
+  });
+});
+
+describe("retries of concurrent creates over gRPC", () => {
+  it("logs each create's retry to the engine under its own resource's URN, naming its own object", async () => {
+    const flaky = await startFlakyServer(2);
+    const engine = await startEngine();
+    const plugin = await startPlugin(engine.address);
+    const [alpha, beta] = ["alpha", "beta"].map((name) => `urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::${name}`) as [string, string];
+    try {
+      await call(plugin.client, "configure", new proto.ConfigureRequest().setName("second").setArgs(struct({ baseUrl: flaky.url, apiKey: secret("analytics_key_never-print-me-0123456789abcdef") })));
+      const create = (urn: string, name: string) => call<proto.CreateRequest, proto.CreateResponse>(plugin.client, "create", new proto.CreateRequest().setUrn(urn).setProperties(struct({ name })));
+      const created = await Promise.all([create(alpha, "Alpha"), create(beta, "Beta")]);
+      expect(created.map((c) => c.getId())).toEqual(["org_Alpha", "org_Beta"]);
+      expect(engine.logs.slice().sort((a, b) => a.message.localeCompare(b.message))).toEqual([
+        { severity: LogSeverity.INFO, urn: alpha, message: 'Retrying the create of organization "Alpha" in 0 s (attempt 1 failed: HTTP 503).' },
+        { severity: LogSeverity.INFO, urn: beta, message: 'Retrying the create of organization "Beta" in 0 s (attempt 1 failed: HTTP 503).' },
+      ]);
+    } finally {
+      plugin.client.close();
+      plugin.child.kill();
+      engine.close();
+      await flaky.close();
+    }
   });
 });
 

@@ -13,7 +13,7 @@ import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
-import { notifyOnStderr } from "../resources/notices";
+import { notifyOnStderr } from "../provider-core/notices";
 import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN as CHECK_UNKNOWN } from "../resources/inputs";
+import { UNKNOWN as CHECK_UNKNOWN } from "../provider-core/inputs";
 import { SECRET_SIG, SIG_KEY, UNKNOWN, asSecret, isSecret, unwrapProperties, wrapSecrets } from "./property-values";
 
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });

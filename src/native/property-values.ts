@@ -3,9 +3,9 @@
  * values the shared check, diff and create logic takes: secrets unwrapped and wrapped again,
  * unknowns kept as the marker `checkInputs` understands. Pure: no gRPC, no SDK.
  */
-import { UNKNOWN } from "../resources/engine-markers";
+import { UNKNOWN } from "../provider-core/engine-markers";
 
-export { UNKNOWN } from "../resources/engine-markers";
+export { UNKNOWN } from "../provider-core/engine-markers";
 
 /** Key of the signature that marks a special value in a property Struct. */
 export const SIG_KEY = "4dabf18193072939515e22adb298388d";

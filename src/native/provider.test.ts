@@ -4,6 +4,7 @@ import { startReferenceServer, type ReferenceServer } from "../reference-server"
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
 import { NativeProvider, checkConfig, isDefaultProvider, kindOfUrn, pluginVersion, settingsOf, urnName } from "./provider";
 import { captureStderr } from "../../test/support/capture-stderr";
+import { startFlakyServer } from "../../test/support/flaky-server";
 
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
 const urn = (type: string, name: string) => `urn:pulumi:test::native::${type}::${name}`;
@@ -146,6 +147,25 @@ describe("the native provider's resource methods", () => {
     const ds = await provider.create(DS, checked, false);
     expect(ds.properties).toMatchObject({ id: ds.id, orgId: org.id, displayName: "WH", password: secret("pw-plain"), lastSyncStatus: "PENDING" });
     expect(server.inspect.dataSources().map((d) => d.id)).toContain(ds.id);
+  });
+
+  it("logs each of two concurrent creates' retries under its own resource's URN, naming its own object", async () => {
+    const flaky = await startFlakyServer(2);
+    const logged: Array<{ level: string; message: string; urn: string | undefined }> = [];
+    const provider = new NativeProvider((level, message, urn) => void logged.push({ level, message, urn }));
+    provider.configure({ name: "second", args: { baseUrl: flaky.url, apiKey: KEY } });
+    const [alpha, beta] = [urn(nativeTypeToken(organizationSpec), "alpha"), urn(nativeTypeToken(organizationSpec), "beta")];
+    try {
+      const created = await Promise.all([provider.create(alpha, { name: "Alpha" }, false), provider.create(beta, { name: "Beta" }, false)]);
+      expect(created.map((c) => c.id)).toEqual(["org_Alpha", "org_Beta"]);
+    } finally {
+      await flaky.close();
+    }
+    const retries = logged.filter((entry) => entry.message.startsWith("Retrying"));
+    expect(retries.sort((a, b) => a.message.localeCompare(b.message))).toEqual([
+      { level: "info", message: 'Retrying the create of organization "Alpha" in 0 s (attempt 1 failed: HTTP 503).', urn: alpha },
+      { level: "info", message: 'Retrying the create of organization "Beta" in 0 s (attempt 1 failed: HTTP 503).', urn: beta },
+    ]);
   });
 
   it("fails a create without a key with the stack-config words", async () => {

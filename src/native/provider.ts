@@ -1,7 +1,8 @@
 /**
- * The native provider's handlers on plain values (no gRPC types): the same check, diff, create
- * and delete as the dynamic providers (src/resources/provider-impl.ts), reached by type token
- * instead of by a serialized closure, with the provider's settings from its Configure request.
+ * The native provider's handlers on plain values (no gRPC types): an adapter over the provider
+ * core (src/provider-core), as the dynamic providers are, reached by type token instead of by a
+ * serialized closure, with the provider's settings from its Configure request and its notices
+ * sent to the engine's log under each resource.
  */
 import { ConfigurationError, ImportUnsupportedError } from "../client/errors";
 import { apiKeyProblem, baseUrlProblem } from "../client/setting-rules";
@@ -19,12 +20,13 @@ import {
   type ProviderSettingSpec,
   type ResourceKind,
 } from "../kinds";
-import { importUnsupportedMessage } from "../resources/import-guard";
+import { importUnsupportedMessage } from "../provider-core/import-refusal";
+import type { CheckFailure, CheckOutcome, DiffOutcome } from "../provider-core/inputs";
+import { notifyOnStderr, type NoticeLevel, type Notify } from "../provider-core/notices";
+import { PULUMI_ADVICE } from "../provider-core/pulumi-advice";
+import type { ProviderSettings } from "../provider-core/settings";
+import { STATUS_OBSERVED_AT } from "../provider-core/status";
 import { schemaText, schemaVersion } from "./package-schema";
-import type { ProviderSettings } from "../resources/provider-impl";
-import { PULUMI_API_KEY_HINT, PULUMI_BASE_URL_HINT } from "../resources/pulumi-words";
-import { notifyOnStderr, type NoticeLevel, type Notify } from "../resources/notices";
-import { STATUS_OBSERVED_AT } from "../resources/status";
 import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
 
 /** The package name of the native provider: its types and config keys (see `nativeTypeToken`, `configKey`). */
@@ -36,32 +38,6 @@ const SETTING_NAMES = Object.keys(providerConfigSpec) as ProviderSettingName[];
 /** What the engine's log shows when the engine cancels the operation. */
 export const CANCELLED_NOTICE = "The analytics provider was cancelled: creates already sent finish and are recorded; no new create is sent.";
 
-/** A failed input, as the engine reports it. */
-export interface CheckFailure {
-  /** Input property name. */
-  property: string;
-  /** What is wrong and what is allowed. */
-  reason: string;
-}
-
-/** Inputs after a check, secrets wrapped, with the failures (none when valid). */
-export interface CheckResult {
-  /** Inputs to keep: defaults applied, credentials wrapped as secrets. */
-  inputs: PropertyMap;
-  /** One per offending property. */
-  failures: CheckFailure[];
-}
-
-/** A Diff answer: every change replaces. */
-export interface DiffResult {
-  /** Whether any declared input changed. */
-  changes: boolean;
-  /** The changed inputs, each forcing a replace. */
-  replaces: string[];
-  /** Always false: the replacement is created first. */
-  deleteBeforeReplace: false;
-}
-
 /** A Configure request's content. */
 export interface ConfigureInput {
   /** The provider resource's name (`default…` for a default provider), when the engine sends it. */
@@ -72,9 +48,9 @@ export interface ConfigureInput {
   variables?: Readonly<Record<string, string>> | undefined;
 }
 
-/** The shared logic, loaded on first use: it loads zod and the HTTP client, which start-up does not need. */
-function impl(): Promise<typeof import("../resources/provider-impl")> {
-  return import("../resources/provider-impl");
+/** The provider core's operations, loaded on first use: they load zod and the HTTP client, which start-up does not need. */
+function core(): Promise<typeof import("../provider-core/operations")> {
+  return import("../provider-core/operations");
 }
 
 /** The `name` of a URN (its last `::` segment). */
@@ -146,10 +122,10 @@ export function settingsOf(request: ConfigureInput, env: NodeJS.ProcessEnv = pro
 }
 
 /** CheckConfig: `apiKey` and `baseUrl`, if set, must be strings the client can send, never quoted; the key comes back a secret. Sends nothing. */
-export function checkConfig(news: PropertyMap): CheckResult {
+export function checkConfig(news: PropertyMap): CheckOutcome {
   const { values } = unwrapProperties(news);
   const failures: CheckFailure[] = [];
-  const words = { apiKey: ["The analytics API key", PULUMI_API_KEY_HINT, apiKeyProblem], baseUrl: ["The analytics base URL", PULUMI_BASE_URL_HINT, baseUrlProblem] } as const;
+  const words = { apiKey: ["The analytics API key", PULUMI_ADVICE["api-key"], apiKeyProblem], baseUrl: ["The analytics base URL", PULUMI_ADVICE["base-url"], baseUrlProblem] } as const;
   for (const key of SETTING_NAMES) {
     const value = values[key];
     if (value === undefined || value === null || value === UNKNOWN) continue;
@@ -190,16 +166,18 @@ export class NativeProvider {
    */
   constructor(public log: ProviderLog = notifyOnStderr) {}
 
-  /** Runs `step` with a notify bound to `urn`, and waits until its notices are delivered. */
-  private async noticing<T>(urn: string | undefined, step: (notify: Notify) => T | Promise<T>): Promise<T> {
+  /** Runs `step` with a notify bound to `urn`, and waits until its notices are delivered, whether it succeeds or fails. */
+  private async noticing<T>(urn: string, step: (notify: Notify) => T | Promise<T>): Promise<T> {
     const pending: Array<void | Promise<void>> = [];
-    const result = await step((level, message) => void pending.push(this.log(level, message, urn)));
-    await Promise.all(pending);
-    return result;
+    try {
+      return await step((level, message) => void pending.push(this.log(level, message, urn)));
+    } finally {
+      await Promise.all(pending);
+    }
   }
 
   /** CheckConfig: see {@link checkConfig}. */
-  checkConfig(news: PropertyMap): CheckResult {
+  checkConfig(news: PropertyMap): CheckOutcome {
     return checkConfig(news);
   }
 
@@ -209,19 +187,18 @@ export class NativeProvider {
   }
 
   /** Check: every constraint of the spec, every failing field named; credentials come back secret. Sends nothing. */
-  async check(urn: string, news: PropertyMap): Promise<CheckResult> {
+  async check(urn: string, news: PropertyMap): Promise<CheckOutcome> {
     const { kind, spec } = kindOfUrn(urn);
     const { values, secretKeys } = unwrapProperties(news);
-    const outcome = (await impl()).check(kind, values);
+    const outcome = (await core()).check(kind, values);
     return { inputs: wrapSecrets(outcome.inputs, secretNames(spec, secretKeys)), failures: outcome.failures };
   }
 
   /** Diff: any change of a declared input is a replace, named on stderr (a changed secret shows as `[secret]`). */
-  async diff(urn: string, id: string, olds: PropertyMap, news: PropertyMap): Promise<DiffResult> {
+  async diff(urn: string, id: string, olds: PropertyMap, news: PropertyMap): Promise<DiffOutcome> {
     const { kind } = kindOfUrn(urn);
-    const shared = await impl();
-    const { changes, replaces } = await this.noticing(urn, (notify) => shared.diff(kind, id, unwrapProperties(olds).values, unwrapProperties(news).values, notify));
-    return { changes, replaces, deleteBeforeReplace: false };
+    const shared = await core();
+    return this.noticing(urn, (notify) => shared.diff(kind, id, unwrapProperties(olds).values, unwrapProperties(news).values, notify));
   }
 
   /**
@@ -238,9 +215,9 @@ export class NativeProvider {
       return { id: "", properties: wrapSecrets({ ...pending, ...values }, secrets) };
     }
     if (this.cancelled) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the operation was cancelled.`);
-    const shared = await impl();
-    // Retry notices name the object; the process's one client keeps the first notify, so none is bound to a URN.
-    const { id, outs } = await this.noticing(undefined, (notify) => shared.create(kind, values, this.settings, notify));
+    const shared = await core();
+    // The process's one client is shared; this create's retries are told to this resource's log.
+    const { id, outs } = await this.noticing(urn, (notify) => shared.create(kind, values, this.settings, notify));
     return { id, properties: wrapSecrets(outs, secrets) };
   }
 
@@ -265,7 +242,7 @@ export class NativeProvider {
   /** Delete: the object stays in the service; the same warning as the dynamic providers. */
   async delete(urn: string, id: string, properties: PropertyMap): Promise<void> {
     const { kind } = kindOfUrn(urn);
-    const shared = await impl();
+    const shared = await core();
     await this.noticing(urn, (notify) => shared.remove(kind, id, unwrapProperties(properties).values, notify));
   }
 

@@ -1,74 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
-import { ConfigurationError } from "../client/errors";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { ORPHANS_HINT } from "../provider-core/notices";
 import { startReferenceServer } from "../reference-server";
-import { clientFor, dispatch, requestTimeoutFromEnv, resolveSettings, settingsFromConfig, type ProviderState } from "./provider-impl";
+import { dispatch, type ProviderState } from "./provider-impl";
 import { captureStderr } from "../../test/support/capture-stderr";
-
+import { startFlakyServer } from "../../test/support/flaky-server";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
-
-describe("provider settings", () => {
-  it("reads analytics:apiKey and analytics:baseUrl from provider config", () => {
-    expect(settingsFromConfig(config({ "analytics:apiKey": "k", "analytics:baseUrl": "http://x" }))).toEqual({ apiKey: "k", baseUrl: "http://x" });
-    expect(settingsFromConfig(config({}))).toEqual({});
-  });
-
-  it("prefers stack config, falls back to the environment", () => {
-    const env = { ANALYTICS_API_KEY: "env-key", ANALYTICS_BASE_URL: "http://env" };
-    expect(resolveSettings({ apiKey: "cfg-key" }, env)).toEqual({ apiKey: "cfg-key", baseUrl: "http://env" });
-    expect(resolveSettings({}, env)).toEqual({ apiKey: "env-key", baseUrl: "http://env" });
-  });
-
-  it("names both ways to set a missing key or base URL", () => {
-    expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(ConfigurationError);
-    expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(/pulumi config set --secret analytics:apiKey.*ANALYTICS_API_KEY/);
-    expect(() => resolveSettings({}, { ANALYTICS_API_KEY: "k" })).toThrow(/analytics:baseUrl.*ANALYTICS_BASE_URL/);
-  });
-});
-
-describe("request timeout from ANALYTICS_REQUEST_TIMEOUT_MS", () => {
-  it("is unset by default and reads a positive whole number of ms", () => {
-    expect(requestTimeoutFromEnv({})).toBeUndefined();
-    expect(requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: " " })).toBeUndefined();
-    expect(requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: "1500" })).toBe(1500);
-  });
-
-  it.each(["0", "-5", "1.5", "2s", "1e3"])("refuses %j with a configuration error naming the variable", (value) => {
-    expect(() => requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: value })).toThrow(ConfigurationError);
-    expect(() => requestTimeoutFromEnv({ ANALYTICS_REQUEST_TIMEOUT_MS: value })).toThrow(/ANALYTICS_REQUEST_TIMEOUT_MS must be a positive whole number/);
-  });
-
-  it("bounds a create against a server that never answers", async () => {
-    const server = http.createServer(() => undefined);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const state: ProviderState = { settings: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" } };
-    const saved = process.env.ANALYTICS_REQUEST_TIMEOUT_MS;
-    process.env.ANALYTICS_REQUEST_TIMEOUT_MS = "300";
-    try {
-      await expect(dispatch("organization", "create", state, [{ name: "Acme" }])).rejects.toThrow(
-        /no complete answer within 300 ms.*organization "Acme" may or may not have been created/,
-      );
-    } finally {
-      if (saved === undefined) delete process.env.ANALYTICS_REQUEST_TIMEOUT_MS;
-      else process.env.ANALYTICS_REQUEST_TIMEOUT_MS = saved;
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  });
-});
-
-describe("clientFor", () => {
-  it("reuses one client (and its keep-alive pool) per key, base URL and timeout", () => {
-    const env = {};
-    const a = clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:1" }, env);
-    expect(clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:1" }, env)).toBe(a);
-    expect(clientFor({ apiKey: "key-b", baseUrl: "http://127.0.0.1:1" }, env)).not.toBe(a);
-    expect(clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:2" }, env)).not.toBe(a);
-    expect(clientFor({ apiKey: "key-a", baseUrl: "http://127.0.0.1:1" }, { ANALYTICS_REQUEST_TIMEOUT_MS: "500" })).not.toBe(a);
-  });
-});
 
 describe("dispatch", () => {
   it("configure fills the shared settings that create later uses", async () => {
@@ -144,8 +81,21 @@ describe("dispatch", () => {
       lines.restore();
     }
     expect(lines.text().split("\n").filter((line) => line.startsWith("warning:"))).toHaveLength(3);
-    expect(lines.text().split(fresh.ORPHANS_HINT)).toHaveLength(2);
-    expect(lines.text().indexOf(fresh.ORPHANS_HINT)).toBeLessThan(lines.text().indexOf("ds_2"));
+    expect(lines.text().split(ORPHANS_HINT)).toHaveLength(2);
+    expect(lines.text().indexOf(ORPHANS_HINT)).toBeLessThan(lines.text().indexOf("ds_2"));
+  });
+
+  it("prints a create's retries on stderr, naming the object", async () => {
+    const server = await startFlakyServer(1);
+    const lines = captureStderr();
+    try {
+      const state: ProviderState = { settings: { baseUrl: server.url, apiKey: "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" } };
+      await expect(dispatch("organization", "create", state, [{ name: "Acme" }])).resolves.toMatchObject({ id: "org_Acme" });
+    } finally {
+      lines.restore();
+      await server.close();
+    }
+    expect(lines.text()).toBe('info: Retrying the create of organization "Acme" in 0 s (attempt 1 failed: HTTP 503).\n');
   });
 
   it("rejects a method it does not have", async () => {

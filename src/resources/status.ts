@@ -1,9 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 
-/** Output holding the time the provider received the create response: every status output is as of then. */
-export const STATUS_OBSERVED_AT = "statusObservedAt";
-
-/** The output every resource adds to the API's answer. */
+/** The output every resource adds to the API's answer (named by `STATUS_OBSERVED_AT` of src/provider-core/status.ts). */
 export interface StatusObservedAtOutput {
   /**
    * When this provider received the create response the status outputs come from (ISO 8601,

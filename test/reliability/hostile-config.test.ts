@@ -15,7 +15,7 @@ import { fetchTransport } from "../../src/client/transport";
 import { nativeTypeToken, organizationSpec } from "../../src/kinds";
 import { SECRET_SIG, SIG_KEY } from "../../src/native/property-values";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
-import { create as dynamicCreate } from "../../src/resources/provider-impl";
+import { create as dynamicCreate } from "../../src/provider-core/operations";
 import { call, startEngine, startPlugin, struct, type Plugin } from "../support/native-plugin";
 
 const ORG = `urn:pulumi:hostile::native::${nativeTypeToken(organizationSpec)}::org`;

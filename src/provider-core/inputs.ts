@@ -1,4 +1,4 @@
-/** Pure input handling for the dynamic providers: validation (check), defaults and diffing. */
+/** Pure input handling of both providers: validation (check), defaults and diffing, and the results they answer. */
 import { describeValue, requestSchema, validate } from "../contract";
 import { bodyFieldNames, defaultsOf, inputNames, kindSpec, ownerFieldNames, secretFieldNames, type KindSpec, type ResourceKind } from "../kinds";
 import { PROVIDER_KEY, UNKNOWN } from "./engine-markers";
@@ -8,7 +8,7 @@ export { PROVIDER_KEY, UNKNOWN } from "./engine-markers";
 export type { ResourceKind } from "../kinds";
 
 /** A failed input, as the engine reports it. */
-export interface InputFailure {
+export interface CheckFailure {
   /** Input property name. */
   property: string;
   /** What is wrong and what is allowed. */
@@ -20,7 +20,7 @@ export interface CheckOutcome {
   /** Inputs with defaults applied (the originals when there are failures). */
   inputs: Record<string, unknown>;
   /** One entry per offending property; empty when valid. */
-  failures: InputFailure[];
+  failures: CheckFailure[];
 }
 
 /** Result of diffing old outputs against new inputs. */
@@ -43,8 +43,8 @@ function unknownKeys(values: Record<string, unknown>): string[] {
 }
 
 /** Failures of the owner ids (such as `orgId`), which travel in the path and so are checked here. */
-function ownerFailures(spec: KindSpec, inputs: Record<string, unknown>): InputFailure[] {
-  const failures: InputFailure[] = [];
+function ownerFailures(spec: KindSpec, inputs: Record<string, unknown>): CheckFailure[] {
+  const failures: CheckFailure[] = [];
   for (const name of ownerFieldNames(spec)) {
     const value = inputs[name];
     if (value === UNKNOWN || (typeof value === "string" && value.length > 0)) continue;

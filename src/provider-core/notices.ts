@@ -1,8 +1,9 @@
 /**
- * The words both providers print about an object (a replace and why, an object left behind) and
+ * The words both providers print about an object (a replace and why, a retried create, an object left behind) and
  * where the dynamic provider prints them. Free of zod and HTTP: the native provider sends the same
  * words to the engine's log instead.
  */
+import type { RetryEvent } from "../client/client";
 import { kindSpec, type ResourceKind } from "../kinds";
 
 /** How severe a notice is. */
@@ -28,6 +29,11 @@ export function describeResource(kind: ResourceKind, id: string, props: Record<s
 /** Why an object is replaced: named, since the engine shows a changed secret as an unchanged `[secret]`. */
 export function replaceNotice(kind: ResourceKind, id: string, olds: Record<string, unknown>, replaces: readonly string[]): string {
   return `${describeResource(kind, id, olds)} will be replaced because ${replaces.join(", ")} changed: the analytics API cannot update objects.`;
+}
+
+/** A create about to be retried: the object, the wait and why the attempt failed. */
+export function retryNotice(event: RetryEvent): string {
+  return `Retrying the create of ${event.object} in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} failed: ${event.reason}).`;
 }
 
 /** Said once per provider process (one per update), on its first delete: a provider cannot tell which delete is the last. */
