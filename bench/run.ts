@@ -23,7 +23,13 @@
  * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
  * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`
  * adds its runs to the tofu.json already there; `T --render` redraws tofu.md from tofu.json. The bench's own tools
- * (Prism, Vega) are installed into bench/peers on first use.
+ * (Prism, Vega) are installed into bench/peers on first use. `node bench/dist/run.js B` runs scenario B
+ * alone at N=100 (`--plans=100x15`: N and pairs) in interleaved pairs of previews, with the ratio's
+ * confidence interval and each preview's CPU split, into bench/results/preview.md and preview.json
+ * (`--quick`: bench/tmp/results/). `node bench/dist/run.js P` runs scenario P alone and puts its
+ * measurements into bench/results/latest.json in place of the last run's, redrawing latest.md (the
+ * commands table says when P was measured); with `--quick` it only prints its figures, as
+ * `npm run bench:persistence` does.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -36,9 +42,10 @@ import { runSingleFileScenario, singleFileMarkdown, SINGLE_FILE_PLANS } from "./
 import { PLUGIN_RUNTIME_PLANS, pluginRuntimeFigures, pluginRuntimeMarkdown, runPluginRuntimeScenario } from "./lib/plugin-runtime";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
-import { runPersistenceScenario } from "./lib/persistence";
+import { persistencePlan, runPersistenceScenario } from "./lib/persistence";
+import { previewFigures, previewMarkdown, runPreviewScenario } from "./lib/preview";
 import { writeOpenApiDocument } from "./lib/prism";
-import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
+import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, persistenceFigures, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
 import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
@@ -56,6 +63,8 @@ const onlyL = process.argv.slice(2).includes("L");
 const onlyF = process.argv.slice(2).includes("F");
 const onlyT = process.argv.slice(2).includes("T");
 const onlyR = process.argv.slice(2).includes("R");
+const onlyB = process.argv.slice(2).includes("B");
+const onlyP = process.argv.slice(2).includes("P");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -203,6 +212,42 @@ async function scenarioRAlone(started: number): Promise<void> {
   for (const f of pluginRuntimeFigures(result)) log(`${f.status.padEnd(8)} ${f.name}: ${f.ratio.toFixed(3)}x (paired ${f.paired.toFixed(3)}x)`);
 }
 
+/** `node bench/dist/run.js B`: scenario B alone, written to preview.md and preview.json. */
+async function scenarioBAlone(started: number): Promise<void> {
+  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const toolchain = await resolvePulumiToolchain({ log });
+  const plan = plansArg()?.[0] ?? (quick ? { count: 10, reps: 2 } : { count: 100, reps: 15 });
+  const result = await runPreviewScenario(toolchain, { count: plan.count, pairs: plan.reps }, log);
+  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
+  fs.writeFileSync(path.join(dir, "preview.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "preview.md"), previewMarkdown(result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+  log(`wrote ${path.relative(repoRoot, dir)}/preview.md and preview.json`);
+  for (const f of previewFigures(result)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+/** `node bench/dist/run.js P`: scenario P alone, its measurements put into latest.json and latest.md redrawn. */
+async function scenarioPAlone(started: number): Promise<void> {
+  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const persistence = await runPersistenceScenario(persistencePlan(quick), log);
+  for (const f of persistenceFigures(persistence)) log(`${f.status.padEnd(7)} ${f.name}: ${f.value} (target ${f.target})`);
+  if (quick) return;
+  const dir = path.join(repoRoot, "bench", "results");
+  const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
+  const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(" / ");
+  report.raw.persistence = persistence;
+  report.commands["P: persistent state"] = `${persistence.command} (measured alone by \`node bench/dist/run.js P\`, ${startedAt}, load average ${load(loadStart)} at start, ${load(loadAverage())} at end)`;
+  report.figures = figuresOf(report.raw);
+  ensurePeers(log);
+  await writeReport(dir, report, methodNotes(report) + analysis());
+  log("wrote bench/results/latest.md and latest.json with this run's scenario P");
+}
+
 async function main(): Promise<void> {
   if (renderOnly && !onlyT) {
     // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
@@ -258,6 +303,8 @@ async function main(): Promise<void> {
   }
   if (onlyT) return scenarioTAlone(started);
   if (onlyR) return scenarioRAlone(started);
+  if (onlyB) return scenarioBAlone(started);
+  if (onlyP) return scenarioPAlone(started);
   if (onlyL) {
     const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
     const startedAt = new Date().toISOString();
@@ -291,10 +338,7 @@ async function main(): Promise<void> {
     log,
   );
   const client = await runClientScenario(CLIENT_PLAN, log);
-  const persistence = await runPersistenceScenario(
-    { held: quick ? 1000 : 10_000, startupDataSources: quick ? 10_000 : 100_000, reps: quick ? 1 : 3, durationS: quick ? 1 : 3, startupReps: quick ? 1 : 5 },
-    log,
-  );
+  const persistence = await runPersistenceScenario(persistencePlan(quick), log);
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
   const scale = quick || withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;

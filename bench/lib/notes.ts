@@ -49,7 +49,14 @@ ${
       : ""
   }- **B: requests.** The reference server's request counter (\`inspect.requestCount()\`) is read
   before and after each preview of our program; \`--expect-no-changes\` makes the CLI fail if the
-  preview found any change.
+  preview found any change. [preview.md](preview.md) holds a run of B alone (\`node bench/dist/run.js B\`):
+  15 interleaved pairs of previews at N=100, with the interval of the median ratio and each
+  preview's CPU split into the dynamic provider's and the rest's.
+- **P: the disk's floor.** Each repetition first times a bare loop of one 8 KiB append and one
+  \`fdatasync\` in the directory the state files go to, for as long as one measured run: how many
+  flushes a second the disk gives at that moment. With \`--state\` a create is answered after its
+  journal line is flushed, so creates per second with \`--state\` divided by that is the creates one
+  flush carries. The create-rate target against memory is retired (bench/analysis.md says why).
 - **C: footprint.** \`pulumi stack export\` of the first repetition's stacks: total bytes divided by
   the resources in the export, the median bytes of one DataSource entry, and the byte length of
   each type's \`__provider\` (it is stored in both inputs and outputs of every resource).

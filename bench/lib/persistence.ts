@@ -46,6 +46,11 @@ export interface PersistenceStartup {
 
 /** Everything scenario P measured. */
 export interface PersistenceResult {
+  /**
+   * The disk's floor, one per repetition, beside that repetition's runs: appends of
+   * {@link FLOOR_APPEND_BYTES} each followed by an fdatasync, in a loop, per second (absent in runs before it was measured).
+   */
+  syncFloor?: number[];
   /** Connections of the measured runs. */
   connections: number;
   /** Seconds per measured run. */
@@ -56,6 +61,11 @@ export interface PersistenceResult {
   startup: PersistenceStartup;
   /** How the server was loaded. */
   command: string;
+}
+
+/** Scenario P's sizes, in `npm run bench`, `node bench/dist/run.js P` and `npm run bench:persistence` alike (`quick`: a smoke run). */
+export function persistencePlan(quick: boolean): PersistenceOptions {
+  return { held: quick ? 1000 : 10_000, startupDataSources: quick ? 10_000 : 100_000, reps: quick ? 1 : 5, durationS: quick ? 1 : 3, startupReps: quick ? 1 : 5 };
 }
 
 /** Options of {@link runPersistenceScenario}. */
@@ -73,6 +83,32 @@ export interface PersistenceOptions {
 }
 
 const CONNECTIONS = 8;
+
+/** Bytes per append of the floor loop: about one commit of a group of creates (three journal lines of ~0.75 KB per create). */
+export const FLOOR_APPEND_BYTES = 8192;
+
+/**
+ * The disk's floor for a committed create: a bare loop of one append and one fdatasync in `dir`
+ * (the state files' filesystem) for `ms`, counting loops per second. Synchronous: nothing else runs meanwhile.
+ */
+export function measureSyncFloor(dir: string, ms: number): number {
+  const file = path.join(dir, "sync-floor");
+  const fd = fs.openSync(file, "a", 0o600);
+  const bytes = Buffer.alloc(FLOOR_APPEND_BYTES, 0x61);
+  let loops = 0;
+  const started = performance.now();
+  try {
+    while (performance.now() - started < ms) {
+      fs.writeSync(fd, bytes);
+      fs.fdatasyncSync(fd);
+      loops++;
+    }
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+  return loops / ((performance.now() - started) / 1000);
+}
 
 async function measure(target: CreateTarget, mode: PersistenceMode, heldAtStart: number, durationS: number): Promise<PersistenceRun> {
   const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections: CONNECTIONS, duration: durationS, timeout: 30 });
@@ -167,7 +203,12 @@ async function timeStartups(file: string, reps: number, log: (line: string) => v
 /** Runs scenario P. */
 export async function runPersistenceScenario(options: PersistenceOptions, log: (line: string) => void): Promise<PersistenceResult> {
   const runs: PersistenceRun[] = [];
+  const syncFloor: number[] = [];
   for (let rep = 0; rep < options.reps; rep++) {
+    const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-persistence-floor-"));
+    syncFloor.push(measureSyncFloor(floorDir, options.durationS * 1000));
+    fs.rmSync(floorDir, { recursive: true, force: true });
+    log(`P rep ${rep + 1}/${options.reps} floor: ${syncFloor.at(-1)!.toFixed(0)} appends + fdatasyncs/s (${FLOOR_APPEND_BYTES} B each)`);
     const modes: PersistenceMode[] = rep % 2 === 0 ? ["memory", "state"] : ["state", "memory"];
     for (const mode of modes) {
       const { target, dispose } = await freshServer(mode);
@@ -202,6 +243,7 @@ export async function runPersistenceScenario(options: PersistenceOptions, log: (
       connections: CONNECTIONS,
       durationS: options.durationS,
       runs,
+      syncFloor,
       startup: { dataSources: options.startupDataSources, stateBytes, firstAnswerMs },
       command: `autocannon -m POST -c ${CONNECTIONS} -d ${options.durationS} … (server child with statePath, or in memory); start-up: node dist/reference-server/bin.js --state <file of ${options.startupDataSources} data sources> --bootstrap-user bench`,
     };

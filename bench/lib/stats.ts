@@ -30,3 +30,25 @@ export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/**
+ * A distribution-free confidence interval for the median of `values` (at least `confidence`, 0.95
+ * by default): the k-th smallest and k-th largest value, k from the binomial distribution of how
+ * many values fall below the true median. Undefined when there are too few values for it (n < 6 at 95%).
+ */
+export function medianInterval(values: readonly number[], confidence = 0.95): { low: number; high: number; coverage: number } | undefined {
+  const n = values.length;
+  const sorted = [...values].sort((a, b) => a - b);
+  // P(X <= i) for X ~ Binomial(n, 1/2), grown term by term.
+  let term = 0.5 ** n;
+  let below = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    if (2 * (below + term) > 1 - confidence) break;
+    below += term;
+    term = (term * (n - i)) / (i + 1);
+    k = i + 1;
+  }
+  if (k === 0) return undefined;
+  return { low: sorted[k - 1]!, high: sorted[n - k]!, coverage: 1 - 2 * below };
+}

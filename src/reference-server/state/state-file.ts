@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ApiKeyRecord } from "./auth";
+import { GroupCommit } from "./group-commit";
 import {
   ReferenceStore,
   STATE_FORMAT,
@@ -238,14 +239,13 @@ export interface StateFileOptions {
 /**
  * A store kept in a state file plus an append-only journal beside it (`<file>.journal`). A save
  * appends one JSON line per record changed since the last save (whole records: keys, organizations,
- * data sources) and fsyncs once; saves requested while one runs share the next (group commit), and
- * each resolves only once a write including its change is on disk. When the journal outgrows the
+ * data sources) and fsyncs once; saves requested while one runs share the next ({@link GroupCommit}),
+ * and each resolves only once a write including its change is on disk. When the journal outgrows the
  * state file, or something was removed (reset, snapshot restore), or at close, the save writes a
  * new state file instead (atomically) and empties the journal: a compaction.
  */
 export class StateFile {
-  private inFlight: Promise<void> | undefined;
-  private queued: Promise<void> | undefined;
+  private readonly commits = new GroupCommit(() => this.flush(false));
   private handle: fs.promises.FileHandle | undefined;
   /** Set when the next save must write the whole state: no state file of version 2 yet, or an append failed midway. */
   private compactDue: boolean;
@@ -288,14 +288,13 @@ export class StateFile {
 
   /** Resolves once the state as of this call is on disk; rejects if that write failed. */
   save(): Promise<void> {
-    return this.enqueue(() => this.flush(false));
+    if (this.closed) return Promise.reject(new Error("the state file is closed"));
+    return this.commits.request();
   }
 
   /** Resolves once no write is running or queued (failures are the savers' to handle). */
-  async idle(): Promise<void> {
-    while (this.queued ?? this.inFlight) {
-      await (this.queued ?? this.inFlight)!.catch(() => undefined);
-    }
+  idle(): Promise<void> {
+    return this.commits.idle();
   }
 
   /**
@@ -313,27 +312,6 @@ export class StateFile {
       await this.handle?.close();
       this.handle = undefined;
     }
-  }
-
-  private enqueue(write: () => Promise<void>): Promise<void> {
-    if (this.closed) return Promise.reject(new Error("the state file is closed"));
-    if (this.queued) return this.queued;
-    const previous = this.inFlight ?? Promise.resolve();
-    const run = previous
-      .catch(() => undefined)
-      .then(async () => {
-        // From here on, later changes need a later write: this one may already miss them.
-        this.queued = undefined;
-        const running = write();
-        this.inFlight = running;
-        try {
-          await running;
-        } finally {
-          if (this.inFlight === running) this.inFlight = undefined;
-        }
-      });
-    this.queued = run;
-    return run;
   }
 
   /** Appends the changes since the last save, or writes the whole state (compaction) when due or `final`. */
@@ -358,8 +336,9 @@ export class StateFile {
       const bytes = Buffer.from(text, "utf8");
       await handle.write(bytes);
       await handle.datasync();
-      // A journal removed under an open handle takes appends without an error, and keeps none of them.
-      if ((await handle.stat()).nlink === 0) {
+      // A journal removed under an open handle takes appends without an error, and keeps none of
+      // them. fstat of an open descriptor reads no disk, so it runs here rather than in the pool.
+      if (fs.fstatSync(handle.fd).nlink === 0) {
         this.handle = undefined;
         await handle.close();
         throw Object.assign(new Error("the state journal was removed"), { code: "ENOENT" });
