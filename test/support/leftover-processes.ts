@@ -53,13 +53,16 @@ export function selfAndAncestors(): Set<number> {
 
 /**
  * vitest's own processes, which carry the marker without being the suite's doing: this process, its
- * ancestors, and the pool's forked workers (children of this process titled `node (vitest N)`), which
- * vitest still holds when the global teardown runs.
+ * ancestors, the pool's forked workers (children of this process titled `node (vitest N)`), which
+ * vitest still holds when the global teardown runs, and the esbuild service this process runs for
+ * its transforms (it carries the marker when tools/test-tiers.js set it before vitest started).
  */
 export function vitestProcesses(): Set<number> {
   const pids = selfAndAncestors();
   for (const entry of listPids()) {
-    if (parentPid(entry) === process.pid && /^node \(vitest \d+\)$/.test(readOr(`/proc/${entry}/cmdline`, "").replace(/\0/g, " ").trim())) pids.add(entry);
+    if (parentPid(entry) !== process.pid) continue;
+    const cmdline = readOr(`/proc/${entry}/cmdline`, "").replace(/\0/g, " ").trim();
+    if (/^node \(vitest \d+\)$/.test(cmdline) || /\/esbuild --service=/.test(cmdline)) pids.add(entry);
   }
   return pids;
 }
