@@ -85,22 +85,6 @@ export function copyCheckout(prefix: string): string {
   return copy;
 }
 
-/**
- * `npm pack` of a copy of the checkout, with its lifecycle scripts (prepack builds dist/ afresh),
- * so the run's own dist/ and package.json are never touched while other tests use them.
- */
-export async function packRepository(into: string): Promise<PackedTarball> {
-  const copy = copyCheckout("pulumi-analytics-pack-");
-  try {
-    const { stdout } = await npm(["pack", "--json", "--pack-destination", into], copy);
-    const [report] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }>; size: number; unpackedSize: number }>;
-    if (!report) throw new Error(`npm pack printed no report:\n${stdout}`);
-    return { file: path.join(into, report.filename), files: report.files.map((f) => f.path), size: report.size, unpackedSize: report.unpackedSize };
-  } finally {
-    fs.rmSync(copy, { recursive: true, force: true });
-  }
-}
-
 /** The `@types/node` the repository builds with, so an app type-checks with the same Node typings. */
 function typesNodeRange(): string {
   const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> };

@@ -1,5 +1,5 @@
 /**
- * The package as a user installs it: `npm pack`, a fresh app on its own `@pulumi/pulumi` (the
+ * The package as a user installs it: the release's `npm pack` tarball, a fresh app on its own `@pulumi/pulumi` (the
  * oldest the peer range allows and the newest tested), the real CLI against the reference server
  * started from the install; and a stack created by the previous release, run with this one.
  */
@@ -11,13 +11,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
 import { nodeRuntime, supportedLines } from "../../tools/node-runtime.js";
 import { FIGURE_ROWS, documentedFigures, measureInstall } from "./install-size";
+import { npmPackages } from "../../tools/publish.js";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { sharedReleaseFolder } from "../support/release-folder";
 import {
   NEWEST_SDK,
   OLDEST_SDK,
   compileApp,
   installApp,
-  packRepository,
   sdkCopies,
   startInstalledServer,
   upgradeApp,
@@ -44,12 +45,29 @@ async function apiRequests(server: InstalledServer): Promise<number> {
   return body.data.total;
 }
 
+/**
+ * The package's tarball as the release ships it (`npm pack` in tools/release.js, of a copy of the
+ * checkout whose prepack builds dist/ afresh; the release folder is built once per test run),
+ * copied into `into`, with the paths inside it.
+ */
+async function releasedTarball(into: string): Promise<PackedTarball> {
+  const { tarball: name } = npmPackages().find((p) => p.name === "pulumi-analytics")!;
+  const file = path.join(into, name);
+  fs.copyFileSync(path.join(await sharedReleaseFolder(), name), file);
+  // `tar -tvzf`: mode, owner/group, size, date, time, path; npm's tarballs hold files only.
+  const listed = execFileSync("tar", ["-tvzf", file], { encoding: "utf8" }).split("\n").filter((line) => line !== "");
+  const entries = listed.map((line) => /^\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+package\/(.+)$/.exec(line) ?? expect.unreachable(`tar listed ${line}`));
+  const files = entries.map(([, , entry]) => entry!);
+  const unpackedSize = entries.reduce((sum, [, bytes]) => sum + Number(bytes), 0);
+  return { file, files, size: fs.statSync(file).size, unpackedSize };
+}
+
 let work: string;
 let tarball: PackedTarball;
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-packed-"));
-  tarball = await packRepository(work);
-}, 300_000);
+  tarball = await releasedTarball(work);
+}, 900_000);
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 /** The data source's sync status and message once its background sync has finished (polled through the inspection surface). */
