@@ -14,7 +14,7 @@ import { AmbiguousCreateError, AnalyticsClient, undiciTransport, type RetryEvent
 import { startReferenceServer, type ReferenceServer, type RequestLogEntry } from "../../src/reference-server";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale, totalInjected } from "./support/campaign";
-import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceErrors, stateIds, type CliPath } from "./support/cli";
+import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceFailures, stateIds, type CliPath } from "./support/cli";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_ROUTE = "POST /api/public/organizations";
@@ -73,11 +73,13 @@ function retryAttempts(text: string, cliPath: CliPath, what: string): string[] {
   return [...new Set(found.map((m) => m[2]!))].sort();
 }
 
-/** The one error the CLI's diagnostics list under the organization (`org`) or the data source (`warehouse-0`). */
+/** The one error of a failed `up`: the CLI's diagnostics list it under the organization (`org`) or the data source (`warehouse-0`), and nothing else failed. */
 function errorUnder(text: string, cliPath: CliPath, resource: "org" | "warehouse-0"): string {
-  const errors = resourceErrors(text, resource === "org" ? TYPES[cliPath].org : TYPES[cliPath].dataSource, resource);
-  expect(errors, text).toHaveLength(1);
-  return errors[0]!;
+  const heading = `${resource === "org" ? TYPES[cliPath].org : TYPES[cliPath].dataSource} (${resource})`;
+  const failures = resourceFailures(text);
+  expect([...failures.keys()], text).toEqual([heading]);
+  expect(failures.get(heading), text).toHaveLength(1);
+  return failures.get(heading)![0]!;
 }
 
 /** The next `pulumi up` succeeds, and the server then holds exactly the stack's objects: one organization, one data source. */

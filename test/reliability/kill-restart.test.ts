@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale } from "./support/campaign";
-import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, cliLabel, diagnosticErrors, fileForAudit, manyWorkspace, output, pollFor, stateIds, type CliPath } from "./support/cli";
+import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, cliLabel, fileForAudit, resourceFailures, manyWorkspace, output, pollFor, stateIds, type CliPath } from "./support/cli";
 import { inspectJson, serverDataSourceIds, serverOrganizationIds, serverRequests, setFaults, startServerProcess, type ServerProcess } from "./support/server-process";
 
 const toolchain = inject("pulumiToolchain");
@@ -36,12 +36,14 @@ async function answeredDataSourceCreates(url: string): Promise<number> {
 
 /**
  * Every create the kill made fail, as the CLI's diagnostics list it: under its own resource
- * (`<type> (warehouse-<i>)`), its one error naming that data source, "Warehouse <i>".
+ * (`<type> (warehouse-<i>)`), its one error naming that data source, "Warehouse <i>"; nothing
+ * else failed.
  */
 function expectFailuresNamed(text: string, cliPath: CliPath): void {
-  const failed = [...diagnosticErrors(text)].filter(([heading]) => heading.startsWith(`${TYPES[cliPath].dataSource} (`));
+  const failed = [...resourceFailures(text)];
   expect(failed.length, text).toBeGreaterThan(0);
   for (const [heading, errors] of failed) {
+    expect(heading.startsWith(`${TYPES[cliPath].dataSource} (`), `${heading}: ${errors.join(" ")}`).toBe(true);
     const index = /\(warehouse-(\d+)\)$/.exec(heading)?.[1];
     expect(errors, heading).toEqual([expect.stringMatching(new RegExp(`^error: .*[Tt]he data source "Warehouse ${index}" in organization org_\\w+ (was not|may or may not have been) created`))]);
   }

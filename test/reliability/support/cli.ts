@@ -11,7 +11,7 @@ import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "
 import { writePluginShim } from "../../support/plugin-shim";
 import type { PulumiToolchain } from "../../../src/toolchain/pulumi-cli";
 import { plaintextHits, type PATHS } from "./campaign";
-import { YAML_PASSWORD_KEY, writeManyYaml } from "./many-yaml";
+import { YAML_PASSWORD_KEY, writeManyYaml } from "./yaml-program";
 
 /** The campaign paths a `pulumi` program takes: the dynamic providers, or the native plugin. */
 export type CliPath = Exclude<keyof typeof PATHS, "service">;
@@ -138,7 +138,14 @@ export function diagnosticErrors(text: string): Map<string, string[]> {
   return found;
 }
 
-/** The `error:` lines the CLI's diagnostics list under one resource; empty when none. */
-export function resourceErrors(text: string, type: string, name: string): string[] {
-  return diagnosticErrors(text).get(`${type} (${name})`) ?? [];
+/**
+ * {@link diagnosticErrors} but the stack's own heading when all it says is the engine's summary of
+ * a failed update: what failed, by resource. Any other error under the stack stays in.
+ */
+export function resourceFailures(text: string): Map<string, string[]> {
+  const found = diagnosticErrors(text);
+  for (const [heading, errors] of found) {
+    if (heading.startsWith("pulumi:pulumi:Stack (") && errors.join("\n") === "error: update failed") found.delete(heading);
+  }
+  return found;
 }
