@@ -1,7 +1,9 @@
 /**
  * Reliability items 1-3 (and the item-10 audit after each): injected faults on the create path,
- * seen through real `pulumi up` runs and through the client over the production transport.
- * Nothing lost, nothing duplicated, and every error says what the user needs to know.
+ * seen through real `pulumi up` runs on both paths (the TypeScript program on the dynamic
+ * providers, its YAML twin on the native plugin) and through the client over the production
+ * transport. Nothing lost, nothing duplicated, every error says what the user needs to know under
+ * the resource it belongs to, and the next `pulumi up` leaves one object per resource.
  */
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -12,7 +14,7 @@ import { AmbiguousCreateError, AnalyticsClient, undiciTransport, type RetryEvent
 import { startReferenceServer, type ReferenceServer, type RequestLogEntry } from "../../src/reference-server";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale, totalInjected } from "./support/campaign";
-import { PASSWORD, auditWorkspace, manyWorkspace, output, stateIds } from "./support/cli";
+import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceFailures, stateIds, type CliPath } from "./support/cli";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_ROUTE = "POST /api/public/organizations";
@@ -29,8 +31,8 @@ async function server(options: Parameters<typeof startReferenceServer>[0] = {}):
   return started;
 }
 
-async function workspace(baseUrl: string, apiKey?: string): Promise<PulumiWorkspace> {
-  const ws = await manyWorkspace(toolchain, { baseUrl, ...(apiKey === undefined ? {} : { apiKey }) });
+async function workspace(cliPath: CliPath, baseUrl: string, apiKey?: string): Promise<PulumiWorkspace> {
+  const ws = await manyWorkspace(toolchain, { path: cliPath, baseUrl, ...(apiKey === undefined ? {} : { apiKey }) });
   cleanups.push(() => ws.dispose());
   return ws;
 }
@@ -62,6 +64,33 @@ async function compare(s: ReferenceServer, ws: PulumiWorkspace): Promise<{ dupli
   return { duplicates: onServer.filter((id) => !inState.includes(id)).length, lost: inState.filter((id) => !onServer.includes(id)).length };
 }
 
+/** The attempt numbers of the distinct retry notices matching `what`, each with its path's {@link NOTICE_PREFIX}. */
+function retryAttempts(text: string, cliPath: CliPath, what: string): string[] {
+  // The engine prints each line live and again in its summary: count distinct attempts.
+  const found = [...text.matchAll(new RegExp(`(info: )?Retrying the create of ${what} \\(attempt (\\d) failed: [^)]*\\)`, "g"))];
+  expect(found.length).toBeGreaterThan(0);
+  for (const m of found) expect(m[1] ?? "").toBe(NOTICE_PREFIX[cliPath]);
+  return [...new Set(found.map((m) => m[2]!))].sort();
+}
+
+/** The one error of a failed `up`: the CLI's diagnostics list it under the organization (`org`) or the data source (`warehouse-0`), and nothing else failed. */
+function errorUnder(text: string, cliPath: CliPath, resource: "org" | "warehouse-0"): string {
+  const heading = `${resource === "org" ? TYPES[cliPath].org : TYPES[cliPath].dataSource} (${resource})`;
+  const failures = resourceFailures(text);
+  expect([...failures.keys()], text).toEqual([heading]);
+  expect(failures.get(heading), text).toHaveLength(1);
+  return failures.get(heading)![0]!;
+}
+
+/** The next `pulumi up` succeeds, and the server then holds exactly the stack's objects: one organization, one data source. */
+async function convergesToOnePerResource(s: ReferenceServer, ws: PulumiWorkspace): Promise<void> {
+  await ws.pulumi(["up", "--yes"]);
+  const state = await stateIds(ws);
+  expect(s.inspect.organizations().map((o) => o.id)).toEqual(state.orgs);
+  expect(s.inspect.dataSources().map((d) => d.id)).toEqual(state.dataSources);
+  expect([state.orgs.length, state.dataSources.length]).toEqual([1, 1]);
+}
+
 function nonInjected5xx(s: ReferenceServer): number {
   let count = 0;
   for (const statuses of Object.values(s.inspect.requests().byRoute)) {
@@ -71,33 +100,28 @@ function nonInjected5xx(s: ReferenceServer): number {
 }
 
 describe("item 1: connection refused on the first create", () => {
-  it(
-    "pulumi up retries a refused connection, reports nothing was created, and the next up creates exactly one of each",
-    async () => {
+  it.each(CLI_PATHS)(
+    "%s: pulumi up retries a refused connection, reports nothing was created, and the next up creates exactly one of each",
+    async (cliPath) => {
       const port = await unusedPort();
-      const ws = await workspace(`http://127.0.0.1:${port}`, "analytics_key_0000000000000000000000000000dead");
+      const ws = await workspace(cliPath, `http://127.0.0.1:${port}`, "analytics_key_0000000000000000000000000000dead");
       const refused = await ws.pulumi(["up", "--yes"], { allowFailure: true });
       expect(refused.code).not.toBe(0);
       const text = output(refused);
-      // The engine prints each line live and again in its summary: count distinct attempts.
-      const attempts = [...text.matchAll(/Retrying the create of organization "Reliability Org" in \d+ s \(attempt (\d) failed: ECONNREFUSED\)/g)].map((m) => m[1]);
-      expect([...new Set(attempts)].sort()).toEqual(["1", "2", "3"]);
-      expect(text).toMatch(/Could not reach the analytics API at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED: [^)]*\) after 4 attempts; the organization "Reliability Org" was not created/);
+      expect(retryAttempts(text, cliPath, 'organization "Reliability Org" in \\d+ s')).toEqual(["1", "2", "3"]);
+      expect(text).not.toMatch(/attempt \d failed: (?!ECONNREFUSED)/);
+      expect(errorUnder(text, cliPath, "org")).toMatch(/^error: Could not reach the analytics API at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED: [^)]*\) after 4 attempts; the organization "Reliability Org" was not created/);
       expect(await stateIds(ws)).toEqual({ orgs: [], dataSources: [] });
 
       const s = await server({ port });
       await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", s.apiKeys.alice!]);
-      await ws.pulumi(["up", "--yes"]);
-      const state = await stateIds(ws);
-      expect(s.inspect.organizations().map((o) => o.id)).toEqual(state.orgs);
-      expect(s.inspect.dataSources().map((d) => d.id)).toEqual(state.dataSources);
-      expect(state.dataSources).toHaveLength(1);
+      await convergesToOnePerResource(s, ws);
       expect(s.inspect.requestCount()).toBe(2);
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 1, path: "dynamic", scenario: "CLI: up against a refused port, then up after start", faultsInjected: 4, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({ item: 1, path: cliPath, scenario: `${cliLabel(cliPath)}: up against a refused port, then up after start`, faultsInjected: 4, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );
@@ -155,20 +179,21 @@ describe("item 1: connection refused on the first create", () => {
 
 describe("item 2: connection reset after the server committed the create", () => {
   const routes = scale(["createDataSource"] as const, ["createDataSource", "createOrganization"] as const);
-  it.each(routes)(
-    "on %s: no retry, the error names the object that may exist, and the next pulumi up creates a second one",
-    async (route) => {
+  const cases = CLI_PATHS.flatMap((cliPath) => routes.map((route) => ({ cliPath, route })));
+  it.each(cases)(
+    "$cliPath: on $route: no retry, the error names the object that may exist, and the next pulumi up creates a second one",
+    async ({ cliPath, route }) => {
       const rounds = scale(1, 3);
       for (let round = 0; round < rounds; round++) {
         const s = await server({ faults: { routes: { [route]: { resetAfterCommitNext: 1 } } } });
-        const ws = await workspace(s.url, s.apiKeys.alice!);
+        const ws = await workspace(cliPath, s.url, s.apiKeys.alice!);
         const failed = await ws.pulumi(["up", "--yes"], { allowFailure: true });
         expect(failed.code).not.toBe(0);
         const text = output(failed);
         const object = route === "createDataSource" ? 'data source "Warehouse 0" in organization org_\\w{20}' : 'organization "Reliability Org"';
-        expect(text).toMatch(
+        expect(errorUnder(text, cliPath, route === "createDataSource" ? "warehouse-0" : "org")).toMatch(
           new RegExp(
-            `The request failed after it was sent \\((UND_ERR_SOCKET|ECONNRESET)[^)]*\\)\\. The ${object} may or may not have been created\\. ` +
+            `^error: The request failed after it was sent \\((UND_ERR_SOCKET|ECONNRESET)[^)]*\\)\\. The ${object} may or may not have been created\\. ` +
               "The API has no way to look objects up and no idempotency key, so the request was not retried, to avoid a duplicate\\. " +
               "Check the service for it before running `pulumi up` again: the next `pulumi up` creates it anew, so if it already exists you will have two\\.",
           ),
@@ -207,8 +232,8 @@ describe("item 2: connection reset after the server committed the create", () =>
         expect(hits).toEqual([]);
         recordFigures({
           item: 2,
-          path: "dynamic",
-          scenario: `CLI: reset after commit on ${route} (announced orphan, not counted as a silent duplicate)`,
+          path: cliPath,
+          scenario: `${cliLabel(cliPath)}: reset after commit on ${route} (announced orphan, not counted as a silent duplicate)`,
           faultsInjected: totalInjected(s.faults.injected()),
           operations: ws.transcript.length + s.inspect.requestCount(),
           duplicates: duplicates - 1,
@@ -226,9 +251,9 @@ describe("item 2: connection reset after the server committed the create", () =>
 });
 
 describe("item 3: 429, 503 and 5xx on create", () => {
-  it(
-    "waits out 429 and 503 Retry-After (no request before the delay) and creates exactly one of each",
-    async () => {
+  it.each(CLI_PATHS)(
+    "%s: waits out 429 and 503 Retry-After (no request before the delay) and creates exactly one of each",
+    async (cliPath) => {
       const retries = scale(1, 3);
       const s = await server({
         faults: {
@@ -238,10 +263,13 @@ describe("item 3: 429, 503 and 5xx on create", () => {
           },
         },
       });
-      const ws = await workspace(s.url, s.apiKeys.alice!);
+      const ws = await workspace(cliPath, s.url, s.apiKeys.alice!);
       const up = await ws.pulumi(["up", "--yes"]);
-      expect(output(up)).toContain('Retrying the create of organization "Reliability Org" in 1 s (attempt 1 failed: HTTP 429)');
-      expect(output(up)).toMatch(/Retrying the create of data source "Warehouse 0" in organization org_\w+ in 1 s \(attempt 1 failed: HTTP 503\)/);
+      const attempts = Array.from({ length: retries }, (_, i) => String(i + 1));
+      expect(retryAttempts(output(up), cliPath, 'organization "Reliability Org" in 1 s')).toEqual(attempts);
+      expect(retryAttempts(output(up), cliPath, 'data source "Warehouse 0" in organization org_\\w+ in 1 s')).toEqual(attempts);
+      expect(output(up)).toContain("(attempt 1 failed: HTTP 429)");
+      expect(output(up)).toContain("(attempt 1 failed: HTTP 503)");
       const orgRequests = entries(s, ORG_ROUTE);
       const dsRequests = entries(s, DS_ROUTE);
       expect(orgRequests.map((e) => e.status)).toEqual([...Array(retries).fill(429), 201]);
@@ -255,36 +283,43 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
-      recordFigures({ item: 3, path: "dynamic", scenario: `CLI: ${retries}x 429 and ${retries}x 503 with Retry-After 1 s`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
+      recordFigures({ item: 3, path: cliPath, scenario: `${cliLabel(cliPath)}: ${retries}x 429 and ${retries}x 503 with Retry-After 1 s`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );
 
-  it(
-    "gives up after 4 attempts of a persistent 429, each after the delay, with nothing created",
-    async () => {
+  it.each(CLI_PATHS)(
+    "%s: gives up after 4 attempts of a persistent 429, each after the delay, with nothing created; the next up creates one of each",
+    async (cliPath) => {
       const s = await server({ faults: { routes: { createOrganization: { rateLimitNext: 10, retryAfterSeconds: 1 } } } });
-      const ws = await workspace(s.url, s.apiKeys.alice!);
+      const ws = await workspace(cliPath, s.url, s.apiKeys.alice!);
       const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
       expect(up.code).not.toBe(0);
-      expect(output(up)).toMatch(/RateLimited: Too many requests; retry after 1 seconds\. \(HTTP 429\) Nothing was created; the retries were used up \(the server asked to wait 1 s\)\. Try again later\./);
+      expect(retryAttempts(output(up), cliPath, 'organization "Reliability Org" in 1 s')).toEqual(["1", "2", "3"]);
+      expect(errorUnder(output(up), cliPath, "org")).toMatch(/^error: RateLimited: Too many requests; retry after 1 seconds\. \(HTTP 429\) Nothing was created; the retries were used up \(the server asked to wait 1 s\)\. Try again later\./);
       const orgRequests = entries(s, ORG_ROUTE);
       expect(orgRequests.map((e) => e.status)).toEqual([429, 429, 429, 429]);
       for (const gap of gaps(orgRequests)) expect(gap).toBeGreaterThanOrEqual(900);
       expect(s.inspect.organizations()).toEqual([]);
       expect(await stateIds(ws)).toEqual({ orgs: [], dataSources: [] });
+      const injected = totalInjected(s.faults.injected());
+      s.faults.clear();
+      await convergesToOnePerResource(s, ws);
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
-      recordFigures({ item: 3, path: "dynamic", scenario: "CLI: persistent 429, bounded to 4 attempts", faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      const { duplicates, lost } = await compare(s, ws);
+      expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
+      recordFigures({ item: 3, path: cliPath, scenario: `${cliLabel(cliPath)}: persistent 429, bounded to 4 attempts, then up`, faultsInjected: injected, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );
 
-  it(
-    "does not retry 500, 502 or 504 on create, says the object may exist, and converges afterwards",
-    async () => {
+  it.each(CLI_PATHS)(
+    "%s: does not retry 500, 502 or 504 on create, says the object may exist, and converges afterwards",
+    async (cliPath) => {
       const s = await server();
-      const ws = await workspace(s.url, s.apiKeys.alice!);
+      const ws = await workspace(cliPath, s.url, s.apiKeys.alice!);
       const statuses = [500, 502, 504] as const;
       const rounds = scale(1, 3);
       for (let round = 0; round < rounds; round++) {
@@ -294,7 +329,7 @@ describe("item 3: 429, 503 and 5xx on create", () => {
           const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
           expect(up.code).not.toBe(0);
           const title = status === 500 ? "InternalError" : "ServiceUnavailable";
-          expect(output(up)).toMatch(new RegExp(`${title}: [^\\n]*\\(HTTP ${status}\\)\\. The organization "Reliability Org" may or may not have been created\\.`));
+          expect(errorUnder(output(up), cliPath, "org")).toMatch(new RegExp(`^error: ${title}: .*\\(HTTP ${status}\\)\\. The organization "Reliability Org" may or may not have been created\\.`));
           expect(output(up)).not.toContain("Retrying");
           expect(entries(s, ORG_ROUTE).length - before).toBe(1);
           expect(s.inspect.organizations()).toEqual([]);
@@ -302,15 +337,12 @@ describe("item 3: 429, 503 and 5xx on create", () => {
         }
       }
       s.faults.clear();
-      await ws.pulumi(["up", "--yes"]);
-      const state = await stateIds(ws);
-      expect(s.inspect.organizations().map((o) => o.id)).toEqual(state.orgs);
-      expect(s.inspect.dataSources().map((d) => d.id)).toEqual(state.dataSources);
+      await convergesToOnePerResource(s, ws);
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 3, path: "dynamic", scenario: `CLI: ${rounds}x each of 500, 502, 504 on create`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({ item: 3, path: cliPath, scenario: `${cliLabel(cliPath)}: ${rounds}x each of 500, 502, 504 on create`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
     },
     TIMEOUT_MS,
   );

@@ -1,8 +1,10 @@
 /**
  * Reliability item 4 (and the item-10 audit): the reference server, as its own process with a state
  * file, is SIGKILLed in the middle of a `pulumi up` of 50 data sources, then started again on the
- * same port. The state must hold exactly the objects the provider saw created, and reruns must
- * converge with no duplicates.
+ * same port, on both paths (the TypeScript program on the dynamic providers, its YAML twin on the
+ * native plugin). The state must hold exactly the objects the provider saw created, every failed
+ * create is listed under its resource and names its object, and reruns must converge with no
+ * duplicates.
  *
  * The kill lands while every in-flight create is held before its commit (a fault holds new
  * creates; the kill waits until the creates admitted before it are answered), so each object the
@@ -15,7 +17,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale } from "./support/campaign";
-import { PASSWORD, auditWorkspace, fileForAudit, manyWorkspace, output, pollFor, stateIds } from "./support/cli";
+import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, cliLabel, fileForAudit, resourceFailures, manyWorkspace, output, pollFor, stateIds, type CliPath } from "./support/cli";
 import { inspectJson, serverDataSourceIds, serverOrganizationIds, serverRequests, setFaults, startServerProcess, type ServerProcess } from "./support/server-process";
 
 const toolchain = inject("pulumiToolchain");
@@ -32,6 +34,21 @@ async function answeredDataSourceCreates(url: string): Promise<number> {
   return Object.values((await serverRequests(url)).byRoute[DS_ROUTE] ?? {}).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * Every create the kill made fail, as the CLI's diagnostics list it: under its own resource
+ * (`<type> (warehouse-<i>)`), its one error naming that data source, "Warehouse <i>"; nothing
+ * else failed.
+ */
+function expectFailuresNamed(text: string, cliPath: CliPath): void {
+  const failed = [...resourceFailures(text)];
+  expect(failed.length, text).toBeGreaterThan(0);
+  for (const [heading, errors] of failed) {
+    expect(heading.startsWith(`${TYPES[cliPath].dataSource} (`), `${heading}: ${errors.join(" ")}`).toBe(true);
+    const index = /\(warehouse-(\d+)\)$/.exec(heading)?.[1];
+    expect(errors, heading).toEqual([expect.stringMatching(new RegExp(`^error: .*[Tt]he data source "Warehouse ${index}" in organization org_\\w+ (was not|may or may not have been) created`))]);
+  }
+}
+
 interface KillOutcome {
   /** Objects in the stack's state, by id. */
   inState: string[];
@@ -44,7 +61,7 @@ interface KillOutcome {
  * With `hold`, new creates are held before their commit first, and the kill waits until every
  * create admitted before the hold is answered.
  */
-async function upWithKill(ws: PulumiWorkspace, server: ServerProcess, killAt: number, hold: boolean): Promise<KillOutcome> {
+async function upWithKill(ws: PulumiWorkspace, cliPath: CliPath, server: ServerProcess, killAt: number, hold: boolean): Promise<KillOutcome> {
   await setFaults(server.url, { routes: { createDataSource: { latencyMs: 40 } } });
   const running = ws.start(["up", "--yes", "--parallel", "4"]);
   let finished = false;
@@ -63,6 +80,7 @@ async function upWithKill(ws: PulumiWorkspace, server: ServerProcess, killAt: nu
   const result = await running.result;
   expect(result.code).not.toBe(0);
   const text = output(result);
+  expectFailuresNamed(text, cliPath);
   const announced = [...text.matchAll(/The data source "(Warehouse \d+)" in organization org_\w+ may or may not have been created/g)].map((m) => m[1]!);
   const state = await stateIds(ws);
   return { inState: [...state.orgs, ...state.dataSources], announced };
@@ -73,16 +91,17 @@ describe("item 4: server killed in the middle of a pulumi up of 50 data sources"
     { hold: true, rounds: 4 },
     { hold: false, rounds: 3 },
   ]);
-  it.each(modes)(
-    "state holds exactly what the provider saw created, and reruns converge with 0 duplicates (held: $hold, rounds: $rounds)",
-    async ({ hold, rounds }) => {
+  const cases = CLI_PATHS.flatMap((cliPath) => modes.map((mode) => ({ cliPath, ...mode })));
+  it.each(cases)(
+    "$cliPath: state holds exactly what the provider saw created, and reruns converge with 0 duplicates (held: $hold, rounds: $rounds)",
+    async ({ cliPath, hold, rounds }) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reliability-kill-"));
       cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
       const statePath = path.join(dir, "state.json");
       let server = await startServerProcess({ port: 0, statePath, bootstrapUser: "alice" });
       cleanups.push(() => server.kill());
       const apiKey = server.apiKey!;
-      const ws = await manyWorkspace(toolchain, { baseUrl: server.url, apiKey, count: COUNT });
+      const ws = await manyWorkspace(toolchain, { path: cliPath, baseUrl: server.url, apiKey, count: COUNT });
       cleanups.push(() => ws.dispose());
       const serverLogs: string[] = [];
 
@@ -96,7 +115,7 @@ describe("item 4: server killed in the middle of a pulumi up of 50 data sources"
         // Somewhere in the remaining creates, never at the very start or end.
         const killAt = held + 5 + ((round * 13 + 7) % Math.max(1, COUNT - held - 10));
         if (killAt >= COUNT) break;
-        const outcome = await upWithKill(ws, server, killAt, hold);
+        const outcome = await upWithKill(ws, cliPath, server, killAt, hold);
         for (const name of outcome.announced) announced.add(name);
         kills++;
         serverLogs.push(server.stdout());
@@ -140,8 +159,8 @@ describe("item 4: server killed in the middle of a pulumi up of 50 data sources"
       expect(hits).toEqual([]);
       recordFigures({
         item: 4,
-        path: "dynamic",
-        scenario: `CLI: ${COUNT} data sources, ${kills} SIGKILLs of the server mid-up (${hold ? "in-flight creates held before commit" : `unheld; ${announcedOrphans} announced orphans`})`,
+        path: cliPath,
+        scenario: `${cliLabel(cliPath)}: ${COUNT} data sources, ${kills} SIGKILLs of the server mid-up (${hold ? "in-flight creates held before commit" : `unheld; ${announcedOrphans} announced orphans`})`,
         faultsInjected: kills,
         operations: ws.transcript.length + requests,
         duplicates: extra.length - announcedOrphans + silentOrphans,

@@ -20,6 +20,7 @@ import { writePluginShim } from "../support/plugin-shim";
 import { PulumiWorkspace, resourcesOfType, type CommandResult, type RunningCommand } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures } from "./support/campaign";
 import { PASSWORD, auditWorkspace, output, pollFor } from "./support/cli";
+import { YAML_PASSWORD_KEY, writeYamlProgram } from "./support/yaml-program";
 
 const toolchain = inject("pulumiToolchain");
 const COUNT = 50;
@@ -27,44 +28,9 @@ const DS_TYPE = "analytics:index:DataSource";
 /** Marks the processes of one workspace, so its plugins can be told from any other. */
 const MARKER = "PLUGIN_PROCESS_TEST_RUN";
 
-/** A YAML program of one organization and {@link COUNT} data sources named `<prefix> <i>`. */
+/** A YAML program of one organization and {@link COUNT} data sources `ds<i>` named `<prefix> <i>`. */
 function writeProgram(dir: string, prefix: string): string {
-  const dataSources = Array.from({ length: COUNT }, (_, i) =>
-    [
-      `  ds${i}:`,
-      "    type: analytics:DataSource",
-      "    properties:",
-      "      orgId: ${org.id}",
-      "      type: direct",
-      "      dialect: POSTGRES",
-      `      displayName: ${prefix} ${i}`,
-      "      host: 127.0.0.1",
-      "      port: 5432",
-      "      password: ${password}",
-      "      sslEnabled: false",
-    ].join("\n"),
-  );
-  const text = [
-    `name: plugin-process-${prefix.toLowerCase()}`,
-    "runtime: yaml",
-    "plugins:",
-    "  providers:",
-    "    - name: analytics",
-    "      path: ./plugin-bin",
-    "config:",
-    "  password:",
-    "    type: string",
-    "    secret: true",
-    "resources:",
-    "  org:",
-    "    type: analytics:Organization",
-    "    properties:",
-    `      name: ${prefix} Org`,
-    ...dataSources,
-  ].join("\n");
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${text}\n`);
-  return dir;
+  return writeYamlProgram(dir, { project: `plugin-process-${prefix.toLowerCase()}`, orgName: `${prefix} Org`, count: COUNT, resourcePrefix: "ds", displayPrefix: prefix });
 }
 
 /** The live plugin processes started for a workspace marked `runId` (by `parent` only, when given). */
@@ -142,7 +108,7 @@ describe("the native plugin as a process under the real CLI", () => {
     writePluginShim(path.join(ws.programDir, "plugin-bin"));
     await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
     await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.alice!]);
-    await ws.pulumi(["config", "set", "--secret", "password", PASSWORD]);
+    await ws.pulumi(["config", "set", "--secret", YAML_PASSWORD_KEY, PASSWORD]);
     return { ws, runId };
   }
 
