@@ -46,7 +46,7 @@ function examplesSection(root = ROOT) {
 }
 
 /**
- * The YAML converter, built from the module that pins the YAML language host (tools/pulumi-yaml), as a pinned Go tool of the toolchain.
+ * The YAML converter, built from the module that pins the YAML language host (toolchain/go/pulumi-yaml), as a pinned Go tool of the toolchain.
  * @param {Pick<ToolchainModule, "PINNED_YAML_VERSION">} toolchainModule
  * @returns {import("@pulumi-analytics/toolchain").PinnedGoTool}
  */
@@ -54,7 +54,7 @@ function yamlConverterTool(toolchainModule) {
   return {
     name: "pulumi-converter-yaml",
     version: toolchainModule.PINNED_YAML_VERSION,
-    moduleDir: path.join(ROOT, "tools", "pulumi-yaml"),
+    moduleDir: path.join(ROOT, "toolchain", "go", "pulumi-yaml"),
     goPackage: "github.com/pulumi/pulumi-yaml/cmd/pulumi-converter-yaml",
     binary: "pulumi-converter-yaml",
   };
