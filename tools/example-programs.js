@@ -58,8 +58,9 @@ function yamlConverterTool(toolchainModule) {
 /**
  * Makes the converted project run as compiled JavaScript: `npm run build` (tsc, which stops at a
  * type error and then writes nothing) writes bin/, and Pulumi.yaml runs bin/index.js with the
- * Node.js host's TypeScript support off. The host would otherwise type-check the program and the
- * SDK with ts-node on every preview and up, most of their time (docs/native-provider.md).
+ * Node.js host's TypeScript support off. The host would otherwise load the TypeScript compiler on
+ * every preview and up, and type-check the program and the SDK with ts-node whenever they changed
+ * (docs/native-provider.md).
  */
 function compiledToJavaScript(outDir) {
   const edit = (file, change) => {
