@@ -21,7 +21,7 @@
  * and plugin-runtime.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js T`
  * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
  * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
- * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, and `--merge`
+ * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, `--checkpoints=skipped` runs the Pulumi sides only with checkpoints skipped, and `--merge`
  * adds its runs to the tofu.json already there; `T --render` redraws tofu.md from tofu.json. The bench's own tools
  * (Prism, Vega) are installed into bench/peers on first use. `node bench/dist/run.js B` runs scenario B
  * alone at N=100 (`--plans=100x15`: N and pairs) in interleaved pairs of previews, with the ratio's
@@ -111,6 +111,8 @@ function tofuPlan(): TofuPlan {
     return count;
   }),
   ...sidesArg(),
+  // `--checkpoints=skipped`: each Pulumi side only with PULUMI_SKIP_CHECKPOINTS=true, where the targets are.
+  onlySkipCheckpointRuns: process.argv.includes("--checkpoints=skipped"),
   };
 }
 

@@ -17,7 +17,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
+const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
 const { PLUGIN_LINE, nodeRuntime, supportedLine } = require("./node-runtime.js");
 
 /** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
@@ -87,7 +87,9 @@ function seaBlob(staging, node) {
   fs.writeFileSync(bundle, fs.readFileSync(bundle, "utf8").replace(/^#!.*\n/, ""));
   // Paths relative to the staging folder: the blob keeps the entry's path, which must not vary between builds.
   // No code cache: it is tied to the V8 build and flags, and the plugin's start-up is short without it.
-  const config = { main: "plugin.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useCodeCache: false };
+  // The shared logic (bundlePlugin's second file) is an asset, compiled on the first Check rather than at each start.
+  const assets = { [LAZY_FILE]: LAZY_FILE };
+  const config = { main: "plugin.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useCodeCache: false, assets };
   fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
   execFileSync(node, ["--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: "ignore" });
   return path.join(staging, "sea-prep.blob");

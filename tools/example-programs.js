@@ -3,7 +3,7 @@
 /**
  * The example program every language's documentation shows: the runnable projects of examples/,
  * one per language, and examples/typescript, which is `pulumi convert --from yaml --language
- * typescript` of examples/yaml (the converters of the pinned CLI's hosts; C# has none here, and
+ * typescript` of examples/yaml, set to run compiled to JavaScript (the converters of the pinned CLI's hosts; C# has none here, and
  * the Go, Python and Java projects are the ones their tests run). tools/generate-schema.js puts
  * them in each resource's description as Pulumi's docs generator reads them ({{% examples %}}),
  * tools/registry-docs.js in docs/_index.md; test/registry.test.ts converts examples/yaml again and
@@ -61,6 +61,30 @@ function yamlConverterTool(toolchainModule) {
 }
 
 /**
+ * Makes the converted project run as compiled JavaScript: `npm run build` (tsc, which stops at a
+ * type error and then writes nothing) writes bin/, and Pulumi.yaml runs bin/index.js with the
+ * Node.js host's TypeScript support off. The host would otherwise load the TypeScript compiler on
+ * every preview and up, and type-check the program and the SDK with ts-node whenever they changed
+ * (docs/native-provider.md).
+ * @param {string} outDir
+ */
+function compiledToJavaScript(outDir) {
+  /** @param {string} file @param {(text: string) => string} change */
+  const edit = (file, change) => {
+    const before = fs.readFileSync(path.join(outDir, file), "utf8");
+    const after = change(before);
+    if (after === before) throw new Error(`pulumi convert's ${file} changed shape: ${file} was not edited`);
+    fs.writeFileSync(path.join(outDir, file), after);
+  };
+  edit("Pulumi.yaml", (text) => text.replace(/^runtime: nodejs\n/m, "runtime:\n  name: nodejs\n  options:\n    typescript: false\nmain: bin/index.js\n"));
+  edit("package.json", (text) => {
+    const { name, ...rest } = JSON.parse(text);
+    return JSON.stringify({ name, scripts: { build: "tsc" }, ...rest }, null, "\t");
+  });
+  edit("tsconfig.json", (text) => text.replace(/^(\t+)"strict": true,\n/m, '$1"strict": true,\n$1"noEmitOnError": true,\n'));
+}
+
+/**
  * Converts examples/yaml to TypeScript into `outDir` with the toolchain's CLI, the built plugin
  * (dist/native, through a shim on PATH) answering for the package's schema. Returns the files written.
  * @param {string} outDir @param {import("@pulumi-analytics/toolchain").PulumiToolchain} toolchain
@@ -80,6 +104,7 @@ async function convertYamlExample(outDir, toolchain, toolchainModule) {
     const env = { ...base, PULUMI_HOME: path.join(staging, ".pulumi"), PATH: [path.dirname(converter), shimDir, base.PATH].join(path.delimiter) };
     fs.rmSync(outDir, { recursive: true, force: true });
     execFileSync(toolchain.pulumi, ["convert", "--from", "yaml", "--language", "typescript", "--generate-only", "--out", outDir], { cwd: source, env, stdio: ["ignore", "pipe", "pipe"] });
+    compiledToJavaScript(outDir);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }

@@ -9,7 +9,7 @@
  * CPU seconds of the provider processes alone. For each side: state bytes, objects left on the
  * server after destroy, and how often the password and the API key appear in state and output.
  */
-import type { ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
@@ -21,11 +21,19 @@ import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveTofuTools } from "./tofu-tool
 import { collect, TofuWorkspace } from "./tofu-workspace";
 import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "./workspace";
 
-/** The sides of scenario T. */
-export type TofuSide = "tofu" | "yaml" | "ts" | "dynamic";
+/**
+ * The sides of scenario T. The TypeScript program runs three ways: as the Node.js host runs it by
+ * default (ts-node, type-checking it and the SDK before anything registers), transpile-only
+ * (`PULUMI_NODEJS_TRANSPILE_ONLY=true`), and compiled to JavaScript beforehand (`tsc`, then
+ * `runtime.options.typescript: false` with `main: bin/index.js`).
+ */
+export type TofuSide = "tofu" | "yaml" | "ts" | "ts-transpile" | "ts-js" | "dynamic";
 
 /** Every side, in report order. */
-export const TOFU_SIDES: readonly TofuSide[] = ["tofu", "yaml", "ts", "dynamic"];
+export const TOFU_SIDES: readonly TofuSide[] = ["tofu", "yaml", "ts", "ts-transpile", "ts-js", "dynamic"];
+
+/** The sides whose program runs our native plugin. */
+export const PLUGIN_SIDES: readonly TofuSide[] = ["yaml", "ts", "ts-transpile", "ts-js"];
 
 /** The password every side declares as a secret (a sensitive variable for OpenTofu). */
 export const BENCH_PASSWORD = "bench-password-not-a-secret";
@@ -103,6 +111,8 @@ export interface TofuPlan {
   sides?: readonly TofuSide[];
   /** Also run each Pulumi side with PULUMI_SKIP_CHECKPOINTS=true (default true). */
   skipCheckpointRuns?: boolean;
+  /** Run each Pulumi side only with PULUMI_SKIP_CHECKPOINTS=true (`--checkpoints=skipped`; default false). */
+  onlySkipCheckpointRuns?: boolean;
   /** Kill an apply/up halfway and read what state kept (default true). */
   crash?: boolean;
 }
@@ -114,7 +124,7 @@ export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan
   const runs: SideRun[] = [];
   for (const count of plan.counts) {
     for (const side of sides) {
-      const modes = side === "tofu" || plan.skipCheckpointRuns === false ? [true] : [true, false];
+      const modes = side === "tofu" || plan.skipCheckpointRuns === false ? [true] : plan.onlySkipCheckpointRuns ? [false] : [true, false];
       for (const checkpoints of modes) {
         const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, count, checkpoints, plan.crash ?? true, log);
         runs.push(run);
@@ -260,19 +270,48 @@ async function killHalfway(server: ReferenceServer, count: number, start: () => 
   return { created: objectsOn(server) - before, inState: state.objects, pending: state.pending };
 }
 
+/** The TypeScript program on the generated SDK (bench/fixtures/native-ts), with the SDK linked in as ./sdk. */
+const NATIVE_TS: Subject = {
+  fixture: path.join(repoRoot, "bench", "fixtures", "native-ts"),
+  providerMarker: NATIVE.providerMarker!,
+  prepare(ws) {
+    NATIVE.prepare!(ws);
+    fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), "dir");
+  },
+};
+
+/**
+ * The same program compiled to JavaScript before any `pulumi` command (as a `build` script would):
+ * `tsc` writes index.js beside index.ts (and the SDK's, in a copy of it), and Pulumi.yaml runs
+ * index.js with the host's TypeScript support off. (A user's project would write bin/ and say
+ * `main: bin/index.js`; here the output stays in the program's folder, where the bench finds the
+ * plugin's processes by their working directory.)
+ */
+const NATIVE_JS: Subject = {
+  ...NATIVE_TS,
+  prepare(ws) {
+    NATIVE.prepare!(ws);
+    fs.cpSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), { recursive: true });
+    const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+    const options = ["--module", "commonjs", "--target", "es2020", "--strict", "--skipLibCheck", "--types", "node"];
+    execFileSync(process.execPath, [tsc, ...options, "index.ts"], { cwd: ws.programDir, stdio: "pipe" });
+    const project = path.join(ws.programDir, "Pulumi.yaml");
+    const text = fs.readFileSync(project, "utf8").replace(/^runtime: nodejs\nmain: index\.ts\n/m, "runtime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n");
+    if (!text.includes("main: index.js")) throw new Error("bench/fixtures/native-ts/Pulumi.yaml no longer reads `runtime: nodejs` then `main: index.ts`");
+    fs.writeFileSync(project, text);
+  },
+};
+
+/** Environment a side adds to every command. */
+export function sideEnv(side: TofuSide): NodeJS.ProcessEnv {
+  return side === "ts-transpile" ? { PULUMI_NODEJS_TRANSPILE_ONLY: "true" } : {};
+}
+
 /** The Pulumi program of each Pulumi side. */
 function subjectOf(side: Exclude<TofuSide, "tofu">, count: number): Subject {
   if (side === "dynamic") return OURS;
-  if (side === "ts") {
-    return {
-      fixture: path.join(repoRoot, "bench", "fixtures", "native-ts"),
-      providerMarker: NATIVE.providerMarker!,
-      prepare(ws) {
-        NATIVE.prepare!(ws);
-        fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), "dir");
-      },
-    };
-  }
+  if (side === "ts" || side === "ts-transpile") return NATIVE_TS;
+  if (side === "ts-js") return NATIVE_JS;
   return {
     fixture: path.join(repoRoot, "bench", "fixtures", "native-yaml"),
     providerMarker: NATIVE.providerMarker!,
@@ -307,7 +346,7 @@ async function runPulumiSide(
   const { server, env } = await startBenchServer();
   const apiKey = env.ANALYTICS_API_KEY ?? "";
   const subject = subjectOf(side, count);
-  const ws = BenchWorkspace.create(toolchain, subject.fixture, env, subject.providerMarker);
+  const ws = BenchWorkspace.create(toolchain, subject.fixture, { ...env, ...sideEnv(side) }, subject.providerMarker);
   subject.prepare?.(ws);
   const extra: NodeJS.ProcessEnv = checkpoints ? {} : { PULUMI_SKIP_CHECKPOINTS: "true" };
   const outputs: string[] = [];

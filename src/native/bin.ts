@@ -7,9 +7,7 @@
  * `0.1.0 (Node.js v24.21.0)` (for the single file, the one built into it), and exits.
  */
 import * as fs from "node:fs";
-import { startPluginServer } from "./grpc-server";
 import { limitPluginMemory } from "./memory";
-import { NativeProvider, pluginVersion } from "./provider";
 
 /** Whether stdin is a pipe, whose end means the engine has gone (a terminal or /dev/null says nothing). */
 function stdinIsPipe(): boolean {
@@ -22,10 +20,14 @@ function stdinIsPipe(): boolean {
 
 async function main(): Promise<void> {
   if (process.argv.includes("--version")) {
+    const { pluginVersion } = await import("./provider");
     process.stdout.write(`${pluginVersion()} (Node.js ${process.version})\n`);
     return;
   }
   limitPluginMemory();
+  // Loaded after the V8 settings: node:http2 and the bindings allocate enough to grow the young
+  // generation past its first semi-spaces if they load before --semi-space-growth-factor=1 is set.
+  const [{ startPluginServer }, { NativeProvider }] = await Promise.all([import("./grpc-server"), import("./provider")]);
   const engineAddress = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
   const server = await startPluginServer(new NativeProvider(), { engineAddress });
   const stop = (): void => {

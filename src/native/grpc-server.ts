@@ -1,31 +1,29 @@
 /**
  * The ResourceProvider gRPC service of `pulumi-resource-analytics`: each method decodes its
  * request, calls {@link NativeProvider} and encodes the answer. Errors go back as a gRPC status
- * with the message alone (no stack); methods the provider has no use for answer UNIMPLEMENTED, so
- * the engine falls back. The gRPC library and the bindings are @pulumi/pulumi's own.
+ * with the message alone (no stack); methods the provider does not serve answer UNIMPLEMENTED, so
+ * the engine falls back. The protocol is grpc-wire.ts's, over node:http2; the message bindings are
+ * @pulumi/pulumi's own.
  */
+import * as http2 from "node:http2";
+import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
-import type * as Grpc from "@grpc/grpc-js";
 import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
-import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
-import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import { notifyOnStderr } from "../provider-core/notices";
+import { GrpcStatus, respondFailure, serveUnary, unaryClient, type GrpcFailure, type UnaryMethod } from "./grpc-wire";
 import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
 
 /** The modules the service needs, loaded from where @pulumi/pulumi finds them, so they are the bindings' own copies. */
 interface Bindings {
-  grpc: typeof Grpc;
   empty: typeof EmptyProto;
   struct: typeof StructProto;
   plugin: typeof PluginProto;
-  service: typeof ProviderGrpc;
   proto: typeof ProviderProto;
-  engine: typeof EngineGrpc;
   engineProto: typeof EngineProto;
 }
 
@@ -35,13 +33,10 @@ interface Bindings {
  * installed to load them from.
  */
 const BINDING_MODULES: { [K in keyof Bindings]: readonly [id: string, bundled: () => Bindings[K]] } = {
-  grpc: ["@grpc/grpc-js", () => require("@grpc/grpc-js")],
   empty: ["google-protobuf/google/protobuf/empty_pb", () => require("google-protobuf/google/protobuf/empty_pb")],
   struct: ["google-protobuf/google/protobuf/struct_pb", () => require("google-protobuf/google/protobuf/struct_pb")],
   plugin: ["@pulumi/pulumi/proto/plugin_pb", () => require("@pulumi/pulumi/proto/plugin_pb")],
-  service: ["@pulumi/pulumi/proto/provider_grpc_pb", () => require("@pulumi/pulumi/proto/provider_grpc_pb")],
   proto: ["@pulumi/pulumi/proto/provider_pb", () => require("@pulumi/pulumi/proto/provider_pb")],
-  engine: ["@pulumi/pulumi/proto/engine_grpc_pb", () => require("@pulumi/pulumi/proto/engine_grpc_pb")],
   engineProto: ["@pulumi/pulumi/proto/engine_pb", () => require("@pulumi/pulumi/proto/engine_pb")],
 };
 
@@ -55,9 +50,6 @@ function loadBindings(): Bindings {
   const entries = Object.entries(BINDING_MODULES).map(([name, [id, bundled]]) => [name, fromPulumi ? fromPulumi(id) : bundled()]);
   return Object.fromEntries(entries) as Bindings;
 }
-
-/** The methods the engine falls back from when they answer UNIMPLEMENTED. */
-const UNIMPLEMENTED = ["handshake", "parameterize", "diffConfig", "invoke", "call", "construct", "list", "getMapping", "getMappings"] as const;
 
 /** A running plugin server. */
 export interface PluginServer {
@@ -104,22 +96,23 @@ class CallsInFlight {
   }
 }
 
-/** Waits for the calls in flight, then closes `server` once their answers are written, or {@link FLUSH_GRACE_MS} later. */
-async function closeAfterCalls(server: Grpc.Server, calls: CallsInFlight): Promise<void> {
+/**
+ * Waits for the calls in flight, then closes `server` once their answers are written (its
+ * connections closed), or {@link FLUSH_GRACE_MS} later, when it drops the connections still open.
+ */
+async function closeAfterCalls(server: http2.Http2Server, sessions: Set<http2.Http2Session>, calls: CallsInFlight): Promise<void> {
   await calls.close();
   await new Promise<void>((resolve) => {
     const flushed = (): void => {
       clearTimeout(timer);
-      server.forceShutdown();
+      for (const session of sessions) session.destroy();
       resolve();
     };
     const timer = setTimeout(flushed, FLUSH_GRACE_MS);
-    server.tryShutdown(flushed);
+    server.close(flushed);
+    for (const session of sessions) session.close();
   });
 }
-
-type Callback = (error: Partial<Grpc.StatusObject> | null, value?: unknown) => void;
-type Call = { request: unknown };
 
 /** Options of {@link startPluginServer}. */
 export interface PluginServerOptions {
@@ -132,16 +125,12 @@ export interface PluginServerOptions {
  * plugin writes to stderr. A notice the engine does not take goes to stderr instead.
  */
 function engineLog(b: Bindings, address: string): { log: ProviderLog; close(): void } {
-  const client = new b.engine.EngineClient(address, b.grpc.credentials.createInsecure());
+  const client = unaryClient(address);
   const severities = { info: b.engineProto.LogSeverity.INFO, warning: b.engineProto.LogSeverity.WARNING } as const;
-  const log: ProviderLog = (level, message, urn) =>
-    new Promise<void>((resolve) => {
-      const request = new b.engineProto.LogRequest().setSeverity(severities[level]).setMessage(message).setUrn(urn ?? "");
-      client.log(request, (error) => {
-        if (error) void notifyOnStderr(level, message);
-        resolve();
-      });
-    });
+  const log: ProviderLog = async (level, message, urn) => {
+    const request = new b.engineProto.LogRequest().setSeverity(severities[level]).setMessage(message).setUrn(urn ?? "");
+    if (!(await client.call("/pulumirpc.Engine/Log", request.serializeBinary()))) await notifyOnStderr(level, message);
+  };
   return { log, close: () => client.close() };
 }
 
@@ -152,11 +141,10 @@ function wireCodec(b: Bindings) {
   return {
     toJs: (struct: StructProto.Struct | undefined): PropertyMap => (struct ? (struct.toJavaScript() as PropertyMap) : {}),
     toStruct,
-    failure(error: unknown): Partial<Grpc.StatusObject> {
-      const metadata = new b.grpc.Metadata();
+    failure(error: unknown): GrpcFailure {
       const code = (error as { code?: unknown } | null)?.code;
-      if (typeof code === "string") metadata.set("analytics-error-code", code);
-      return { code: b.grpc.status.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
+      const metadata = typeof code === "string" ? { "analytics-error-code": code } : undefined;
+      return { code: GrpcStatus.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
     },
     checkResponse(result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse {
       const response = new b.proto.CheckResponse();
@@ -168,20 +156,19 @@ function wireCodec(b: Bindings) {
 }
 
 type WireCodec = ReturnType<typeof wireCodec>;
-type Unary = <Req>(handler: (request: Req) => unknown) => (call: Call, callback: Callback) => void;
+/** A method's handler on its decoded request, answering with a message. */
+type Handler = (request: never) => { serializeBinary(): Uint8Array } | Promise<{ serializeBinary(): Uint8Array }>;
+type Unary = (handler: Handler) => (request: unknown) => Promise<Uint8Array | GrpcFailure>;
 
 /** One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting down. */
-function unaryMethods(b: Bindings, codec: WireCodec, calls: CallsInFlight): Unary {
-  return (handler) => (call, callback) => {
-    if (calls.closed) return callback({ code: b.grpc.status.UNAVAILABLE, details: "The analytics provider is shutting down." });
-    calls.track(
-      Promise.resolve()
-        .then(() => handler(call.request as never))
-        .then(
-          (answer) => callback(null, answer),
-          (error: unknown) => callback(codec.failure(error)),
-        ),
-    );
+function unaryMethods(codec: WireCodec, calls: CallsInFlight): Unary {
+  return (handler) => async (request) => {
+    if (calls.closed) return { code: GrpcStatus.UNAVAILABLE, details: "The analytics provider is shutting down." };
+    try {
+      return (await handler(request as never)).serializeBinary();
+    } catch (error) {
+      return codec.failure(error);
+    }
   };
 }
 
@@ -241,10 +228,58 @@ function resourceMethods(b: Bindings, provider: NativeProvider, { toJs, toStruct
   };
 }
 
+/** How each method's request is read, by the method's name. */
+function requestDecoders(b: Bindings): Record<string, (bytes: Uint8Array) => unknown> {
+  const { proto } = b;
+  return {
+    getPluginInfo: (bytes) => b.empty.Empty.deserializeBinary(bytes),
+    getSchema: (bytes) => proto.GetSchemaRequest.deserializeBinary(bytes),
+    attach: (bytes) => b.plugin.PluginAttach.deserializeBinary(bytes),
+    cancel: (bytes) => b.empty.Empty.deserializeBinary(bytes),
+    checkConfig: (bytes) => proto.CheckRequest.deserializeBinary(bytes),
+    configure: (bytes) => proto.ConfigureRequest.deserializeBinary(bytes),
+    check: (bytes) => proto.CheckRequest.deserializeBinary(bytes),
+    diff: (bytes) => proto.DiffRequest.deserializeBinary(bytes),
+    create: (bytes) => proto.CreateRequest.deserializeBinary(bytes),
+    read: (bytes) => proto.ReadRequest.deserializeBinary(bytes),
+    update: (bytes) => proto.UpdateRequest.deserializeBinary(bytes),
+    delete: (bytes) => proto.DeleteRequest.deserializeBinary(bytes),
+  };
+}
+
+/** The served methods by request path (`/pulumirpc.ResourceProvider/Create`); any other path answers UNIMPLEMENTED. */
+function methodTable(b: Bindings, handlers: Record<string, (request: unknown) => Promise<Uint8Array | GrpcFailure>>): Map<string, UnaryMethod> {
+  const decoders = requestDecoders(b);
+  return new Map(
+    Object.entries(handlers).map(([name, handle]) => {
+      const decode = decoders[name];
+      if (decode === undefined) throw new Error(`No request type for ${name}.`);
+      return [`/pulumirpc.ResourceProvider/${name[0]!.toUpperCase()}${name.slice(1)}`, { decode, handle }];
+    }),
+  );
+}
+
+/** An HTTP/2 server answering `methods`, each call counted in `calls`; keeps its open connections in `sessions`. */
+function grpcServer(methods: ReadonlyMap<string, UnaryMethod>, calls: CallsInFlight, sessions: Set<http2.Http2Session>): http2.Http2Server {
+  // A session may buffer up to 100 MB (the default, 10 MB, is less than a large program's requests in flight).
+  const server = http2.createServer({ maxSessionMemory: 100 });
+  server.on("session", (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+    session.on("error", () => undefined);
+  });
+  server.on("stream", (stream, headers) => {
+    stream.on("error", () => undefined);
+    serveUnary(stream, headers, methods, (answered) => calls.track(answered)).catch((error: unknown) =>
+      respondFailure(stream, { code: GrpcStatus.INTERNAL, details: `The analytics provider could not read the request: ${error instanceof Error ? error.message : String(error)}` }),
+    );
+  });
+  return server;
+}
+
 /** Serves `provider` on 127.0.0.1 at a free port. */
 export async function startPluginServer(provider: NativeProvider, options: PluginServerOptions = {}): Promise<PluginServer> {
   const b = loadBindings();
-  const { grpc } = b;
   let engine: ReturnType<typeof engineLog> | undefined;
   const attach = (address: string): void => {
     engine?.close();
@@ -255,25 +290,19 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
 
   const codec = wireCodec(b);
   const calls = new CallsInFlight();
-  const unary = unaryMethods(b, codec, calls);
-  const implementation: Record<string, (call: Call, callback: Callback) => void> = {
-    ...pluginMethods(b, provider, codec, unary, attach),
-    ...resourceMethods(b, provider, codec, unary),
-  };
-  for (const method of UNIMPLEMENTED) {
-    implementation[method] = (_call, callback) => callback({ code: grpc.status.UNIMPLEMENTED, details: `The analytics provider does not implement ${method}.` });
-  }
-
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-  server.addService(b.service.ResourceProviderService as unknown as Grpc.ServiceDefinition, implementation as unknown as Grpc.UntypedServiceImplementation);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  const unary = unaryMethods(codec, calls);
+  const methods = methodTable(b, { ...pluginMethods(b, provider, codec, unary, attach), ...resourceMethods(b, provider, codec, unary) });
+  const sessions = new Set<http2.Http2Session>();
+  const server = grpcServer(methods, calls, sessions);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
   });
   let closing: Promise<void> | undefined;
   return {
-    port,
+    port: (server.address() as AddressInfo).port,
     shutdown() {
-      closing ??= closeAfterCalls(server, calls).then(() => engine?.close());
+      closing ??= closeAfterCalls(server, sessions, calls).then(() => engine?.close());
       return closing;
     },
   };
