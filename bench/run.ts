@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), T (OpenTofu) and memory in one run, written to
+ * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), T (OpenTofu), F (the single-file plugin) and memory in one run, written to
  * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
  * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
  * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
@@ -49,6 +49,7 @@ import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, persistenceFig
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
 import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
+import { writeSpeedTable } from "./lib/speed-doc";
 import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
 import { loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
@@ -155,6 +156,15 @@ function analysis(): string {
 }
 
 /**
+ * Writes scenario T's tofu.md into `dir` and, for a full-size run (into bench/results), the speed
+ * table of docs/compared-with-rest-provider.md from the same result.
+ */
+function writeTofuReport(dir: string, result: TofuResult, meta: Parameters<typeof tofuMarkdown>[1], command: string): void {
+  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(result, meta, command));
+  if (path.resolve(dir) === path.join(repoRoot, "bench", "results")) writeSpeedTable(path.join(repoRoot, "docs", "compared-with-rest-provider.md"), result, meta);
+}
+
+/**
  * `node bench/dist/run.js T`: scenario T alone, written to tofu.md and tofu.json. With `--merge`,
  * its runs replace those of the same side, N and checkpoint setting in the tofu.json already
  * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
@@ -164,7 +174,7 @@ async function scenarioTAlone(started: number): Promise<void> {
     // Redraws tofu.md from tofu.json, measuring nothing.
     const dir = path.join(repoRoot, "bench", "results");
     const saved = JSON.parse(fs.readFileSync(path.join(dir, "tofu.json"), "utf8")) as Parameters<typeof tofuMarkdown>[1] & { commands: string[]; raw: TofuResult };
-    fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then ")));
+    writeTofuReport(dir, saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then "));
     return;
   }
   const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
@@ -188,7 +198,7 @@ async function scenarioTAlone(started: number): Promise<void> {
     meta.load.start = before.load.start;
   }
   fs.writeFileSync(file, `${JSON.stringify({ ...meta, raw: tofu }, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, meta, meta.commands.map((c) => `\`${c}\``).join(", then ")));
+  writeTofuReport(dir, tofu, meta, meta.commands.map((c) => `\`${c}\``).join(", then "));
   log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
   for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
 }
@@ -259,7 +269,7 @@ async function main(): Promise<void> {
     report.figures = figuresOf(report.raw);
     ensurePeers((line) => process.stdout.write(`${line}\n`));
     await writeReport(dir, report, methodNotes(report) + analysis());
-    if (report.raw.tofu) fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(report.raw.tofu, report, "`npm run bench`"));
+    if (report.raw.tofu) writeTofuReport(dir, report.raw.tofu, report, "`npm run bench`");
     return;
   }
   const started = Date.now();
@@ -345,13 +355,14 @@ async function main(): Promise<void> {
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
   const scale = quick || withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;
   const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
+  const singleFile = await runSingleFileScenario(toolchain, quick ? 2 : 9, quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS, log);
 
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu }),
+    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile }),
     commands: {
       bench: "npm run bench",
       "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
@@ -365,12 +376,13 @@ async function main(): Promise<void> {
       "T: OpenTofu + restapi and the Pulumi sides, each N once (every command of each side is in tofu.md)": "tofu apply -auto-approve -input=false -no-color; pulumi up --yes --skip-preview --stack <stack>",
       ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
     },
-    raw: { engine, http, client, memory, startup, persistence, native, scale, tofu },
+    raw: { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile },
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
-  fs.writeFileSync(path.join(dir, "tofu.md"), tofuMarkdown(tofu, report, "`npm run bench`"));
-  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md and the charts`);
+  writeTofuReport(dir, tofu, report, "`npm run bench`");
+  fs.writeFileSync(path.join(dir, "single-file.md"), singleFileMarkdown(singleFile, report, "`npm run bench`"));
+  log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md, single-file.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
 }
 

@@ -4,7 +4,7 @@
  * median comes with a confidence interval, and each preview's CPU split into the provider's and
  * the rest's (CLI, language host, program).
  */
-import type { PulumiToolchain } from "pulumi-analytics/toolchain";
+import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { FLOOR, OURS, startBenchServer, upArgs, type Variant } from "./engine";
 import { STATUS_MARK, type Figure } from "./figure";
 import { median, medianInterval, round } from "./stats";

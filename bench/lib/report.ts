@@ -12,6 +12,7 @@ import { median, medianInterval, pairedRatio, round } from "./stats";
 import type { StartupResult, StartupSubject } from "./startup";
 import type { SystemInfo } from "./system";
 import { STATUS_MARK, type Figure } from "./figure";
+import { singleFileFigures, type SingleFileResult } from "./single-file";
 import { tofuFigures } from "./tofu-report";
 import type { TofuResult } from "./tofu";
 
@@ -32,7 +33,7 @@ export interface BenchReport {
   /** Exact commands. */
   commands: Record<string, string>;
   /** Raw measurements behind the figures. */
-  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult | undefined; tofu?: TofuResult };
+  raw: { engine: EngineResult; http: HttpResult; client: ClientComparison[]; memory: MemoryResult; startup?: StartupResult; persistence?: PersistenceResult; native?: NativeResult; scale?: ScaleResult | undefined; tofu?: TofuResult; singleFile?: SingleFileResult };
 }
 
 const ms = (v: number): string => `${round(v, 3)} ms`;
@@ -63,7 +64,7 @@ export function clientFigures(client: ClientComparison[]): Figure[] {
 }
 
 /** Computes every figure of the report from the raw measurements. */
-export function figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu }: BenchReport["raw"]): Figure[] {
+export function figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile }: BenchReport["raw"]): Figure[] {
   const figures: Figure[] = [];
   for (const run of engine.runs) {
     const n = run.plan.count;
@@ -126,6 +127,7 @@ export function figuresOf({ engine, http, client, memory, startup, persistence, 
   if (native) figures.push(...nativeFigures(native));
   if (scale) figures.push(...scaleFigures(scale));
   if (tofu) figures.push(...tofuFigures(tofu));
+  if (singleFile) figures.push(...singleFileFigures(singleFile));
   figures.push(...clientFigures(client));
   figures.push({
     scenario: "M",

@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { compareWithFloor, type Comparison, type EnginePlan, type Subject } from "./engine";
+import type { Figure } from "./figure";
 import { NATIVE, NATIVE_BIN } from "./native";
 import { procMemory } from "./proc";
 import { median, round } from "./stats";
@@ -111,6 +112,26 @@ export async function runSingleFileScenario(toolchain: PulumiToolchain, startRep
   log(`start: single ${median(starts.startMs.single).toFixed(0)} ms, script ${median(starts.startMs.script).toFixed(0)} ms, unbundled ${median(starts.startMs.unbundled).toFixed(0)} ms`);
   const up = await compareWithFloor<PluginForm>(toolchain, { single: pluginSubject(binary), script: pluginSubject(script) }, "single", plans, log);
   return { ...starts, binaryBytes: fs.statSync(binary).size, archiveBytes: fs.statSync(archive).size, up };
+}
+
+/** The single file's start to its port line, at most (ms, median on an idle machine). */
+const START_TARGET_MS = 100;
+
+/** The single file against the script, a median each: at most 1.0× (not slower for being one file). */
+function againstScript(name: string, single: readonly number[], script: readonly number[]): Figure {
+  const r = median(single) / median(script);
+  const value = `${round(r, 2)}×`;
+  return { scenario: "F", name: `${name}: single file ${round(median(single), 1)} ms / script ${round(median(script), 1)} ms (medians)`, value, target: "≤ 1.0×", status: r <= 1 ? "pass" : "miss" };
+}
+
+/** Scenario F's figures beside their targets, for latest.md: start-up and `pulumi up` against the script, and the single file's start to its port line. */
+export function singleFileFigures(result: SingleFileResult): Figure[] {
+  const start = median(result.startMs.single);
+  return [
+    { scenario: "F", name: `single file, start to port line (${result.startMs.single.length} starts, median)`, value: `${round(start, 1)} ms`, target: `≤ ${START_TARGET_MS} ms`, status: start <= START_TARGET_MS ? "pass" : "miss" },
+    againstScript(`start to port line (${result.startMs.single.length} starts each)`, result.startMs.single, result.startMs.script),
+    ...result.up.runs.map((run) => againstScript(`pulumi up, N=${run.plan.count} (${run.plan.reps} each)`, run.upMs.single, run.upMs.script)),
+  ];
 }
 
 /** Scenario F's report: each figure of the single file beside the script's, as a ratio, and the unbundled build's start. */
