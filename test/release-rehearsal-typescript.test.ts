@@ -6,7 +6,8 @@
  * runs the README's `npm install @pulumi-analytics/analytics` with the scope's registry set to
  * that Verdaccio in the project's .npmrc (only the registry address differs), beside the
  * `@pulumi/pulumi`, `typescript` and `@types/node` the repository's lock pins; examples/typescript
- * (its Pulumi.yaml, tsconfig.json and index.ts) is the program, run by the real CLI
+ * (its Pulumi.yaml, tsconfig.json, index.ts and build script) is the program, compiled with
+ * `npm run build` as its README says, run by the real CLI
  * with an empty PULUMI_HOME (node stays on PATH: the program needs it, the plugin does not); the
  * engine learns the plugin and its server from the package's `pulumi` block and fetches the
  * single-file plugin from the served release folder by itself.
@@ -40,7 +41,9 @@ describe("the release, as a TypeScript user installs the native types", () => {
       keepNode: true,
       writeProject: (dir) => {
         copyExample("typescript", dir, ["Pulumi.yaml", "tsconfig.json", "index.ts"]);
-        const manifest = { name: "analytics-rehearsal-typescript", main: "index.ts", dependencies: locked("@pulumi/pulumi"), devDependencies: locked("typescript", "@types/node") };
+        // The example's build script (it runs compiled), beside the versions the repository's lock pins.
+        const { scripts } = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "typescript", "package.json"), "utf8")) as { scripts: Record<string, string> };
+        const manifest = { name: "analytics-rehearsal-typescript", scripts, dependencies: locked("@pulumi/pulumi"), devDependencies: locked("typescript", "@types/node") };
         fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
       },
     });
@@ -52,6 +55,8 @@ describe("the release, as a TypeScript user installs the native types", () => {
     process.stderr.write(`[rehearsal typescript] ${publishLog.trim().split("\n").filter((line) => line.startsWith("+ ")).join("; ")}\n`);
     fs.writeFileSync(path.join(r.ws.programDir, ".npmrc"), `${SDK.name.split("/")[0]}:registry=${registry.url}\n`);
     await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", SDK.name], r.ws.programDir);
+    // As the example's README says: `npm install && npm run build && pulumi up`.
+    await npm(["run", "build"], r.ws.programDir);
   }, 900_000);
 
   afterAll(async () => {
@@ -79,6 +84,12 @@ describe("the release, as a TypeScript user installs the native types", () => {
   });
 
   it("runs examples/typescript: fetches the plugin from the release by itself, previews, creates, replaces a rename, refuses an import and destroys", async () => {
-    await runLifecycle(r, { rename: renameInFile(path.join(r.ws.programDir, "index.ts")) });
+    // A rename is an edit of index.ts, built again before the up, as the user builds it.
+    const edit = renameInFile(path.join(r.ws.programDir, "index.ts"));
+    const rename = async (renamed: string): Promise<void> => {
+      edit(renamed);
+      await npm(["run", "build"], r.ws.programDir);
+    };
+    await runLifecycle(r, { rename });
   }, 900_000);
 });
