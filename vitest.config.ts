@@ -28,7 +28,7 @@ export default defineConfig({
         exclude: [...configDefaults.exclude, ...excludedBy(tier)],
         globalSetup: ["test/global-setup.ts"],
         // The engine tier's workers find the resolved CLI on PATH (examples/testing-recipe's Automation API needs it there).
-        setupFiles: tier.name === "engine" ? ["test/support/cli-on-path.ts"] : [],
+        setupFiles: tier.name === "engine" ? ["test/support/engine-setup.ts"] : [],
       },
     })),
   },

@@ -25,7 +25,7 @@ function newRunId() {
 
 /** The folder holding what the run `runId` builds once and shares. @param {string} runId */
 function runFolder(runId) {
-  return path.join(os.tmpdir(), `pulumi-analytics-release-${runId}`);
+  return path.join(os.tmpdir(), `pulumi-analytics-run-${runId}`);
 }
 
 /** Removes the run's shared folder and its lock, if any. @param {string} runId */
