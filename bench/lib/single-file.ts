@@ -74,6 +74,14 @@ async function buildPluginForms(): Promise<{ binary: string; archive: string; sc
   return { binary, archive, script };
 }
 
+/** Builds the single-file plugin alone into bench/tmp/plugin (as {@link buildPluginForms} does); returns the executable's path. */
+export async function singleFilePlugin(log: (line: string) => void): Promise<string> {
+  const { buildPluginBinary } = require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as { buildPluginBinary(out: string): Promise<{ binary: string }> };
+  const { binary } = await buildPluginBinary(path.join(repoRoot, "bench", "tmp", "plugin"));
+  log(`built ${path.relative(repoRoot, binary)}`);
+  return binary;
+}
+
 /** Starts one plugin, waits for its port line, reads its RSS, closes its stdin and waits for its exit. */
 async function startOnce(command: string, args: string[]): Promise<{ ms: number; rssMiB: number; anonMiB: number }> {
   const started = process.hrtime.bigint();

@@ -11,6 +11,7 @@ export const SIDE_NAMES: Record<TofuSide, string> = {
   ts: "native plugin, TypeScript SDK",
   "ts-transpile": "native plugin, TypeScript SDK, transpile-only",
   "ts-js": "native plugin, TypeScript SDK compiled to JavaScript",
+  "ts-js-nostack": "native plugin, TypeScript SDK compiled to JavaScript, stack traces off",
   dynamic: "dynamic classes",
 };
 

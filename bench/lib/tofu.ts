@@ -15,25 +15,27 @@ import * as path from "node:path";
 import { signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
 import { OURS, startBenchServer, upArgs, type Subject } from "./engine";
-import { NATIVE } from "./native";
+import { pluginSubject, singleFilePlugin } from "./single-file";
 import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary, type ChangeSummary } from "./tofu-parse";
 import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveTofuTools } from "./tofu-tools";
 import { collect, TofuWorkspace } from "./tofu-workspace";
 import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "./workspace";
 
 /**
- * The sides of scenario T. The TypeScript program runs three ways: as the Node.js host runs it by
+ * The sides of scenario T. The TypeScript program runs four ways: as the Node.js host runs it by
  * default (ts-node, type-checking it and the SDK before anything registers), transpile-only
- * (`PULUMI_NODEJS_TRANSPILE_ONLY=true`), and compiled to JavaScript beforehand (`tsc`, then
- * `runtime.options.typescript: false` with `main: bin/index.js`).
+ * (`PULUMI_NODEJS_TRANSPILE_ONLY=true`), compiled to JavaScript beforehand (`tsc`, then
+ * `runtime.options.typescript: false` with `main: bin/index.js`), and compiled with the program's
+ * stack traces off (`runtime.options.nodeargs: --stack-trace-limit=0`: the Node.js SDK formats a
+ * stack trace for every output of every resource, see docs/native-provider.md).
  */
-export type TofuSide = "tofu" | "yaml" | "ts" | "ts-transpile" | "ts-js" | "dynamic";
+export type TofuSide = "tofu" | "yaml" | "ts" | "ts-transpile" | "ts-js" | "ts-js-nostack" | "dynamic";
 
 /** Every side, in report order. */
-export const TOFU_SIDES: readonly TofuSide[] = ["tofu", "yaml", "ts", "ts-transpile", "ts-js", "dynamic"];
+export const TOFU_SIDES: readonly TofuSide[] = ["tofu", "yaml", "ts", "ts-transpile", "ts-js", "ts-js-nostack", "dynamic"];
 
 /** The sides whose program runs our native plugin. */
-export const PLUGIN_SIDES: readonly TofuSide[] = ["yaml", "ts", "ts-transpile", "ts-js"];
+export const PLUGIN_SIDES: readonly TofuSide[] = ["yaml", "ts", "ts-transpile", "ts-js", "ts-js-nostack"];
 
 /** The password every side declares as a secret (a sensitive variable for OpenTofu). */
 export const BENCH_PASSWORD = "bench-password-not-a-secret";
@@ -121,12 +123,14 @@ export interface TofuPlan {
 export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan, log: (line: string) => void): Promise<TofuResult> {
   const sides = plan.sides ?? TOFU_SIDES;
   const tools = sides.includes("tofu") ? await resolveTofuTools(repoRoot, log) : { tofu: "", restapi: "" };
+  // The plugin as the engine fetches it from a release: the single file, Node.js built in.
+  const plugin = sides.some((side) => PLUGIN_SIDES.includes(side)) ? pluginSubject(await singleFilePlugin(log)) : OURS;
   const runs: SideRun[] = [];
   for (const count of plan.counts) {
     for (const side of sides) {
       const modes = side === "tofu" || plan.skipCheckpointRuns === false ? [true] : plan.onlySkipCheckpointRuns ? [false] : [true, false];
       for (const checkpoints of modes) {
-        const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, count, checkpoints, plan.crash ?? true, log);
+        const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, plugin, count, checkpoints, plan.crash ?? true, log);
         runs.push(run);
       }
     }
@@ -271,52 +275,58 @@ async function killHalfway(server: ReferenceServer, count: number, start: () => 
 }
 
 /** The TypeScript program on the generated SDK (bench/fixtures/native-ts), with the SDK linked in as ./sdk. */
-const NATIVE_TS: Subject = {
-  fixture: path.join(repoRoot, "bench", "fixtures", "native-ts"),
-  providerMarker: NATIVE.providerMarker!,
-  prepare(ws) {
-    NATIVE.prepare!(ws);
-    fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), "dir");
-  },
-};
+function typeScriptSubject(plugin: Subject): Subject {
+  return {
+    fixture: path.join(repoRoot, "bench", "fixtures", "native-ts"),
+    providerMarker: plugin.providerMarker!,
+    prepare(ws) {
+      plugin.prepare!(ws);
+      fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), "dir");
+    },
+  };
+}
 
 /**
  * The same program compiled to JavaScript before any `pulumi` command (as a `build` script would):
  * `tsc` writes index.js beside index.ts (and the SDK's, in a copy of it), and Pulumi.yaml runs
- * index.js with the host's TypeScript support off. (A user's project would write bin/ and say
- * `main: bin/index.js`; here the output stays in the program's folder, where the bench finds the
- * plugin's processes by their working directory.)
+ * index.js with the host's TypeScript support off, and with `nodeargs` when given. (A user's
+ * project would write bin/ and say `main: bin/index.js`; here the output stays in the program's
+ * folder, where the bench finds the plugin's processes by their working directory.)
  */
-const NATIVE_JS: Subject = {
-  ...NATIVE_TS,
-  prepare(ws) {
-    NATIVE.prepare!(ws);
-    fs.cpSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), { recursive: true });
-    const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
-    const options = ["--module", "commonjs", "--target", "es2020", "--strict", "--skipLibCheck", "--types", "node"];
-    execFileSync(process.execPath, [tsc, ...options, "index.ts"], { cwd: ws.programDir, stdio: "pipe" });
-    const project = path.join(ws.programDir, "Pulumi.yaml");
-    const text = fs.readFileSync(project, "utf8").replace(/^runtime: nodejs\nmain: index\.ts\n/m, "runtime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n");
-    if (!text.includes("main: index.js")) throw new Error("bench/fixtures/native-ts/Pulumi.yaml no longer reads `runtime: nodejs` then `main: index.ts`");
-    fs.writeFileSync(project, text);
-  },
-};
+function compiledSubject(plugin: Subject, nodeargs?: string): Subject {
+  return {
+    ...typeScriptSubject(plugin),
+    prepare(ws) {
+      plugin.prepare!(ws);
+      fs.cpSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), { recursive: true });
+      const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+      const options = ["--module", "commonjs", "--target", "es2020", "--strict", "--skipLibCheck", "--types", "node"];
+      execFileSync(process.execPath, [tsc, ...options, "index.ts"], { cwd: ws.programDir, stdio: "pipe" });
+      const project = path.join(ws.programDir, "Pulumi.yaml");
+      const args = nodeargs ? `    nodeargs: ${nodeargs}\n` : "";
+      const text = fs.readFileSync(project, "utf8").replace(/^runtime: nodejs\nmain: index\.ts\n/m, `runtime:\n  name: nodejs\n  options:\n    typescript: false\n${args}main: index.js\n`);
+      if (!text.includes("main: index.js")) throw new Error("bench/fixtures/native-ts/Pulumi.yaml no longer reads `runtime: nodejs` then `main: index.ts`");
+      fs.writeFileSync(project, text);
+    },
+  };
+}
 
 /** Environment a side adds to every command. */
 export function sideEnv(side: TofuSide): NodeJS.ProcessEnv {
   return side === "ts-transpile" ? { PULUMI_NODEJS_TRANSPILE_ONLY: "true" } : {};
 }
 
-/** The Pulumi program of each Pulumi side. */
-function subjectOf(side: Exclude<TofuSide, "tofu">, count: number): Subject {
+/** The Pulumi program of each Pulumi side; `plugin` puts the plugin where the program's Pulumi.yaml looks for it. */
+function subjectOf(side: Exclude<TofuSide, "tofu">, count: number, plugin: Subject): Subject {
   if (side === "dynamic") return OURS;
-  if (side === "ts" || side === "ts-transpile") return NATIVE_TS;
-  if (side === "ts-js") return NATIVE_JS;
+  if (side === "ts" || side === "ts-transpile") return typeScriptSubject(plugin);
+  if (side === "ts-js") return compiledSubject(plugin);
+  if (side === "ts-js-nostack") return compiledSubject(plugin, "--stack-trace-limit=0");
   return {
     fixture: path.join(repoRoot, "bench", "fixtures", "native-yaml"),
-    providerMarker: NATIVE.providerMarker!,
+    providerMarker: plugin.providerMarker!,
     prepare(ws) {
-      NATIVE.prepare!(ws);
+      plugin.prepare!(ws);
       fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), yamlDataSources(count));
     },
   };
@@ -338,6 +348,7 @@ export function yamlDataSources(count: number): string {
 async function runPulumiSide(
   toolchain: PulumiToolchain,
   side: Exclude<TofuSide, "tofu">,
+  plugin: Subject,
   count: number,
   checkpoints: boolean,
   crash: boolean,
@@ -345,7 +356,7 @@ async function runPulumiSide(
 ): Promise<SideRun> {
   const { server, env } = await startBenchServer();
   const apiKey = env.ANALYTICS_API_KEY ?? "";
-  const subject = subjectOf(side, count);
+  const subject = subjectOf(side, count, plugin);
   const ws = BenchWorkspace.create(toolchain, subject.fixture, { ...env, ...sideEnv(side) }, subject.providerMarker);
   subject.prepare?.(ws);
   const extra: NodeJS.ProcessEnv = checkpoints ? {} : { PULUMI_SKIP_CHECKPOINTS: "true" };
