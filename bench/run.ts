@@ -38,7 +38,7 @@ import { runClientScenario } from "./lib/client";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { runNativeScenario } from "./lib/native";
-import { runSingleFileScenario, singleFileMarkdown, SINGLE_FILE_PLANS } from "./lib/single-file";
+import { runSingleFileScenario, singleFileMarkdown, SINGLE_FILE_PLANS, type SingleFileResult } from "./lib/single-file";
 import { PLUGIN_RUNTIME_PLANS, pluginRuntimeFigures, pluginRuntimeMarkdown, runPluginRuntimeScenario } from "./lib/plugin-runtime";
 import { methodNotes } from "./lib/notes";
 import { ensurePeers } from "./lib/peers";
@@ -51,7 +51,7 @@ import { runStartupScenario } from "./lib/startup";
 import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
 import { writeSpeedTable } from "./lib/speed-doc";
 import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
-import { loadAverage, systemInfo } from "./lib/system";
+import { loadAverage, systemInfo, type SystemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 
 const quick = process.argv.includes("--quick");
@@ -164,6 +164,18 @@ function writeTofuReport(dir: string, result: TofuResult, meta: Parameters<typeo
   if (path.resolve(dir) === path.join(repoRoot, "bench", "results")) writeSpeedTable(path.join(repoRoot, "docs", "compared-with-rest-provider.md"), result, meta);
 }
 
+/** Writes tofu.json (the runs and how they were made), then tofu.md and the speed table from it (see {@link writeTofuReport}). */
+function writeTofuResult(dir: string, result: TofuResult, meta: Parameters<typeof tofuMarkdown>[1] & { commands: string[] }): void {
+  fs.writeFileSync(path.join(dir, "tofu.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
+  writeTofuReport(dir, result, meta, meta.commands.map((c) => `\`${c}\``).join(", then "));
+}
+
+/** Writes scenario F's single-file.json (the result and how it was made) and single-file.md into `dir`. */
+function writeSingleFileResult(dir: string, result: SingleFileResult, meta: { startedAt: string; durationS: number; system: SystemInfo }, command: string): void {
+  fs.writeFileSync(path.join(dir, "single-file.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "single-file.md"), singleFileMarkdown(result, meta, command));
+}
+
 /**
  * `node bench/dist/run.js T`: scenario T alone, written to tofu.md and tofu.json. With `--merge`,
  * its runs replace those of the same side, N and checkpoint setting in the tofu.json already
@@ -197,8 +209,7 @@ async function scenarioTAlone(started: number): Promise<void> {
     meta.startedAt = before.startedAt;
     meta.load.start = before.load.start;
   }
-  fs.writeFileSync(file, `${JSON.stringify({ ...meta, raw: tofu }, null, 2)}\n`);
-  writeTofuReport(dir, tofu, meta, meta.commands.map((c) => `\`${c}\``).join(", then "));
+  writeTofuResult(dir, tofu, meta);
   log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
   for (const f of tofuFigures(tofu)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
 }
@@ -308,8 +319,7 @@ async function main(): Promise<void> {
     const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
     fs.mkdirSync(dir, { recursive: true });
     const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version) };
-    fs.writeFileSync(path.join(dir, "single-file.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
-    fs.writeFileSync(path.join(dir, "single-file.md"), singleFileMarkdown(result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+    writeSingleFileResult(dir, result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`);
     log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
     return;
   }
@@ -380,8 +390,8 @@ async function main(): Promise<void> {
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
-  writeTofuReport(dir, tofu, report, "`npm run bench`");
-  fs.writeFileSync(path.join(dir, "single-file.md"), singleFileMarkdown(singleFile, report, "`npm run bench`"));
+  writeTofuResult(dir, tofu, { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load, commands: ["npm run bench"] });
+  writeSingleFileResult(dir, singleFile, { startedAt: report.startedAt, durationS: report.durationS, system: report.system }, "npm run bench");
   log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md, single-file.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
 }
