@@ -155,6 +155,43 @@ function analysis(): string {
   return fs.existsSync(file) ? `\n${fs.readFileSync(file, "utf8")}` : "";
 }
 
+/** Progress lines on stdout, each prefixed with the seconds since `started` (ms). */
+function progressLog(started: number): (line: string) => void {
+  return (line) => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+}
+
+/** What a report heads with: when its run started, how long it took, the machine and its load. */
+interface RunMeta {
+  startedAt: string;
+  durationS: number;
+  system: SystemInfo;
+  load: { start: number[]; end: number[] };
+}
+
+/** A scenario run alone: its progress log, its start, and `meta` to take at its end. */
+function aloneRun(started: number): { log: (line: string) => void; startedAt: string; loadStart: number[]; meta(pulumiCli: string): RunMeta } {
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const meta = (pulumiCli: string): RunMeta => ({ startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, pulumiCli), load: { start: loadStart, end: loadAverage() } });
+  return { log: progressLog(started), startedAt, loadStart, meta };
+}
+
+/** Where a scenario run alone writes (bench/results, or bench/tmp/results with `--quick`), made if missing. */
+function aloneResultsDir(): string {
+  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The command line of a scenario run alone, as its report names it. */
+const aloneCommand = (): string => `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`;
+
+/** Writes `<name>.json` (the run's meta and its raw result) and `<name>.md` into `dir`. */
+function writeResult(dir: string, name: string, meta: object, raw: unknown, markdown: string): void {
+  fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ ...meta, raw }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, `${name}.md`), markdown);
+}
+
 /**
  * Writes scenario T's tofu.md into `dir` and, for a full-size run (into bench/results), the speed
  * table of docs/compared-with-rest-provider.md from the same result.
@@ -171,9 +208,8 @@ function writeTofuResult(dir: string, result: TofuResult, meta: Parameters<typeo
 }
 
 /** Writes scenario F's single-file.json (the result and how it was made) and single-file.md into `dir`. */
-function writeSingleFileResult(dir: string, result: SingleFileResult, meta: { startedAt: string; durationS: number; system: SystemInfo }, command: string): void {
-  fs.writeFileSync(path.join(dir, "single-file.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, "single-file.md"), singleFileMarkdown(result, meta, command));
+function writeSingleFileResult(dir: string, result: SingleFileResult, meta: RunMeta, command: string): void {
+  writeResult(dir, "single-file", meta, result, singleFileMarkdown(result, meta, command));
 }
 
 /**
@@ -189,16 +225,14 @@ async function scenarioTAlone(started: number): Promise<void> {
     writeTofuReport(dir, saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then "));
     return;
   }
-  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-  const startedAt = new Date().toISOString();
-  const loadStart = loadAverage();
+  const run = aloneRun(started);
+  const log = run.log;
   const toolchain = await resolvePulumiToolchain({ log });
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
   const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
-  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-  fs.mkdirSync(dir, { recursive: true });
-  const command = `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`;
-  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() }, commands: [command] };
+  const dir = aloneResultsDir();
+  const command = aloneCommand();
+  const meta = { ...run.meta(toolchain.version), commands: [command] };
   const file = path.join(dir, "tofu.json");
   if (process.argv.includes("--merge") && fs.existsSync(file)) {
     const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
@@ -219,44 +253,36 @@ async function scenarioTAlone(started: number): Promise<void> {
  * `--against=<node>` names the Node.js to compare with.
  */
 async function scenarioRAlone(started: number): Promise<void> {
-  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-  const startedAt = new Date().toISOString();
-  const loadStart = loadAverage();
+  const run = aloneRun(started);
+  const log = run.log;
   const toolchain = await resolvePulumiToolchain({ log });
   const against = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
   const plans = quick ? [{ count: 10, reps: 1, skipCheckpoints: false }] : PLUGIN_RUNTIME_PLANS;
   const result = await runPluginRuntimeScenario(toolchain, { startReps: quick ? 2 : 21, plans, against }, log);
-  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-  fs.mkdirSync(dir, { recursive: true });
-  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
-  fs.writeFileSync(path.join(dir, "plugin-runtime.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, "plugin-runtime.md"), pluginRuntimeMarkdown(result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+  const dir = aloneResultsDir();
+  const meta = run.meta(toolchain.version);
+  writeResult(dir, "plugin-runtime", meta, result, pluginRuntimeMarkdown(result, meta, aloneCommand()));
   log(`wrote ${path.relative(repoRoot, dir)}/plugin-runtime.md and plugin-runtime.json`);
   for (const f of pluginRuntimeFigures(result)) log(`${f.status.padEnd(8)} ${f.name}: ${f.ratio.toFixed(3)}x (paired ${f.paired.toFixed(3)}x)`);
 }
 
 /** `node bench/dist/run.js B`: scenario B alone, written to preview.md and preview.json. */
 async function scenarioBAlone(started: number): Promise<void> {
-  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-  const startedAt = new Date().toISOString();
-  const loadStart = loadAverage();
+  const run = aloneRun(started);
+  const log = run.log;
   const toolchain = await resolvePulumiToolchain({ log });
   const plan = plansArg()?.[0] ?? (quick ? { count: 10, reps: 2 } : { count: 100, reps: 15 });
   const result = await runPreviewScenario(toolchain, { count: plan.count, pairs: plan.reps }, log);
-  const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-  fs.mkdirSync(dir, { recursive: true });
-  const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
-  fs.writeFileSync(path.join(dir, "preview.json"), `${JSON.stringify({ ...meta, raw: result }, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, "preview.md"), previewMarkdown(result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+  const dir = aloneResultsDir();
+  const meta = run.meta(toolchain.version);
+  writeResult(dir, "preview", meta, result, previewMarkdown(result, meta, aloneCommand()));
   log(`wrote ${path.relative(repoRoot, dir)}/preview.md and preview.json`);
   for (const f of previewFigures(result)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
 }
 
 /** `node bench/dist/run.js P`: scenario P alone, its measurements put into latest.json and latest.md redrawn. */
 async function scenarioPAlone(started: number): Promise<void> {
-  const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-  const startedAt = new Date().toISOString();
-  const loadStart = loadAverage();
+  const { log, startedAt, loadStart } = aloneRun(started);
   const persistence = await runPersistenceScenario(persistencePlan(quick), log);
   for (const f of persistenceFigures(persistence)) log(`${f.status.padEnd(7)} ${f.name}: ${f.value} (target ${f.target})`);
   if (quick) return;
@@ -285,7 +311,7 @@ async function main(): Promise<void> {
   }
   const started = Date.now();
   if (onlyE) {
-    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+    const log = progressLog(started);
     const client = await runClientScenario(CLIENT_PLAN, log);
     for (const c of client) {
       const ratios = c.runs.client.map((run, i) => (run.mean / c.runs.raw[i]!.mean).toFixed(3));
@@ -295,31 +321,26 @@ async function main(): Promise<void> {
     return;
   }
   if (onlyN) {
-    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-    const startedAt = new Date().toISOString();
-    const loadStart = loadAverage();
+    const run = aloneRun(started);
+    const log = run.log;
     const toolchain = await resolvePulumiToolchain({ log });
     log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
     const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
-    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-    fs.mkdirSync(dir, { recursive: true });
-    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
-    fs.writeFileSync(path.join(dir, "native.json"), `${JSON.stringify({ ...meta, raw: native }, null, 2)}\n`);
-    fs.writeFileSync(path.join(dir, "native.md"), nativeMarkdown(native, meta));
+    const dir = aloneResultsDir();
+    const meta = run.meta(toolchain.version);
+    writeResult(dir, "native", meta, native, nativeMarkdown(native, meta));
     log(`wrote ${path.relative(repoRoot, dir)}/native.md and native.json`);
     for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
   if (onlyF) {
-    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-    const startedAt = new Date().toISOString();
+    const run = aloneRun(started);
+    const log = run.log;
     const toolchain = await resolvePulumiToolchain({ log });
     const plans = quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS;
     const result = await runSingleFileScenario(toolchain, quick ? 2 : 9, plans, log);
-    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-    fs.mkdirSync(dir, { recursive: true });
-    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version) };
-    writeSingleFileResult(dir, result, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`);
+    const dir = aloneResultsDir();
+    writeSingleFileResult(dir, result, run.meta(toolchain.version), aloneCommand());
     log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
     return;
   }
@@ -328,26 +349,21 @@ async function main(): Promise<void> {
   if (onlyB) return scenarioBAlone(started);
   if (onlyP) return scenarioPAlone(started);
   if (onlyL) {
-    const log = (line: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-    const startedAt = new Date().toISOString();
-    const loadStart = loadAverage();
+    const run = aloneRun(started);
+    const log = run.log;
     const toolchain = await resolvePulumiToolchain({ log });
     log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
     const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
-    const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
-    fs.mkdirSync(dir, { recursive: true });
-    const meta = { startedAt, durationS: (Date.now() - started) / 1000, system: systemInfo(repoRoot, toolchain.version), load: { start: loadStart, end: loadAverage() } };
-    fs.writeFileSync(path.join(dir, "scale.json"), `${JSON.stringify({ ...meta, raw: scale }, null, 2)}\n`);
-    fs.writeFileSync(path.join(dir, "scale.md"), scaleMarkdown(scale, meta, `node bench/dist/run.js ${process.argv.slice(2).join(" ")}`));
+    const dir = aloneResultsDir();
+    const meta = run.meta(toolchain.version);
+    writeResult(dir, "scale", meta, scale, scaleMarkdown(scale, meta, aloneCommand()));
     log(`wrote ${path.relative(repoRoot, dir)}/scale.md and scale.json`);
     for (const f of scaleFigures(scale)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
   const startedAt = new Date().toISOString();
   const loadStart = loadAverage();
-  const log = (line: string): void => {
-    process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
-  };
+  const log = progressLog(started);
   const toolchain = await resolvePulumiToolchain({ log });
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
   ensurePeers(log);
@@ -391,7 +407,7 @@ async function main(): Promise<void> {
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
   writeTofuResult(dir, tofu, { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load, commands: ["npm run bench"] });
-  writeSingleFileResult(dir, singleFile, { startedAt: report.startedAt, durationS: report.durationS, system: report.system }, "npm run bench");
+  writeSingleFileResult(dir, singleFile, { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load }, "npm run bench");
   log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md, single-file.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
 }
