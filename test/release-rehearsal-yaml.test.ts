@@ -2,7 +2,7 @@
  * Release rehearsal, YAML: examples/yaml as docs/native-provider.md tells a YAML user to set it up,
  * with the release's package file copied to `sdks/analytics/`, run by the real CLI with an empty PULUMI_HOME
  * and no `node` on PATH; the engine fetches the single-file plugin from the served release folder
- * (the schema's pluginDownloadURL, redirected to 127.0.0.1) by itself. Beside it, the README's
+ * (the schema's pluginDownloadURL, redirected to 127.0.0.1) by itself. Beside it, docs/install.md's
  * manual install: `pulumi plugin install … --server <release> --checksum <sha256 from SHA256SUMS>`
  * takes the archive on the newest CLI and refuses a wrong checksum; the pinned engine (3.200.0)
  * refuses the right one too, as docs/native-provider.md says: it leaves the last chunk the

