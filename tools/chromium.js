@@ -46,7 +46,8 @@ async function launchChromium(options = {}, executablePath = CHROMIUM_PATH) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-chromium-"));
   try {
     const context = await chromium.launchPersistentContext(profile, { ...options, executablePath, headless: true, args: CHROMIUM_ARGS });
-    context.on("close", () => fs.rmSync(profile, { recursive: true, force: true }));
+    // The browser's last processes may still be writing to the profile as the context closes.
+    context.on("close", () => void fs.promises.rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => undefined));
     return context;
   } catch (error) {
     fs.rmSync(profile, { recursive: true, force: true });
