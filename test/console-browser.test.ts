@@ -4,8 +4,8 @@
  * in-process server with inspection on. The page shows the stack's organization and data
  * source, follows the sync without a reload, switches a fault that the next `pulumi up` retries
  * (and lists the retry), shows no secret in its DOM or in anything it loaded, works from the
- * keyboard alone, and axe-core finds nothing serious or critical. On failure a screenshot and
- * the page's HTML go to test-results/console-browser/.
+ * keyboard alone, puts names in as text (never markup), and axe-core finds nothing serious or
+ * critical. On failure a screenshot and the page's HTML go to test-results/console-browser/.
  */
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
@@ -110,6 +110,7 @@ let captured: Captured;
 let releaseSyncs!: () => void;
 
 beforeAll(async () => {
+  fs.rmSync(OUTPUT_DIR, { recursive: true, force: true });
   context = await launchChromium({ viewport: { width: 1280, height: 900 } });
   warehouse = await startDemoWarehouse();
   const syncsHeld = new Promise<void>((resolve) => (releaseSyncs = resolve));
@@ -255,6 +256,22 @@ describe("the console in Chromium", () => {
       for (const secret of [WAREHOUSE_PASSWORD, server.apiKeys.console!]) {
         for (const text of surfaces) expect(text).not.toContain(secret);
       }
+    });
+  }, 60_000);
+
+  it("puts names into the page as text, never as markup", async () => {
+    await withEvidence("markup", async () => {
+      const name = '<img src="x" onerror="window.injected = true">';
+      const created = await fetch(`${server.url}/api/public/organizations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.apiKeys.console!}`, "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+      });
+      const { data } = (await created.json()) as { data: { id: string } };
+      await page.waitForSelector(`[data-organization="${data.id}"] h3`);
+      expect(await page.textContent(`[data-organization="${data.id}"] h3`)).toBe(name);
+      expect(await page.$$("#organizations img")).toEqual([]);
+      expect(await page.evaluate(() => window.injected as boolean | undefined)).toBeUndefined();
     });
   }, 60_000);
 

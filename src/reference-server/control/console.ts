@@ -13,7 +13,7 @@ import { SECRET_DATA_SOURCE_FIELDS } from "../../contract/fields";
 import { allKindSpecs, createOperationId } from "../../kinds";
 import { sendData, unmatchedRoute } from "../http/envelope";
 import { Router } from "../http/router";
-import type { OrganizationDetail } from "../state/views";
+import type { DataSourceInspection, OrganizationDetail } from "../state/views";
 import type { FaultRoute } from "./faults";
 import { INSPECTION_PREFIX, faultsView, type FaultsView, type InspectionContext } from "./inspection";
 import type { RequestLogEntry } from "./request-log";
@@ -67,8 +67,14 @@ const faultRoutes: ConsoleFaultRoute[] = allKindSpecs().map((spec) => ({
 export function consoleState(source: ConsoleSource): ConsoleState {
   const { inspector } = source;
   const requests = inspector.requests();
+  const dataSourcesOf = new Map<string, DataSourceInspection[]>();
+  for (const ds of inspector.dataSources()) {
+    const list = dataSourcesOf.get(ds.organizationId);
+    if (list) list.push(ds);
+    else dataSourcesOf.set(ds.organizationId, [ds]);
+  }
   return {
-    organizations: inspector.organizations().flatMap((org) => inspector.organization(org.id) ?? []),
+    organizations: inspector.organizations().map((org) => ({ ...org, dataSources: dataSourcesOf.get(org.id) ?? [] })),
     secretFields: SECRET_DATA_SOURCE_FIELDS,
     faultRoutes,
     faults: faultsView(source.faults),
