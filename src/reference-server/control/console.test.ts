@@ -172,5 +172,7 @@ describe("the console's events", () => {
     await server.close();
     const res = await page.ended;
     expect(res.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    // A page that loses the stream asks again after a second.
+    expect(page.raw()).toMatch(/^retry: 1000\n\n/);
   });
 });
