@@ -48,6 +48,7 @@ const LANGUAGES = [
   "toolchain/src/pulumi-cli.test.ts",
 ];
 const ENGINE = [
+  "test/console-browser.test.ts",
   "test/demo.test.ts",
   "test/edges.test.ts",
   "test/engine.test.ts",

@@ -112,6 +112,7 @@ describe("runCli", () => {
     const { server } = cli.result;
     expect(cli.stdout).toContain(`Reference server listening on ${server.url}\n`);
     expect(cli.stdout).toContain(`Inspection surface: ${server.url}/_reference/\n`);
+    expect(cli.stdout).toContain(`Console: ${server.url}/_reference/console\n`);
     expect(cli.stdout).toContain(`State file: ${statePath}\n`);
     const keys = [...cli.stdout.matchAll(/API key for (\w+) \(shown once\): (\S+)/g)].map((m) => [m[1], m[2]]);
     expect(keys).toEqual([

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { KINDS } from "../kinds";
+import { CONSOLE_PATH } from "./control/console";
 import { INSPECTION_PREFIX } from "./control/inspection";
 import { OPENAPI_PATH, openApiJson } from "./control/openapi";
 import { assertUserName, startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "./server";
@@ -27,6 +28,8 @@ Runs the reference server of the analytics public API (${Object.values(KINDS)
   --state           JSON file holding organizations, data sources and API key digests across
                     restarts (credentials are never written to it); in memory when omitted
   --inspection      serve the non-public ${INSPECTION_PREFIX}/ routes (state, request counts, faults)
+                    and the console page at ${CONSOLE_PATH}; no key needed: anyone who can
+                    reach the port sees the state and can switch faults
   --key-prefix      service prefix of API keys: <prefix>_key_<32 characters> (default ${DEFAULT_KEY_PREFIX})
   --bootstrap-user  mint a key for this user at start and print it once (repeatable)
 
@@ -131,6 +134,7 @@ export async function runCli(argv: readonly string[], out: CliOutput): Promise<C
     const server = await startReferenceServer(options);
     out.stdout(`Reference server listening on ${server.url}\n`);
     if (options.inspection) out.stdout(`Inspection surface: ${server.url}${INSPECTION_PREFIX}/\n`);
+    if (server.consoleUrl !== undefined) out.stdout(`Console: ${server.consoleUrl}\n`);
     out.stdout(statePath === undefined ? "State: in memory\n" : `State file: ${statePath}\n`);
     for (const [user, key] of Object.entries(server.apiKeys)) out.stdout(`API key for ${user} (shown once): ${key}\n`);
     if (!pgInstalled()) out.stderr(`Note: ${PG_MISSING_MESSAGE}; until then every data source's schema sync fails.\n`);

@@ -7,6 +7,8 @@ export type { Trial } from "./state/store";
 export { FAULT_HEADER, FAULT_ROUTES, INJECTABLE_ERROR_STATUSES } from "./control/faults";
 export type { FaultRoute, FaultRule, FaultRuleKey, FaultSettings, InjectableErrorStatus, InjectedFaultCounts, RouteFaults } from "./control/faults";
 export { INSPECTION_PREFIX } from "./control/inspection";
+export { CONSOLE_PATH } from "./control/console";
+export type { ConsoleState } from "./control/console";
 export type { SnapshotController, SnapshotInfo } from "./control/snapshots";
 export type { FaultsView, ReferenceInspector } from "./control/inspection";
 export type { DataSourceInspection, OrganizationDetail, OrganizationInspection } from "./state/views";

@@ -3,6 +3,7 @@
  * the public and inspection routes and the HTTP adapter into one running server.
  */
 import * as http from "node:http";
+import { CONSOLE_PATH, ConsoleFeed, answerConsole, isConsolePath } from "./control/console";
 import { FaultDelays, FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./control/faults";
 import { answerInspection, createInspector, isInspectionPath, type InspectionContext, type ReferenceInspector } from "./control/inspection";
 import { OPENAPI_PATH, answerOpenApi } from "./control/openapi";
@@ -37,7 +38,7 @@ export interface ReferenceServerOptions {
   bootstrapUsers?: readonly string[];
   /** JSON file to load state from at start and save it to after each change; in-memory only when unset. */
   statePath?: string;
-  /** Serve the non-public `/_reference/` inspection routes; off by default. */
+  /** Serve the non-public `/_reference/` inspection routes and the console page; off by default. */
   inspection?: boolean;
   /** Faults injected from the start; all off by default. */
   faults?: FaultSettings;
@@ -75,6 +76,8 @@ export interface FaultController {
 export interface ReferenceServer {
   /** Base URL, e.g. `http://127.0.0.1:43123`, without trailing slash. */
   url: string;
+  /** Address of the console page (`<url>/_reference/console`) when inspection is on; undefined otherwise. */
+  consoleUrl: string | undefined;
   /** Interface listened on. */
   host: string;
   /** Port listened on. */
@@ -120,6 +123,7 @@ interface Parts {
   jobs: SyncJobs;
   inspector: ReferenceInspector;
   snapshots: SnapshotController;
+  consoleFeed: ConsoleFeed;
 }
 
 async function assemble(options: ReferenceServerOptions, now: () => Date, log: (line: string) => void): Promise<Parts> {
@@ -136,7 +140,8 @@ async function assemble(options: ReferenceServerOptions, now: () => Date, log: (
   const faults = new FaultInjector(options.faults ?? {});
   const inspector = createInspector(state.store, requestLog);
   const snapshots = createSnapshots({ state, jobs, now });
-  return { state, requestLog, faults, delays: new FaultDelays(), jobs, inspector, snapshots };
+  const consoleFeed = new ConsoleFeed({ inspector, faults, snapshots });
+  return { state, requestLog, faults, delays: new FaultDelays(), jobs, inspector, snapshots, consoleFeed };
 }
 
 /** Drops organizations, data sources, request log and faults; users, keys and snapshots stay. */
@@ -159,13 +164,17 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: ()
     now,
   };
   const inspectionContext: InspectionContext = { ...parts, reset: () => resetParts(parts), maxBodyBytes };
+  const answerNonPublic = (req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string): Promise<void> => {
+    if (path === OPENAPI_PATH) return answerOpenApi(res, method);
+    if (isConsolePath(path)) return answerConsole({ ...parts, feed: parts.consoleFeed }, method, path, req, res);
+    return answerInspection(inspectionContext, method, path, req, res);
+  };
   const listener = createRequestListener(
     {
       isInspection: (path) => path === OPENAPI_PATH || (options.inspection === true && isInspectionPath(path)),
       matchPublic: (method, path) => publicRouter.match(method, path),
       handlePublic: (req, res, match, faults) => handlePublic(publicContext, req, res, match, faults),
-      handleInspection: (req, res, method, path) =>
-        path === OPENAPI_PATH ? answerOpenApi(res, method) : answerInspection(inspectionContext, method, path, req, res),
+      handleInspection: answerNonPublic,
     },
     { requestLog: parts.requestLog, logger: options.logger, onInternalError: options.onInternalError, timestamp: () => isoTime(now()) },
   );
@@ -190,6 +199,7 @@ function closer(parts: Parts, server: http.Server): () => Promise<void> {
   return () => {
     closing ??= (async () => {
       parts.state.markClosed();
+      parts.consoleFeed.stop();
       parts.jobs.stop();
       parts.delays.cancelAll();
       await stopListening(server);
@@ -234,8 +244,10 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     throw err;
   }
 
+  const url = baseUrl(host, port);
   return {
-    url: baseUrl(host, port),
+    url,
+    consoleUrl: options.inspection === true ? `${url}${CONSOLE_PATH}` : undefined,
     host,
     port,
     apiKeys,

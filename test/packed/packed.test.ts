@@ -112,7 +112,7 @@ function packedManifest(): Record<string, unknown> {
 
 describe("the packed tarball", () => {
   it("ships the build, README and LICENSE, and nothing of tests, demo, fixtures, sources or the toolchain", () => {
-    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/resources/provider-impl.js", "dist/native/bin.js", "dist/native/schema.json", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml"]) {
+    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/reference-server/control/console-page/console.html", "dist/reference-server/control/console-page/console.css", "dist/reference-server/control/console-page/console.js", "dist/resources/provider-impl.js", "dist/native/bin.js", "dist/native/schema.json", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml"]) {
       expect(tarball.files).toContain(file);
     }
     const stray = tarball.files.filter(
@@ -172,6 +172,12 @@ describe("the packed tarball", () => {
         const answer = await fetch(`${server.url}/_reference/data-sources/${String(outputs.dataSourceId)}`);
         expect(answer.status).toBe(200);
         await answer.body?.cancel();
+        // The console's files ship in the package: the installed server serves each of them.
+        for (const file of ["", "/console.css", "/console.js"]) {
+          const served = await fetch(`${server.url}/_reference/console${file}`);
+          expect(served.status, `/_reference/console${file}`).toBe(200);
+          await served.body?.cancel();
+        }
         expect(outputs).toMatchObject({ resourceCount: 2, probeCode: "none", lastSyncStatus: "PENDING", nodeVersion: `v${runtime.version}` });
         // Without pg the server still serves; the data source's sync fails saying what to install.
         expect(await syncOutcome(server, String(outputs.dataSourceId))).toEqual({ lastSyncStatus: "FAILED", syncErrorMessage: expect.stringContaining("run `npm install pg`") });

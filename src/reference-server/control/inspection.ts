@@ -64,6 +64,11 @@ export interface FaultsView {
   injected: InjectedFaultCounts;
 }
 
+/** The fault settings in force and the counts of faults injected, as `GET /_reference/faults` answers them. */
+export function faultsView(faults: FaultInjector): FaultsView {
+  return { settings: faults.settings(), injected: faults.injected() };
+}
+
 /** What the inspection routes act on. */
 export interface InspectionContext {
   /** State reader. */
@@ -183,8 +188,7 @@ export async function handleInspection(
         if (!parsed.ok) throw wireError(400, "ValidationError", parsed.detail);
         faults.set(parsed.value);
       }
-      const view: FaultsView = { settings: faults.settings(), injected: faults.injected() };
-      return sendData(res, 200, view);
+      return sendData(res, 200, faultsView(faults));
     }
     case "reset":
       await ctx.reset();

@@ -9,10 +9,14 @@ export interface RequestLogEntry {
   method: string;
   /** Route pattern (a kind's `endpoint.pattern` for a create); null for unknown paths. */
   route: string | null;
+  /** The path requested, as the log line shows it: no query string, anything shaped like an API key replaced by `[redacted]`. */
+  path: string;
   /** Status sent; null when the connection ended without an answer. */
   status: number | null;
   /** When the request arrived (ISO 8601). */
   receivedAt: string;
+  /** Milliseconds from its arrival to its answer (or to the end of its connection), rounded. */
+  durationMs: number;
   /**
    * Injected fault rules that shaped this request, as paths in the fault settings
    * (`latencyMs`, `routes.createDataSource.failNext`, …), in the order they fired; `[]` when none.

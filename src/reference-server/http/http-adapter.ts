@@ -40,7 +40,7 @@ export interface RequestRecorder {
   /** Counts a request the moment it arrives. */
   received(): void;
   /** Records a request once it has been answered or abandoned; `receivedAt` is ISO 8601. */
-  record(entry: { method: string; route: string | null; status: number | null; receivedAt: string; faults: string[] }): void;
+  record(entry: { method: string; route: string | null; path: string; status: number | null; receivedAt: string; durationMs: number; faults: string[] }): void;
 }
 
 /** Where the adapter reports. */
@@ -98,10 +98,11 @@ export function createRequestListener<Route extends string>(
       .catch((err: unknown) => respondToFailure(req, res, err, options))
       .then(() => {
         const status = res.writableEnded ? res.statusCode : null;
-        if (logger) logger(`${method} ${displayPath(path)} ${status ?? "-"} ${Math.round(performance.now() - started)}ms`);
+        const durationMs = Math.round(performance.now() - started);
+        if (logger) logger(`${method} ${displayPath(path)} ${status ?? "-"} ${durationMs}ms`);
         if (publicMatch === undefined) return;
         const route = publicMatch.kind === "not-found" ? null : publicMatch.route.pattern;
-        requestLog.record({ method, route, status, receivedAt, faults: [...faults] });
+        requestLog.record({ method, route, path: displayPath(path), status, receivedAt, durationMs, faults: [...faults] });
       })
       .catch(() => req.socket.destroy());
   };
