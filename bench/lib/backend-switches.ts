@@ -91,10 +91,13 @@ async function switchRun(toolchain: PulumiToolchain, { program, count, password 
   }
 }
 
-/** Every file below `dir`, relative to it, with runs of digits as `<n>` (the backend's timestamps), sorted; none when it does not exist. */
+/**
+ * Every file below `dir`, relative to it, with runs of digits as `<n>` (the backend's timestamps),
+ * sorted, without the `.attrs` sidecar the file driver writes beside each; none when it does not exist.
+ */
 export function filesBelow(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  const files = fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile());
+  const files = fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile() && !entry.name.endsWith(".attrs"));
   return files.map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)).replace(/\d{6,}/g, "<n>")).sort();
 }
 
@@ -113,7 +116,7 @@ export function switchFigures(runs: readonly SwitchRun[]): Figure[] {
   return runs.flatMap((run) => {
     const base = runs.find((r) => r.backend === run.backend && r.count === run.count && r.setting === "none");
     if (run.setting === "none" || !base || run.code !== 0 || base.code !== 0) return [];
-    const name = `pulumi up (native plugin, YAML, checkpoints on, ${backendName(run.backend)}) with ${run.setting}=true ${round(run.ms / 1000, 2)} s / without ${round(base.ms / 1000, 2)} s, N=${run.count}`;
+    const name = `pulumi up (native plugin, YAML, ${backendName(run.backend)}) with ${run.setting}=true ${round(run.ms / 1000, 2)} s / without ${round(base.ms / 1000, 2)} s, N=${run.count}`;
     return [{ scenario: "T", name, value: `${round(run.ms / base.ms, 2)}×`, target: "–", status: "info" as const }];
   });
 }
@@ -124,7 +127,7 @@ export function switchTable(runs: readonly SwitchRun[]): string[] {
   const lines = [
     `## The DIY backend's switches, N=${runs[0]!.count}, checkpoints on`,
     "",
-    "The native plugin's YAML program, one `pulumi up --yes --skip-preview` per switch (each alone, set to `true`) on a fresh reference server and a fresh backend. Backend bytes and files: what the backend holds for the project after the up (state, its `.bak`, history, backups; timestamps as `<n>`).",
+    "The native plugin's YAML program, one `pulumi up --yes --skip-preview` per switch (each alone, set to `true`) on a fresh reference server and a fresh backend. Backend bytes and files: what the backend holds for the project after the up (state, its `.bak`, history, backups; timestamps as `<n>`; the file driver's `.attrs` sidecars counted in the bytes, not listed).",
     "",
     "| Backend | Switch | Exit | Time | Against none | Creates | Engine CPU | All CPU | Backend bytes | Backend files |",
     "|---|---|---|---|---|---|---|---|---|---|",

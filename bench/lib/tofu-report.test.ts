@@ -112,8 +112,8 @@ describe("the DIY backend switches", () => {
 
   it("reports each switch's up against the up without one on the same backend, none for a failed run", () => {
     expect(switchFigures(runs).map((f) => [f.name, f.value, f.status])).toEqual([
-      ["pulumi up (native plugin, YAML, checkpoints on, file://) with PULUMI_DIY_BACKEND_GZIP=true 25 s / without 20 s, N=300", "1.25×", "info"],
-      ["pulumi up (native plugin, YAML, checkpoints on, file://) with PULUMI_SKIP_CHECKPOINTS=true 2 s / without 20 s, N=300", "0.1×", "info"],
+      ["pulumi up (native plugin, YAML, file://) with PULUMI_DIY_BACKEND_GZIP=true 25 s / without 20 s, N=300", "1.25×", "info"],
+      ["pulumi up (native plugin, YAML, file://) with PULUMI_SKIP_CHECKPOINTS=true 2 s / without 20 s, N=300", "0.1×", "info"],
     ]);
   });
 
@@ -127,12 +127,13 @@ describe("the DIY backend switches", () => {
 });
 
 describe("a backend's files", () => {
-  it("lists them relative to its root with timestamps as <n>, sorted, none for a missing directory", () => {
+  it("lists them relative to its root with timestamps as <n>, sorted, without the file driver's .attrs, none for a missing directory", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "backend-files-"));
     try {
       fs.mkdirSync(path.join(dir, ".pulumi", "history", "p", "s"), { recursive: true });
       fs.writeFileSync(path.join(dir, ".pulumi", "history", "p", "s", "s-1764230000123456789.checkpoint.json"), "{}");
       fs.writeFileSync(path.join(dir, ".pulumi", "s.json.gz"), "");
+      fs.writeFileSync(path.join(dir, ".pulumi", "s.json.gz.attrs"), "{}");
       expect(filesBelow(dir)).toEqual([".pulumi/history/p/s/s-<n>.checkpoint.json", ".pulumi/s.json.gz"]);
       expect(filesBelow(path.join(dir, "missing"))).toEqual([]);
     } finally {

@@ -21,11 +21,12 @@ const OBSERVED: LifecycleObservation = {
 
 describe("lifecycle cells", () => {
   it("says counts against N so that a cell holds for any N", () => {
-    expect([1, 4, 5, 10, 2, 0, 7].map((c) => countText(c, 4))).toEqual(["one", "N", "1 + N", "2 × (1 + N)", "2", "0", "7"]);
+    expect([1, 4, 5, 10, 2, 0, 6, 7, 8].map((c) => countText(c, 4))).toEqual(["one", "N", "1 + N", "2 × (1 + N)", "2", "0", "N + 2", "N + 3", "8"]);
   });
 
   it("lists requests by route (ids as {id}, /api/public dropped) with their status", () => {
     expect(requestsText({}, 4)).toBe("no request");
+    expect(requestsText({ "GET (unmatched)": { "404": 20 } }, 4)).toBe("4 × (1 + N) `GET <unserved path>` (404)");
     expect(requestsText({ "GET /api/public/organizations/org_1/data-sources/ds_2": { "404": 8 }, "DELETE /api/public/organizations/org_1": { "404": 1 } }, 4)).toBe(
       "one `DELETE /organizations/{id}` (404), 8 `GET /organizations/{id}/data-sources/{id}` (404)",
     );
@@ -34,12 +35,12 @@ describe("lifecycle cells", () => {
   it("renders each row from the observation", () => {
     const cells = lifecycleCells(OBSERVED);
     expect(cells.firstUp).toBe(
-      "preview of the new stack: no request; up: one `POST /organizations` (201), N `POST /organizations/{orgId}/data-sources` (201); 1 + N created in the service; said `+7 ~0 -0`; no warning",
+      "preview of the new stack: no request; up: one `POST /organizations` (201), N `POST /organizations/{orgId}/data-sources` (201); 1 + N created in the service; said `+(N + 3) ~0 -0`; no warning",
     );
     expect(cells.secondUp).toBe("no request; said `+0 ~0 -0`; no warning");
     expect(cells.refresh).toBe("refresh: 2 × (1 + N) `GET /organizations/{id}` (404); said `+0 ~0 -(1 + N)`; no warning; 0 of the 1 + N objects left in state; then up: no request; 1 + N created in the service; said `+(1 + N) ~0 -0`; no warning");
     expect(cells.importing).toBe("exit 255; no request; no warning; error: Preview failed: resource '<id>' does not exist; 0 imported");
-    expect(cells.destroy).toBe("no request; said `+0 ~0 -7`; no warning; 0 objects left in state, none removed from the service");
+    expect(cells.destroy).toBe("no request; said `+0 ~0 -(N + 3)`; no warning; 0 objects left in state, none removed from the service");
     expect(cells.password).toBe("state file: not in plain text; CLI output: never; `-v=9` logs: 3×");
   });
 

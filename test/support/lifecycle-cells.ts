@@ -69,19 +69,20 @@ export type LifecycleRow = keyof typeof LIFECYCLE_ROWS;
 
 /**
  * A count against the program's N data sources, so that a cell holds for any N: "one", "N",
- * "1 + N", "2 × (1 + N)", or the plain number when it is none of these (N must differ from the
- * small counts, as with N=4).
+ * "1 + N", "2 × (1 + N)", "N + 2", "N + 3" (the objects with a stack and a provider resource), or
+ * the plain number when it is none of these (N must differ from the small counts, as with N=4).
  */
 export function countText(count: number, n: number): string {
   if (count === 1) return "one";
   if (count === n) return "N";
   if (count === n + 1) return "1 + N";
   if (count > 0 && count % (n + 1) === 0) return `${count / (n + 1)} × (1 + N)`;
+  if (count === n + 2 || count === n + 3) return `N + ${count - n}`;
   return String(count);
 }
 
-/** A route without its `/api/public` prefix and with ids as `{id}`. */
-const shortRoute = (route: string): string => route.replace("/api/public", "").replace(/\/(org|ds)_\w+/g, "/{id}");
+/** A route without its `/api/public` prefix and with ids as `{id}`; one the API does not serve (the inspection's `(unmatched)`) as `<unserved path>`. */
+const shortRoute = (route: string): string => route.replace("/api/public", "").replace(/\/(org|ds)_\w+/g, "/{id}").replace("(unmatched)", "<unserved path>");
 
 /** The requests of a step, e.g. "one `POST /organizations` (201), N `POST /organizations/{id}/data-sources` (201)"; "no request" when none. */
 export function requestsText(requests: RequestsByRoute, n: number): string {
@@ -106,7 +107,7 @@ const saidText = (step: StepObservation, n: number): string => {
 
 /** A step: its exit when not 0, its requests, its creates, what it said, its warnings and first error. */
 function stepText(step: StepObservation, n: number): string {
-  const parts = [step.code === 0 ? "" : `exit ${step.code}`, requestsText(step.requests, n), step.creates ? `${countText(step.creates, n)} created in the service` : "", saidText(step, n), step.warnings ? `${countText(step.warnings, n)} warnings` : "no warning", step.error ? `error: ${step.error}` : ""];
+  const parts = [step.code === 0 ? "" : `exit ${step.code}`, requestsText(step.requests, n), step.creates ? `${countText(step.creates, n)} created in the service` : "", saidText(step, n), step.warnings === 1 ? "one warning" : step.warnings ? `${countText(step.warnings, n)} warnings` : "no warning", step.error ? `error: ${step.error}` : ""];
   return parts.filter((p) => p !== "").join("; ");
 }
 
