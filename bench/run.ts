@@ -19,9 +19,9 @@
  * runs scenario R (the single-file plugin made of the pinned Node.js against the same made of another,
  * by default the first other `node` on PATH, or `--against=<node>`) alone into bench/results/plugin-runtime.md
  * and plugin-runtime.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js T`
- * runs scenario T (OpenTofu with the generic REST provider beside the native plugin and the dynamic
- * classes) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
- * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, `--checkpoints=skipped` runs the Pulumi sides only with checkpoints skipped, and `--merge`
+ * runs scenario T (OpenTofu with the generic REST provider, and the same provider bridged into Pulumi, beside the native plugin and the dynamic
+ * classes, then the DIY backend's switches) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
+ * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, `--checkpoints=skipped` runs the Pulumi sides only with checkpoints skipped, `--switches=300` the switches' N (0: none), and `--merge`
  * adds its runs to the tofu.json already there; `T --render` redraws tofu.md from tofu.json. The bench's own tools
  * (Prism, Vega) are installed into bench/peers on first use. `node bench/dist/run.js B` runs scenario B
  * alone at N=100 (`--plans=100x15`: N and pairs) in interleaved pairs of previews, with the ratio's
@@ -114,7 +114,17 @@ function tofuPlan(): TofuPlan {
   ...sidesArg(),
   // `--checkpoints=skipped`: each Pulumi side only with PULUMI_SKIP_CHECKPOINTS=true, where the targets are.
   onlySkipCheckpointRuns: process.argv.includes("--checkpoints=skipped"),
+  switches: switchesArg(),
   };
+}
+
+/** `--switches=N`: N of the DIY backend switches' measurement (300, or 10 with `--quick`; `--switches=0` leaves it out). */
+function switchesArg(): number {
+  const arg = process.argv.find((a) => a.startsWith("--switches="));
+  if (!arg) return quick ? 10 : 300;
+  const n = Number(arg.slice("--switches=".length));
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--switches: ${JSON.stringify(arg.slice("--switches=".length))} is not a whole number of data sources (0 leaves the switches out)`);
+  return n;
 }
 
 /** `--sides=tofu,yaml`: scenario T's sides (all by default). */
@@ -238,6 +248,7 @@ async function scenarioTAlone(started: number): Promise<void> {
     const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
     const same = (a: SideRun, b: SideRun): boolean => a.side === b.side && a.count === b.count && a.checkpoints === b.checkpoints;
     tofu.runs = [...before.raw.runs.filter((old) => !tofu.runs.some((run) => same(old, run))), ...tofu.runs].sort((a, b) => a.count - b.count || TOFU_SIDES.indexOf(a.side) - TOFU_SIDES.indexOf(b.side) || Number(b.checkpoints) - Number(a.checkpoints));
+    if (!tofu.switches && before.raw.switches) tofu.switches = before.raw.switches;
     meta.commands = [...(before.commands ?? []), command];
     meta.durationS += before.durationS;
     meta.startedAt = before.startedAt;

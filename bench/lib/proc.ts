@@ -83,9 +83,16 @@ export function findProcesses(cwd: string, marker: string): number[] {
   return found;
 }
 
+/** The file name of a /proc/<pid>/cmdline's program (its first field, without the directory). */
+export function programOfCmdline(cmdline: string): string {
+  const program = cmdline.split("\0")[0] ?? "";
+  return program.slice(program.lastIndexOf("/") + 1);
+}
+
 /**
  * Tracks the peak RSS (VmHWM, which the kernel keeps as a high-water mark) and the CPU time of
- * every process matching `cwd` and `marker`, and the CPU time of every process in `cwd`, polling
+ * every process matching `cwd` and `marker`, the CPU time of the processes in `cwd` that run the
+ * program named `engine` (the `pulumi` CLI, or `tofu`), and of every process in `cwd`, polling
  * every `intervalMs` until stopped. Since VmHWM and CPU time only grow, the last poll before a
  * process exits carries them up to that moment (the CPU of its last `intervalMs` is missed, as is
  * a process living less than that).
@@ -95,11 +102,13 @@ export class PeakRssSampler {
   private readonly anonPeaks = new Map<number, number>();
   private readonly cpu = new Map<number, number>();
   private readonly allCpu = new Map<number, number>();
+  private readonly engineCpu = new Map<number, number>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly cwd: string,
     private readonly marker: string,
+    private readonly engine = "",
     intervalMs = 100,
   ) {
     this.timer = setInterval(() => this.poll(), intervalMs);
@@ -109,6 +118,7 @@ export class PeakRssSampler {
     for (const pid of findProcesses(this.cwd, "")) {
       const micros = procCpuMicros(pid);
       if (micros !== undefined) this.allCpu.set(pid, Math.max(this.allCpu.get(pid) ?? 0, micros));
+      if (micros !== undefined && this.engine && programOf(pid) === this.engine) this.engineCpu.set(pid, Math.max(this.engineCpu.get(pid) ?? 0, micros));
       if (!commandLineHas(pid, this.marker)) continue;
       const mem = procMemory(pid);
       if (mem) this.peaks.set(pid, Math.max(this.peaks.get(pid) ?? 0, mem.peakKiB));
@@ -130,9 +140,28 @@ export class PeakRssSampler {
 
   /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */
   cpuSeconds(all = false): number {
-    let micros = 0;
-    for (const value of (all ? this.allCpu : this.cpu).values()) micros += value;
-    return micros / 1_000_000;
+    return sumSeconds(all ? this.allCpu : this.cpu);
+  }
+
+  /** CPU seconds (user + system) of the engine's processes (0 without an `engine`). */
+  engineCpuSeconds(): number {
+    return sumSeconds(this.engineCpu);
+  }
+}
+
+/** Microseconds by pid, summed, in seconds. */
+function sumSeconds(micros: Map<number, number>): number {
+  let total = 0;
+  for (const value of micros.values()) total += value;
+  return total / 1_000_000;
+}
+
+/** The program a process runs (see {@link programOfCmdline}); "" once it has gone. */
+function programOf(pid: number): string {
+  try {
+    return programOfCmdline(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+  } catch {
+    return "";
   }
 }
 

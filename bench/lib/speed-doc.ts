@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import { round } from "./stats";
-import { SIDE_NAMES, cpuPerCreate } from "./tofu-report";
+import { SIDE_NAMES, cpuPerCreate, engineCpuPerCreate } from "./tofu-report";
 import { TOFU_SIDES, type SideRun, type StepResult, type TofuResult } from "./tofu";
 
 /** The line that opens the generated table. */
@@ -32,6 +32,7 @@ const ROWS: readonly Row[] = [
   ["destroy", (on) => seconds(step(on, "destroy")?.ms)],
   ["CPU of every process of the apply / up (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r !== undefined).map((r) => `${round(r!.steps[0]!.allCpuS, 2)} s`).join(" / ") || "–"],
   ["provider CPU per create (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r !== undefined).map((r) => `${round(cpuPerCreate(r!) * 1000, 1)} ms`).join(" / ") || "–"],
+  ["engine CPU per create (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r?.steps[0]?.engineCpuS !== undefined).map((r) => `${round(engineCpuPerCreate(r!) * 1000, 1)} ms`).join(" / ") || "–"],
   ["state file after the first apply / up", (on, skipped) => { const bytes = (on ?? skipped)?.stateBytes; return bytes === undefined ? "–" : `${Math.round(bytes / 1000).toLocaleString("en-US")} KB`; }],
 ];
 
@@ -46,7 +47,8 @@ export function speedTable(result: TofuResult, meta: SpeedMeta): string {
     "",
     `| N=${n} | ${sides.map((side) => SIDE_NAMES[side]).join(" | ")} |`,
     `|---|${sides.map(() => "---").join("|")}|`,
-    ...ROWS.map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
+    // The engine's CPU is a row once a run recorded it (runs before it was measured did not).
+    ...ROWS.filter(([label]) => !label.startsWith("engine CPU") || result.runs.some((r) => r.count === n && r.steps[0]?.engineCpuS !== undefined)).map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
   ];
   return lines.join("\n");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuMicrosOfStat } from "./proc";
+import { cpuMicrosOfStat, programOfCmdline } from "./proc";
 import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary } from "./tofu-parse";
 
 describe("tofuSummary", () => {
@@ -74,5 +74,14 @@ describe("cpuMicrosOfStat", () => {
 
   it("refuses a line that is not a stat line", () => {
     expect(() => cpuMicrosOfStat("not a stat line")).toThrow(/not a \/proc\/<pid>\/stat line/);
+  });
+});
+
+describe("programOfCmdline", () => {
+  it("names the program of a command line (its first field, without the directory), which tells the engine's process from the others", () => {
+    expect(programOfCmdline("/root/.cache/pulumi-analytics/pulumi-v3.200.0-linux-x64-abc/bin/pulumi\0--non-interactive\0up\0")).toBe("pulumi");
+    expect(programOfCmdline("/cache/bin/pulumi-language-yaml\0-root=/x\0")).toBe("pulumi-language-yaml");
+    expect(programOfCmdline("tofu\0apply\0")).toBe("tofu");
+    expect(programOfCmdline("")).toBe("");
   });
 });

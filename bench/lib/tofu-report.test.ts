@@ -1,10 +1,14 @@
 /** Scenario T's figures: which runs each target applies to, and against what. */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SideRun, StepResult, TofuSide } from "./tofu";
+import { filesBelow, switchFigures, switchTable, type SwitchRun } from "./backend-switches";
 import { tofuFigures } from "./tofu-report";
 
-/** A step taking `ms`, with `creates` creates and `cpuS` provider CPU seconds. */
-const step = (name: string, ms: number, creates = 0, cpuS = 0): StepResult => ({
+/** A step taking `ms`, with `creates` creates, `cpuS` provider CPU seconds and `engineCpuS` of the engine. */
+const step = (name: string, ms: number, creates = 0, cpuS = 0, engineCpuS?: number): StepResult => ({
   step: name,
   command: name,
   code: 0,
@@ -14,6 +18,7 @@ const step = (name: string, ms: number, creates = 0, cpuS = 0): StepResult => ({
   summary: undefined,
   providerCpuS: cpuS,
   allCpuS: cpuS,
+  ...(engineCpuS === undefined ? {} : { engineCpuS }),
   providerPeakMiB: 0,
   errors: [],
   warnings: { count: 0, first: [] },
@@ -21,11 +26,11 @@ const step = (name: string, ms: number, creates = 0, cpuS = 0): StepResult => ({
 });
 
 /** A run of `side` at N=`count`: its up (N+1 creates, `cpuS`), then a no-change preview of `previewMs`. */
-const run = (side: TofuSide, count: number, upMs: number, cpuS: number, previewMs: number, checkpoints = false): SideRun => ({
+const run = (side: TofuSide, count: number, upMs: number, cpuS: number, previewMs: number, checkpoints = false, engineCpuS?: number): SideRun => ({
   side,
   count,
   checkpoints,
-  steps: [step(side === "tofu" ? "apply" : "up", upMs, count + 1, cpuS), step(side === "tofu" ? "plan" : "preview", previewMs)],
+  steps: [step(side === "tofu" ? "apply" : "up", upMs, count + 1, cpuS, engineCpuS), step(side === "tofu" ? "plan" : "preview", previewMs)],
   stateBytes: 0,
   stateObjectsAfterDestroy: 0,
   serverObjectsAfterDestroy: 0,
@@ -72,5 +77,67 @@ describe("scenario T's figures", () => {
       ["7×", "miss"],
       ["1.4×", "pass"],
     ]);
+  });
+
+  it("holds our YAML program to the bridged restapi's in up time and plugin CPU per create (≤ 1.0×), each checkpoint setting, and reports the TypeScript sides and engine CPU beside them", () => {
+    const figures = tofuFigures({
+      versions: { opentofu: "", restapi: "" },
+      runs: [
+        run("bridge", 100, 4000, 1.01, 900, true, 8.08),
+        run("bridge", 100, 1000, 0.505, 900, false, 1.01),
+        run("yaml", 100, 3000, 1.212, 900, true, 6.06),
+        run("yaml", 100, 1100, 0.404, 900, false),
+        run("ts-js", 100, 5000, 1.01, 900, true, 6.06),
+      ],
+    });
+    const bridge = byName(figures, "restapi through Pulumi").map((f) => [f.name.replace(/ [\d.]+ (s|ms)/g, ""), f.value, f.target, f.status]);
+    expect(bridge).toEqual([
+      ["pulumi up (native plugin, YAML, checkpoints on) / restapi through Pulumi, N=100", "0.75×", "≤ 1×", "pass"],
+      ["provider CPU per create (native plugin, YAML, checkpoints on) / restapi through Pulumi, N=100", "1.2×", "≤ 1×", "miss"],
+      ["engine CPU per create (native plugin, YAML, checkpoints on) / restapi through Pulumi, N=100", "0.75×", "–", "info"],
+      ["pulumi up (native plugin, TypeScript SDK compiled to JavaScript, checkpoints on) / restapi through Pulumi, N=100", "1.25×", "–", "info"],
+      ["provider CPU per create (native plugin, TypeScript SDK compiled to JavaScript, checkpoints on) / restapi through Pulumi, N=100", "1×", "–", "info"],
+      ["engine CPU per create (native plugin, TypeScript SDK compiled to JavaScript, checkpoints on) / restapi through Pulumi, N=100", "0.75×", "–", "info"],
+      ["pulumi up (native plugin, YAML, checkpoints skipped) / restapi through Pulumi, N=100", "1.1×", "≤ 1×", "miss"],
+      ["provider CPU per create (native plugin, YAML, checkpoints skipped) / restapi through Pulumi, N=100", "0.8×", "≤ 1×", "pass"],
+    ]);
+    // Without tofu at that N, no figure against tofu apply; the bridged side never has a target against it.
+    expect(byName(figures, "tofu apply")).toEqual([]);
+  });
+});
+
+describe("the DIY backend switches", () => {
+  const switchRun = (backend: SwitchRun["backend"], setting: SwitchRun["setting"], ms: number, code = 0): SwitchRun => ({ backend, setting, count: 300, code, ms, creates: 301, engineCpuS: 1, allCpuS: 2, backendBytes: 1_234_567 });
+  const runs = [switchRun("file", "none", 20000), switchRun("file", "PULUMI_DIY_BACKEND_GZIP", 25000), switchRun("file", "PULUMI_SKIP_CHECKPOINTS", 2000), switchRun("s3", "none", 40000), switchRun("s3", "PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS", 30000, 255)];
+
+  it("reports each switch's up against the up without one on the same backend, none for a failed run", () => {
+    expect(switchFigures(runs).map((f) => [f.name, f.value, f.status])).toEqual([
+      ["pulumi up (native plugin, YAML, file://) with PULUMI_DIY_BACKEND_GZIP=true 25 s / without 20 s, N=300", "1.25×", "info"],
+      ["pulumi up (native plugin, YAML, file://) with PULUMI_SKIP_CHECKPOINTS=true 2 s / without 20 s, N=300", "0.1×", "info"],
+    ]);
+  });
+
+  it("tables every run with its ratio, or – when it or the up without a switch failed", () => {
+    const table = switchTable(runs);
+    expect(table[0]).toBe("## The DIY backend's switches, N=300, checkpoints on");
+    expect(table).toContain("| file:// | `PULUMI_DIY_BACKEND_GZIP=true` | 0 | 25 s | 1.25× | 301 | 1 s | 2 s | 1,234,567 | – |");
+    expect(table).toContain("| s3:// | `PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS=true` | 255 | 30 s | – | 301 | 1 s | 2 s | 1,234,567 | – |");
+    expect(switchTable([])).toEqual([]);
+  });
+});
+
+describe("a backend's files", () => {
+  it("lists them relative to its root with timestamps as <n>, sorted, without the file driver's .attrs, none for a missing directory", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "backend-files-"));
+    try {
+      fs.mkdirSync(path.join(dir, ".pulumi", "history", "p", "s"), { recursive: true });
+      fs.writeFileSync(path.join(dir, ".pulumi", "history", "p", "s", "s-1764230000123456789.checkpoint.json"), "{}");
+      fs.writeFileSync(path.join(dir, ".pulumi", "s.json.gz"), "");
+      fs.writeFileSync(path.join(dir, ".pulumi", "s.json.gz.attrs"), "{}");
+      expect(filesBelow(dir)).toEqual([".pulumi/history/p/s/s-<n>.checkpoint.json", ".pulumi/s.json.gz"]);
+      expect(filesBelow(path.join(dir, "missing"))).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
 /** Scenario T's figures (with the targets) and its report, bench/results/tofu.md. */
+import { switchFigures, switchTable } from "./backend-switches";
 import type { Figure } from "./figure";
 import { round } from "./stats";
 import type { SystemInfo } from "./system";
@@ -7,6 +8,7 @@ import { PLUGIN_SIDES, type SideRun, type StepResult, type TofuResult, type Tofu
 /** How each side is named in the report. */
 export const SIDE_NAMES: Record<TofuSide, string> = {
   tofu: "OpenTofu + restapi",
+  bridge: "restapi through Pulumi, YAML",
   yaml: "native plugin, YAML",
   ts: "native plugin, TypeScript SDK",
   "ts-transpile": "native plugin, TypeScript SDK, transpile-only",
@@ -33,7 +35,7 @@ export function cpuPerCreate(run: SideRun): number {
 const cpuTarget = (n: number): number => (n >= 300 ? 1.2 : 1.5);
 
 /** The target of `pulumi up` against `tofu apply` (checkpoints skipped, N ≥ 300): YAML 1.25×, a TypeScript program 2×. */
-const upTarget = (run: SideRun): number | undefined => (run.checkpoints || run.count < 300 || run.side === "dynamic" ? undefined : run.side === "yaml" ? 1.25 : 2);
+const upTarget = (run: SideRun): number | undefined => (run.checkpoints || run.count < 300 || run.side === "dynamic" || run.side === "bridge" ? undefined : run.side === "yaml" ? 1.25 : 2);
 
 /** The no-change preview of a TypeScript side against YAML's (same N and checkpoint setting): at most 1.5×. */
 const PREVIEW_TARGET = 1.5;
@@ -64,12 +66,53 @@ function previewFigures(n: number, runs: SideRun[]): Figure[] {
     });
 }
 
-/** The figures with targets: plugin CPU per create against restapi's, pulumi up against tofu apply, previews against YAML's. */
+/** Our YAML program against the bridged restapi's, same engine, same N and checkpoint setting: `pulumi up` and plugin CPU per create at most 1.0× its. */
+export const BRIDGE_TARGET = 1.0;
+
+/** Engine CPU seconds of a run's first up per object it created (0 when unmeasured or none). */
+export function engineCpuPerCreate(run: SideRun): number {
+  const first = create(run);
+  return first.creates > 0 && first.engineCpuS !== undefined ? first.engineCpuS / first.creates : 0;
+}
+
+const ms = (seconds: number): string => `${round(seconds * 1000, 2)} ms`;
+
+/**
+ * Each plugin side against the bridged restapi (same N and checkpoint setting): `pulumi up` wall
+ * time, plugin CPU per create, engine CPU per create. YAML against YAML carries the targets; the
+ * TypeScript sides are reported beside them.
+ */
+export function bridgeFigures(n: number, runs: SideRun[]): Figure[] {
+  const figures: Figure[] = [];
+  for (const bridge of runs.filter((r) => r.side === "bridge")) {
+    for (const run of runs.filter((r) => PLUGIN_SIDES.includes(r.side) && r.checkpoints === bridge.checkpoints)) {
+      const targeted = run.side === "yaml";
+      const figure = (name: string, r: number): Figure => ({
+        scenario: "T",
+        name: `${name}, N=${n}`,
+        value: ratio(r),
+        target: targeted ? `≤ ${BRIDGE_TARGET}×` : "–",
+        status: targeted ? check(r <= BRIDGE_TARGET) : "info",
+      });
+      const [ours, theirs] = [create(run), create(bridge)];
+      figures.push(figure(`pulumi up (${label(run)}) ${s(ours.ms)} / restapi through Pulumi ${s(theirs.ms)}`, ours.ms / theirs.ms));
+      figures.push(figure(`provider CPU per create (${label(run)}) ${ms(cpuPerCreate(run))} / restapi through Pulumi ${ms(cpuPerCreate(bridge))}`, cpuPerCreate(run) / cpuPerCreate(bridge)));
+      const [engineOurs, engineTheirs] = [engineCpuPerCreate(run), engineCpuPerCreate(bridge)];
+      if (engineOurs > 0 && engineTheirs > 0) {
+        figures.push({ scenario: "T", name: `engine CPU per create (${label(run)}) ${ms(engineOurs)} / restapi through Pulumi ${ms(engineTheirs)}, N=${n}`, value: ratio(engineOurs / engineTheirs), target: "–", status: "info" });
+      }
+    }
+  }
+  return figures;
+}
+
+/** The figures with targets: plugin CPU per create against restapi's, pulumi up against tofu apply, previews against YAML's, and our plugin against the bridged restapi. */
 export function tofuFigures(result: TofuResult): Figure[] {
   const figures: Figure[] = [];
   const counts = [...new Set(result.runs.map((r) => r.count))];
   for (const n of counts) {
     const runs = result.runs.filter((r) => r.count === n);
+    figures.push(...bridgeFigures(n, runs));
     const tofu = runs.find((r) => r.side === "tofu");
     if (!tofu) continue;
     const applyMs = create(tofu).ms;
@@ -87,6 +130,7 @@ export function tofuFigures(result: TofuResult): Figure[] {
     }
     figures.push(...previewFigures(n, runs));
   }
+  figures.push(...switchFigures(result.switches ?? []));
   return figures;
 }
 
@@ -108,11 +152,11 @@ function summaryText(step: StepResult): string {
 
 /** One side's table: each command with its exit, time, creates, requests, summary and provider CPU. */
 function sideTable(run: SideRun): string[] {
-  const lines = [`#### ${label(run)}, N=${run.count}`, "", "| Command | Exit | Time | Creates | Said | Requests | Provider CPU | All CPU | Provider peak | First error / warning |", "|---|---|---|---|---|---|---|---|---|---|"];
+  const lines = [`#### ${label(run)}, N=${run.count}`, "", "| Command | Exit | Time | Creates | Said | Requests | Provider CPU | Engine CPU | All CPU | Provider peak | First error / warning |", "|---|---|---|---|---|---|---|---|---|---|---|"];
   for (const step of run.steps) {
     const note = step.errors[0] ?? (step.warnings.count ? `${step.warnings.count} warnings: ${step.warnings.first[0] ?? ""}` : "");
     lines.push(
-      `| \`${step.command}\` | ${step.code} | ${s(step.ms)} | ${step.creates} | ${summaryText(step)} | ${requestText(step.requests)} | ${round(step.providerCpuS, 2)} s | ${step.allCpuS === undefined ? "–" : `${round(step.allCpuS, 2)} s`} | ${round(step.providerPeakMiB, 0)} MiB | ${note.replace(/\|/g, "\\|").slice(0, 160)} |`,
+      `| \`${step.command}\` | ${step.code} | ${s(step.ms)} | ${step.creates} | ${summaryText(step)} | ${requestText(step.requests)} | ${round(step.providerCpuS, 2)} s | ${step.engineCpuS === undefined ? "–" : `${round(step.engineCpuS, 2)} s`} | ${step.allCpuS === undefined ? "–" : `${round(step.allCpuS, 2)} s`} | ${round(step.providerPeakMiB, 0)} MiB | ${note.replace(/\|/g, "\\|").slice(0, 160)} |`,
     );
   }
   const sec = run.secrets;
@@ -133,12 +177,13 @@ export function tofuMarkdown(result: TofuResult, meta: { startedAt: string; dura
   return [
     "# pulumi-analytics benchmarks: against OpenTofu with the generic REST provider (scenario T)",
     "",
-    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf), Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; see docs/compared-with-rest-provider.md for what the figures mean.`,
+    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf)${result.versions.tfbridge ? `, the same provider bridged into Pulumi by pulumi-terraform-bridge ${result.versions.tfbridge} (bench/fixtures/restapi-yaml)` : ""}, Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; see docs/compared-with-rest-provider.md for what the figures mean.`,
     "",
     "| Figure | Value | Target | |",
     "|---|---|---|---|",
     ...figures.map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${mark[f.status]} |`),
     "",
+    ...switchTable(result.switches ?? []),
     "## Each side, each command",
     "",
     "Creates: organizations and data sources the server gained during the command. Said: the command's own summary (`+` create, `~` update, `-` delete, `±` replace). Provider CPU: user + system seconds of the provider processes (restapi, our plugin, or the dynamic provider), sampled from /proc/<pid>/stat every 100 ms and summed; All CPU: the same for every process of the command (OpenTofu or the Pulumi CLI, language host, program, providers).",

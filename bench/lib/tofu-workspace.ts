@@ -75,7 +75,7 @@ export class TofuWorkspace {
 
   /** Runs `tofu ARGS -no-color` in the working directory, timed, with the provider processes sampled; resolves with any exit code. */
   async run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
-    const sampler = new PeakRssSampler(this.programDir, RESTAPI_MARKER);
+    const sampler = new PeakRssSampler(this.programDir, RESTAPI_MARKER, "tofu");
     const started = performance.now();
     let result: { code: number; stdout: string; stderr: string };
     let providerPeakMiB: number;
@@ -84,7 +84,7 @@ export class TofuWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
   }
 
   /** Starts `tofu ARGS -no-color` in a process group of its own (tracked, so the bench never leaves it behind). */

@@ -1,6 +1,8 @@
 /**
  * Scenario T: what a team without a provider for this API would use instead, OpenTofu with
- * Mastercard's generic REST provider (`restapi_object`, bench/fixtures/tofu), side by side with the
+ * Mastercard's generic REST provider (`restapi_object`, bench/fixtures/tofu), the same provider
+ * bridged into Pulumi by Pulumi's Terraform bridge from a YAML program (bench/fixtures/restapi-yaml,
+ * as the Pulumi Registry's restapi package offers it), side by side with the
  * native provider plugin from a YAML program and from a TypeScript program on its generated SDK,
  * and with this package's dynamic classes. Each side runs once per N against a fresh reference
  * server: create everything, a no-change plan/preview (default, and without/with refresh), a
@@ -16,8 +18,10 @@ import { signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolc
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
 import { OURS, startBenchServer, upArgs, type Subject } from "./engine";
 import { pluginSubject, singleFilePlugin } from "./single-file";
-import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary, type ChangeSummary } from "./tofu-parse";
-import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveTofuTools } from "./tofu-tools";
+import { occurrences, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary, type ChangeSummary } from "./tofu-parse";
+import { runBackendSwitches, type SwitchRun } from "./backend-switches";
+import { bridgeSubject, configureBridgeStack, stateObjectsOf } from "./restapi-bridge";
+import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveRestapiBridge, resolveTofuTools, TFBRIDGE_VERSION } from "./tofu-tools";
 import { collect, TofuWorkspace } from "./tofu-workspace";
 import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "./workspace";
 
@@ -29,10 +33,10 @@ import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "./worksp
  * stack traces off (`runtime.options.nodeargs: --stack-trace-limit=0`: the Node.js SDK formats a
  * stack trace for every output of every resource, see docs/native-provider.md).
  */
-export type TofuSide = "tofu" | "yaml" | "ts" | "ts-transpile" | "ts-js" | "ts-js-nostack" | "dynamic";
+export type TofuSide = "tofu" | "bridge" | "yaml" | "ts" | "ts-transpile" | "ts-js" | "ts-js-nostack" | "dynamic";
 
 /** Every side, in report order. */
-export const TOFU_SIDES: readonly TofuSide[] = ["tofu", "yaml", "ts", "ts-transpile", "ts-js", "ts-js-nostack", "dynamic"];
+export const TOFU_SIDES: readonly TofuSide[] = ["tofu", "bridge", "yaml", "ts", "ts-transpile", "ts-js", "ts-js-nostack", "dynamic"];
 
 /** The sides whose program runs our native plugin. */
 export const PLUGIN_SIDES: readonly TofuSide[] = ["yaml", "ts", "ts-transpile", "ts-js", "ts-js-nostack"];
@@ -60,6 +64,8 @@ export interface StepResult {
   providerCpuS: number;
   /** CPU seconds of every process of the command (engine, language host, program, providers). */
   allCpuS: number;
+  /** CPU seconds of the engine's own process (`pulumi` or `tofu`); absent from runs recorded before it was measured. */
+  engineCpuS?: number;
   /** Peak RSS of a provider process, MiB. */
   providerPeakMiB: number;
   /** Error headings the command printed (first 3). */
@@ -101,8 +107,10 @@ export interface SideRun {
 
 /** Everything scenario T measured. */
 export interface TofuResult {
-  versions: { opentofu: string; restapi: string };
+  versions: { opentofu: string; restapi: string; tfbridge?: string };
   runs: SideRun[];
+  /** The DIY backend's switches, each alone, on the YAML side's up with checkpoints on (absent when not run). */
+  switches?: SwitchRun[];
 }
 
 /** Options of {@link runTofuScenario}. */
@@ -117,25 +125,33 @@ export interface TofuPlan {
   onlySkipCheckpointRuns?: boolean;
   /** Kill an apply/up halfway and read what state kept (default true). */
   crash?: boolean;
+  /** N of the DIY backend switches' measurement (the YAML side's up once per switch, on file:// and s3://); 0 or absent: not run. */
+  switches?: number;
 }
 
 /** Runs scenario T: for each N, each side once on a fresh reference server; `log` gets progress lines. */
 export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan, log: (line: string) => void): Promise<TofuResult> {
   const sides = plan.sides ?? TOFU_SIDES;
   const tools = sides.includes("tofu") ? await resolveTofuTools(repoRoot, log) : { tofu: "", restapi: "" };
+  const bridge = sides.includes("bridge") ? await resolveRestapiBridge(repoRoot, log) : "";
   // The plugin as the engine fetches it from a release: the single file, Node.js built in.
-  const plugin = sides.some((side) => PLUGIN_SIDES.includes(side)) ? pluginSubject(await singleFilePlugin(log)) : OURS;
+  const plugin = sides.some((side) => PLUGIN_SIDES.includes(side)) || plan.switches ? pluginSubject(await singleFilePlugin(log)) : OURS;
   const runs: SideRun[] = [];
   for (const count of plan.counts) {
     for (const side of sides) {
       const modes = side === "tofu" || plan.skipCheckpointRuns === false ? [true] : plan.onlySkipCheckpointRuns ? [false] : [true, false];
       for (const checkpoints of modes) {
-        const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, plugin, count, checkpoints, plan.crash ?? true, log);
+        const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, { ours: plugin, bridge }, count, checkpoints, plan.crash ?? true, log);
         runs.push(run);
       }
     }
   }
-  return { versions: { opentofu: OPENTOFU_VERSION, restapi: RESTAPI_VERSION }, runs };
+  const result: TofuResult = { versions: { opentofu: OPENTOFU_VERSION, restapi: RESTAPI_VERSION, tfbridge: TFBRIDGE_VERSION }, runs };
+  if (plan.switches) {
+    log(`T switches N=${plan.switches}: native plugin, YAML, checkpoints on, file:// and s3://`);
+    result.switches = await runBackendSwitches(toolchain, subjectOf("yaml", plan.switches, { ours: plugin, bridge }), plan.switches, BENCH_PASSWORD, log);
+  }
+  return result;
 }
 
 /** Organizations plus data sources the server holds. */
@@ -183,6 +199,7 @@ async function step(
     summary: summarize(output),
     providerCpuS: result.providerCpuS,
     allCpuS: result.allCpuS,
+    engineCpuS: result.engineCpuS,
     providerPeakMiB: result.providerPeakMiB,
     errors: [...new Set([...diagnostics.errors, ...pulumiErrors])].slice(0, 3),
     warnings: { count: warnings.length, first: [...new Set(warnings)].slice(0, 3) },
@@ -316,9 +333,17 @@ export function sideEnv(side: TofuSide): NodeJS.ProcessEnv {
   return side === "ts-transpile" ? { PULUMI_NODEJS_TRANSPILE_ONLY: "true" } : {};
 }
 
-/** The Pulumi program of each Pulumi side; `plugin` puts the plugin where the program's Pulumi.yaml looks for it. */
-function subjectOf(side: Exclude<TofuSide, "tofu">, count: number, plugin: Subject): Subject {
+/** The provider plugins of the Pulumi sides: ours (put where a program's Pulumi.yaml looks for it), and the bridged restapi's binary. */
+interface SidePlugins {
+  ours: Subject;
+  bridge: string;
+}
+
+/** The Pulumi program of each Pulumi side, with its plugin. */
+function subjectOf(side: Exclude<TofuSide, "tofu">, count: number, plugins: SidePlugins): Subject {
+  const plugin = plugins.ours;
   if (side === "dynamic") return OURS;
+  if (side === "bridge") return bridgeSubject(plugins.bridge, count);
   if (side === "ts" || side === "ts-transpile") return typeScriptSubject(plugin);
   if (side === "ts-js") return compiledSubject(plugin);
   if (side === "ts-js-nostack") return compiledSubject(plugin, "--stack-trace-limit=0");
@@ -348,7 +373,7 @@ export function yamlDataSources(count: number): string {
 async function runPulumiSide(
   toolchain: PulumiToolchain,
   side: Exclude<TofuSide, "tofu">,
-  plugin: Subject,
+  plugins: SidePlugins,
   count: number,
   checkpoints: boolean,
   crash: boolean,
@@ -356,7 +381,7 @@ async function runPulumiSide(
 ): Promise<SideRun> {
   const { server, env } = await startBenchServer();
   const apiKey = env.ANALYTICS_API_KEY ?? "";
-  const subject = subjectOf(side, count, plugin);
+  const subject = subjectOf(side, count, plugins);
   const ws = BenchWorkspace.create(toolchain, subject.fixture, { ...env, ...sideEnv(side) }, subject.providerMarker);
   subject.prepare?.(ws);
   const extra: NodeJS.ProcessEnv = checkpoints ? {} : { PULUMI_SKIP_CHECKPOINTS: "true" };
@@ -365,7 +390,7 @@ async function runPulumiSide(
   try {
     const stack = "bench";
     await ws.initStack(stack, count);
-    if (side !== "dynamic") await ws.pulumi(["config", "set", "--secret", "password", "--stack", stack, "--", BENCH_PASSWORD]);
+    await configureStack(ws, side, stack, server.url, apiKey);
     const envText = checkpoints ? "" : "PULUMI_SKIP_CHECKPOINTS=true ";
     const pulumiStep = (name: string, args: string[]): Promise<StepResult> =>
       step(server, name, `${envText}pulumi ${args.join(" ")}`, () => ws.attempt(args, extra, upTimeLimitMs(count)), pulumiSummary, outputs, log);
@@ -377,13 +402,13 @@ async function runPulumiSide(
     steps.push(await pulumiStep("preview --refresh", ["preview", "--refresh", "--expect-no-changes", "--stack", stack]));
     steps.push(await pulumiStep("second up", upArgs(stack)));
     steps.push(await pulumiStep("destroy", ["destroy", "--yes", "--skip-preview", "--stack", stack]));
-    const stateObjectsAfterDestroy = fs.existsSync(stateFile) ? pulumiStateObjects(fs.readFileSync(stateFile, "utf8"), "analytics:") + pulumiStateObjects(fs.readFileSync(stateFile, "utf8"), "pulumi-nodejs:dynamic/") : 0;
+    const stateObjectsAfterDestroy = fs.existsSync(stateFile) ? stateObjectsOf(fs.readFileSync(stateFile, "utf8")) : 0;
     const serverObjectsAfterDestroy = objectsOn(server);
     const stateText = readTree(path.join(ws.root, "backend"));
     let crashed: CrashResult | undefined;
     if (crash) {
       await ws.initStack("crash", count);
-      if (side !== "dynamic") await ws.pulumi(["config", "set", "--secret", "password", "--stack", "crash", "--", BENCH_PASSWORD]);
+      await configureStack(ws, side, "crash", server.url, apiKey);
       const crashFile = path.join(path.dirname(stateFile), "crash.json");
       crashed = await killHalfway(server, count, () => ws.start(upArgs("crash"), extra), () => pulumiCheckpoint(crashFile));
       log(`  up killed halfway: ${crashed.created} on the server, ${crashed.inState} in state, ${crashed.pending} pending`);
@@ -393,6 +418,13 @@ async function runPulumiSide(
     ws.dispose();
     await server.close();
   }
+}
+
+/** A stack's secrets: the password for every program but the dynamic classes' (which read it from the environment), and the bridged restapi's provider settings (it reads no environment). */
+async function configureStack(ws: BenchWorkspace, side: Exclude<TofuSide, "tofu">, stack: string, baseUrl: string, apiKey: string): Promise<void> {
+  if (side === "dynamic") return;
+  await ws.pulumi(["config", "set", "--secret", "password", "--stack", stack, "--", BENCH_PASSWORD]);
+  if (side === "bridge") await configureBridgeStack(ws, stack, baseUrl, apiKey);
 }
 
 /** The project name in a program's Pulumi.yaml. */
@@ -405,7 +437,7 @@ function pulumiCheckpoint(file: string): { objects: number; pending: number } {
   if (!fs.existsSync(file)) return { objects: 0, pending: 0 };
   const text = fs.readFileSync(file, "utf8");
   const pending = (JSON.parse(text) as { checkpoint?: { latest?: { pending_operations?: unknown[] } } }).checkpoint?.latest?.pending_operations?.length ?? 0;
-  return { objects: pulumiStateObjects(text, "analytics:") + pulumiStateObjects(text, "pulumi-nodejs:dynamic/"), pending };
+  return { objects: stateObjectsOf(text), pending };
 }
 
 /** Every file below `dir`, as one text. */

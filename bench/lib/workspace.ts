@@ -23,6 +23,8 @@ export interface TimedRun extends PulumiRunResult {
   providerCpuS: number;
   /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
   allCpuS: number;
+  /** CPU seconds of the engine's own process (the `pulumi` CLI, or `tofu`), sampled the same way. */
+  engineCpuS: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export class BenchWorkspace {
 
   /** {@link pulumi}, but resolving with whatever exit code the CLI gives. */
   async attempt(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
-    const sampler = new PeakRssSampler(this.programDir, this.providerMarker);
+    const sampler = new PeakRssSampler(this.programDir, this.providerMarker, "pulumi");
     const started = performance.now();
     let result: PulumiRunResult;
     let providerPeakMiB: number;
@@ -108,7 +110,7 @@ export class BenchWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true) };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
   }
 
   /** Starts `pulumi ARGS` in a process group of its own (tracked), unwaited, as {@link pulumi} would run it. */
