@@ -22,6 +22,7 @@ export const API_KEY_SECRET_LENGTH = 32;
 export const ERROR_TITLES = [
   "ValidationError",
   "Unauthorized",
+  "Forbidden",
   "NotFound",
   "MethodNotAllowed",
   "PayloadTooLarge",

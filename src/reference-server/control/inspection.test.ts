@@ -1,3 +1,4 @@
+import * as http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../contract";
 import { startReferenceServer, type ReferenceServer } from "../server";
@@ -131,5 +132,45 @@ describe("inspection surface", () => {
     expect(server.faults.settings()).toEqual({});
     const again = await call(server, "POST", ORGANIZATIONS_PATH, { name: "Acme" }, server.apiKeys.alice!);
     expect(again.json.data.slug).toBe("acme");
+  });
+});
+
+describe("inspection routes and other origins", () => {
+  /** A raw request, so the test sets the headers a browser sets (fetch may not send Origin as given). */
+  function raw(server: ReferenceServer, method: string, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${server.url}${path}`, { method, headers }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  it("refuses a reset sent by a page of another origin, and keeps every object", async () => {
+    const server = await start();
+    const { orgId } = await seed(server);
+    const refused = await raw(server, "POST", "/_reference/reset", { origin: "http://evil.example" });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.title).toBe("Forbidden");
+    expect(refused.json.error.detail).toContain("(http://evil.example) may not POST");
+    expect((await call(server, "GET", `/_reference/organizations/${orgId}`)).status).toBe(200);
+  });
+
+  it("refuses a fault switch sent cross-site, and switches nothing", async () => {
+    const server = await start();
+    const refused = await raw(server, "POST", "/_reference/faults", { "sec-fetch-site": "cross-site", "content-type": "application/json" });
+    expect(refused.status).toBe(403);
+    expect((await call(server, "GET", "/_reference/faults")).json.data.settings).toEqual({});
+  });
+
+  it("serves the console's own posts and requests that name no origin", async () => {
+    const server = await start();
+    const host = new URL(server.url).host;
+    expect((await raw(server, "POST", "/_reference/reset", { origin: `http://${host}`, "sec-fetch-site": "same-origin" })).status).toBe(200);
+    expect((await raw(server, "POST", "/_reference/reset", {})).status).toBe(200);
   });
 });

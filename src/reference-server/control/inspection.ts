@@ -4,6 +4,7 @@ import { sendData, unmatchedRoute, wireError, type WireError } from "../http/env
 import { checkJsonContentType, parseJsonBody, readBody } from "../http/request-body";
 import { Router, type RouteMatch } from "../http/router";
 import type { ReferenceStore } from "../state/store";
+import { crossOriginRefusal } from "./same-origin";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import type { RequestLog, RequestSummary } from "./request-log";
 import { SNAPSHOT_NAME_PATTERN, SNAPSHOT_NAME_RULE, saveSnapshotRequest, type SnapshotController } from "./snapshots";
@@ -209,5 +210,7 @@ export function isInspectionPath(path: string): boolean {
 export async function answerInspection(ctx: InspectionContext, method: string, path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const match = inspectionRouter.match(method, path);
   if (match.kind !== "found") throw unmatchedRoute(match, "No inspection endpoint has this path.");
+  const refusal = crossOriginRefusal(method, req.headers);
+  if (refusal !== undefined) throw wireError(403, "Forbidden", refusal);
   await handleInspection(ctx, match, req, res);
 }
