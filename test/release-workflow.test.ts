@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolvePinnedGoTool, type PinnedGoTool } from "../toolchain/src/pulumi-cli";
+import { TARGETS } from "../tools/build-plugin-binary.js";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { checkTag } from "../tools/publish.js";
 import { repoRoot } from "./support/pulumi-workspace";
@@ -79,7 +80,7 @@ describe("the release workflow", () => {
     try {
       const broken = path.join(dir, "release.yml");
       const text = fs.readFileSync(WORKFLOW, "utf8");
-      fs.writeFileSync(broken, text.replace("${{ matrix.runner }}", "${{ matrix.runnr }}").replace("needs: [version, test, build]", "needs: [version, test, bulid]"));
+      fs.writeFileSync(broken, text.replace("${{ matrix.runner }}", "${{ matrix.runnr }}").replace("needs: [version, test, build, platforms]", "needs: [version, test, bulid, platforms]"));
       const result = actionlint(binary, broken);
       expect(result.status).not.toBe(0);
       expect(result.output).toMatch(/runnr/);
@@ -142,14 +143,31 @@ describe("the release workflow", () => {
     expect(jobs(fs.readFileSync(WORKFLOW, "utf8")).get("version")).toContain(`node tools/publish.js check-tag "$GITHUB_REF"`);
   });
 
-  it("publishes only after the test suite and the GitHub release, which waits for the tag check, the tests and every build", () => {
+  it("publishes only after the test suite and the GitHub release, which waits for the tag check, the tests, every build and every platform's run", () => {
     const all = jobs(fs.readFileSync(WORKFLOW, "utf8"));
     expect(needs(all.get("test")!)).toEqual(["version"]);
     expect(needs(all.get("build")!)).toEqual(["version"]);
-    expect(needs(all.get("release")!)).toEqual(["version", "test", "build"]);
+    expect(needs(all.get("platforms")!)).toEqual(["build"]);
+    expect(needs(all.get("release")!)).toEqual(["version", "test", "build", "platforms"]);
     const publishing = ["npm", "pypi", "maven", "go", "nuget"];
     for (const name of publishing) expect(needs(all.get(name)!), name).toEqual(["test", "release"]);
-    expect([...all.keys()].sort()).toEqual(["build", "release", "test", "version", ...publishing].sort());
+    expect([...all.keys()].sort()).toEqual(["build", "platforms", "release", "test", "version", ...publishing].sort());
+  });
+
+  it("builds on Linux x64 and on each macOS, starts every single file where it was built and on a runner of its platform, and verifies the macOS signatures", () => {
+    const all = jobs(fs.readFileSync(WORKFLOW, "utf8"));
+    const platforms = (job: string) => [...job.matchAll(/platform: ([\w-]+)/g)].map((match) => match[1]);
+    const name = (t: { os: string; arch: string }) => `${t.os}-${t.arch}`;
+    // Linux x64 makes every platform the npm registry has a Node.js for; macOS, which it has none for, builds its own.
+    expect(platforms(all.get("build")!)).toEqual(["linux-amd64", ...TARGETS.filter((t) => !t.npmNode).map(name)]);
+    expect(platforms(all.get("platforms")!)).toEqual(TARGETS.filter((t) => t.npmNode && name(t) !== "linux-amd64").map(name));
+    expect(all.get("build")).toContain('node tools/smoke-plugin.js smoke/"$PLATFORM"/pulumi-resource-analytics\n');
+    expect(all.get("build")).toContain("node tools/smoke-plugin.js smoke/linux-arm64/pulumi-resource-analytics -- qemu-aarch64-static -L /usr/aarch64-linux-gnu");
+    expect(all.get("build")).toMatch(/if: runner\.os == 'macOS'\n(?:.*\n){2}\s+run: codesign --verify --strict/);
+    expect(all.get("platforms")).toContain('node tools/smoke-plugin.js smoke/"$EXECUTABLE"');
+    expect(all.get("platforms")).toMatch(/name: release-linux-amd64\n/);
+    const upload = all.get("build")!.indexOf("actions/upload-artifact");
+    expect(all.get("build")!.lastIndexOf("tools/smoke-plugin.js")).toBeLessThan(upload);
   });
 
   it("makes the release a draft, uploads every asset, checks the draft holds them all, then publishes it", () => {

@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPluginArchive } from "../tools/build-plugin-archive.js";
-import { platformArchiveName, pulumiPlatform } from "../tools/build-plugin-binary.js";
+import { executableName, platformArchiveName, pulumiPlatform, targetsBuiltOn } from "../tools/build-plugin-binary.js";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../tools/node-sdk-package.js";
 import * as sboms from "../tools/release-sboms.js";
@@ -28,6 +28,8 @@ const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json
 const GO_MODULE = /^module\s+(\S+)/m.exec(fs.readFileSync(path.join(repoRoot, "sdk", "go.mod"), "utf8"))![1]!;
 const tarList = (archive: string): string[] => execFileSync("tar", ["-tzf", archive], { encoding: "utf8" }).trim().split("\n");
 const SBOMS = sboms.sbomNames(version);
+/** The platforms whose single file this machine's release holds (on linux-x64: Linux x64 and arm64, Windows x64). */
+const BUILT_HERE = targetsBuiltOn();
 
 /** The parts of a CycloneDX document the tests read. */
 interface Bom {
@@ -115,12 +117,14 @@ describe("the release command", () => {
         `pulumi-analytics-analytics-${version}.tgz`,
         `pulumi-analytics-dotnet-sdk-v${version}.tar.gz`,
         `pulumi-analytics-v${version}.npm.cdx.json`,
-        platformArchiveName(version, pulumiPlatform()),
+        ...BUILT_HERE.map((target) => platformArchiveName(version, target)),
         `pulumi-resource-analytics-v${version}.cdx.json`,
         `pulumi-resource-analytics-v${version}.tar.gz`,
       ].sort(),
     );
-    expect(tarList(path.join(out, platformArchiveName(version, pulumiPlatform())))).toEqual(["pulumi-resource-analytics", "LICENSE"]);
+    expect(BUILT_HERE.map((target) => `${target.os}-${target.arch}`)).toEqual(["linux-amd64", "linux-arm64", "windows-amd64"]);
+    for (const target of BUILT_HERE) expect(tarList(path.join(out, platformArchiveName(version, target)))).toEqual([executableName(target), "LICENSE"]);
+    expect(executableName({ os: "windows" })).toBe("pulumi-resource-analytics.exe");
     expect(tarList(path.join(out, `pulumi-analytics-dotnet-sdk-v${version}.tar.gz`))).toContain("Provider.cs");
     expect(tarList(path.join(out, `pulumi-analytics-${version}.tgz`))).toContain("package/dist/native/bin.js");
   });
@@ -162,7 +166,7 @@ describe("the release command", () => {
     expect(names(`pulumi-resource-analytics-v${version}.cdx.json`)).toEqual(expect.arrayContaining(["@pulumi/pulumi", "google-protobuf", "undici", "zod"]));
   });
 
-  it("names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single file embeds: the pinned release, with its npm package's sha512", async () => {
+  it("names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single files embed: the pinned release, with each npm package's sha512", async () => {
     const file = path.join(out, `pulumi-resource-analytics-v${version}.cdx.json`);
     expect(await cyclonedxSchemaErrors(pyEnv.python, file, "1.5")).toBe("");
     const bom = JSON.parse(fs.readFileSync(file, "utf8")) as { specVersion: string; components: EmbeddedNode[] };
@@ -170,7 +174,7 @@ describe("the release command", () => {
     const node = bom.components.find((c) => c.name === "node");
     expect(node).toMatchObject({ type: "platform", version: pinned, purl: `pkg:generic/node@${pinned}`, cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*` });
     const hashes = node!.externalReferences.flatMap((reference) => reference.hashes ?? []);
-    expect(hashes.map((hash) => `sha512-${Buffer.from(hash.content, "hex").toString("base64")}`)).toEqual([integrity]);
+    expect(hashes.map((hash) => `sha512-${Buffer.from(hash.content, "hex").toString("base64")}`)).toEqual(Object.values(integrity!));
     const dir = fs.mkdtempSync(path.join(tmp, "binary-"));
     execFileSync("tar", ["-xzf", path.join(out, platformArchiveName(version, pulumiPlatform())), "-C", dir]);
     expect(execFileSync(path.join(dir, "pulumi-resource-analytics"), ["--version"], { encoding: "utf8" })).toBe(`${version} (Node.js v${pinned})\n`);

@@ -33,6 +33,7 @@ const RELEASE = [
   "test/release-workflow.test.ts",
   "test/packed/**/*.test.ts",
   "test/plugin-binary.test.ts",
+  "test/plugin-platforms.test.ts",
   "test/registry-docs.test.ts",
   "test/node-lines.test.ts",
 ];

