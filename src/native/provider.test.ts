@@ -196,6 +196,39 @@ describe("the native provider's resource methods", () => {
     await expect(provider.create(ORG, { name: "Acme" }, false)).rejects.toThrow(/cancelled/);
   });
 
+  it("sends no create whose call is already over (cancelled, or past its deadline)", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: server.apiKeys.alice! } });
+    const before = server.inspect.requestCount();
+    const over = AbortSignal.abort(new Error("The caller cancelled the call before its answer."));
+    await expect(provider.create(ORG, { name: "Never" }, false, over)).rejects.toThrow(
+      'The create of Organization "org" was not sent: the engine stopped waiting for it (The caller cancelled the call before its answer.).',
+    );
+    expect(server.inspect.requestCount()).toBe(before);
+  });
+
+  it("tells the engine's log and stderr the id of an object created for a call that ended meanwhile, and nothing for one answered", async () => {
+    const logged: Array<{ level: string; message: string; urn: string | undefined }> = [];
+    const provider = new NativeProvider((level, message, urn) => void logged.push({ level, message, urn }));
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: server.apiKeys.alice! } });
+    const answered = new AbortController();
+    await provider.create(ORG, { name: "Answered" }, false, answered.signal);
+    const ended = new AbortController();
+    const stderr = captureStderr();
+    try {
+      await provider.create(ORG, { name: "Unrecorded" }, false, ended.signal);
+      ended.abort(new Error("The call's stream was gone when its answer was ready."));
+    } finally {
+      stderr.restore();
+    }
+    const id = server.inspect.organizations().find((org) => org.name === "Unrecorded")!.id;
+    const message =
+      `Organization "Unrecorded" (id ${id}) was created in the analytics service, but the engine stopped waiting for the answer (its call was cancelled or its deadline passed), ` +
+      "so the stack's state does not record it and `analytics-orphans` cannot list it. Remove it in the service, or keep it and expect the next `pulumi up` to create another.";
+    expect(logged).toEqual([{ level: "warning", message, urn: ORG }]);
+    expect(stderr.text()).toBe(`warning: ${message}\n`);
+  });
+
   it("refreshes as is, and refuses an import with the import option's words", () => {
     const provider = new NativeProvider();
     const state = { id: "org_1", name: "Acme" };
