@@ -205,7 +205,7 @@ describe("a unary server and client over node:http2", () => {
     expect([answer.grpcStatus, answer.rstCode]).toEqual([undefined, http2.constants.NGHTTP2_CANCEL]);
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     expect((signal.reason as Error).message).toBe("The caller cancelled the call before its answer.");
-    held!.release.open();
+    held!.release.open(undefined);
   });
 
   it("answers DEADLINE_EXCEEDED once grpc-timeout passes, and aborts the handler's signal", async () => {
@@ -213,14 +213,14 @@ describe("a unary server and client over node:http2", () => {
     const answer = await rawCall(session, "/test.Echo/Hold", (stream) => stream.end(frame(bytes("x"))), { "grpc-timeout": "1m" });
     const signal = await held!.arrived.promise;
     expect([answer.grpcStatus, answer.grpcMessage, signal.aborted]).toEqual([GrpcStatus.DEADLINE_EXCEEDED, "The call's deadline (grpc-timeout) passed before the analytics provider answered.", true]);
-    held!.release.open();
+    held!.release.open(undefined);
   });
 
   it("leaves the signal alone once the answer is written, and within a deadline not yet passed", async () => {
     hold();
     const answered = rawCall(session, "/test.Echo/Hold", (stream) => stream.end(frame(bytes("x"))), { "grpc-timeout": "1H" });
     const signal = await held!.arrived.promise;
-    held!.release.open();
+    held!.release.open(undefined);
     const answer = await answered;
     expect([answer.grpcStatus, answer.body.subarray(5).toString(), signal.aborted]).toEqual([GrpcStatus.OK, "late", false]);
   });

@@ -259,8 +259,9 @@ export class NativeProvider {
 
   /** Tells the engine's log (under the resource) and stderr about an object no state will record. */
   private async reportUnrecorded(urn: string, message: string): Promise<void> {
-    if (this.log !== notifyOnStderr) await notifyOnStderr("warning", message);
-    await this.log("warning", message, urn);
+    const logged = this.log("warning", message, urn);
+    if (this.log !== notifyOnStderr) void notifyOnStderr("warning", message);
+    await logged;
   }
 
   /** Update: never asked for, since every change replaces. */
