@@ -2,7 +2,8 @@
  * Unary gRPC over node:http2, the part of the protocol the plugin speaks: a server answering the
  * engine's calls and a client for the engine's Log service. A unary call is one HTTP/2 POST to
  * `/<package.Service>/<Method>` whose body is one length-prefixed message; the answer is one such
- * message, then trailers with `grpc-status` (and `grpc-message`, percent-encoded). @grpc/grpc-js
+ * message, then trailers with `grpc-status` (and `grpc-message`, percent-encoded and capped; see
+ * grpc-status.ts). The message is read by grpc-frames.ts as it arrives. @grpc/grpc-js
  * does the same with channels, load balancing, TLS and name resolution the plugin never uses, and
  * loading them was most of the plugin's start-up.
  */
@@ -48,16 +49,6 @@ export function respondMessage(stream: http2.ServerHttp2Stream, message: Uint8Ar
   stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
   stream.end(frame(message));
   return true;
-}
-
-/** The whole body of an answer stream (the Log client's; requests are read by {@link MessageReader}). */
-export function readBody(stream: http2.Http2Stream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.once("end", () => resolve(Buffer.concat(chunks)));
-    stream.once("error", reject);
-  });
 }
 
 /** `grpc-timeout` (`<digits><H|M|S|m|u|n>`) in milliseconds, or undefined when absent or unreadable. */
