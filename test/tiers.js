@@ -8,8 +8,8 @@
  * - engine: the real CLI on the TypeScript dynamic classes and the native plugin, the services the
  *   tests start (Postgres, S3), and the short runs of the reliability campaign (faults, kills, fuzz).
  * - languages: programs in YAML, Go, Python and Java, the generated SDKs and their Registry pages,
- *   the examples, the enum upgrade of a 0.1.0 stack, and both
- *   engines: the toolchain's tests and the compatibility tier on the newest CLI.
+ *   the plugin's gRPC wire against the engine's own Go client, the examples, the enum upgrade of a
+ *   0.1.0 stack, and both engines: the toolchain's tests and the compatibility tier on the newest CLI.
  * - release: what a release builds and how users install it: the release folder and its
  *   rehearsals, the packed tarball on each Node.js line, the single-file plugin, the workflow, the
  *   Registry pages.
@@ -40,6 +40,7 @@ const RELEASE = [
 const LANGUAGES = [
   "test/yaml-*.test.ts",
   "test/go-program.test.ts",
+  "test/grpc-interop.test.ts",
   "test/python-program.test.ts",
   "test/sdks.test.ts",
   "test/registry.test.ts",

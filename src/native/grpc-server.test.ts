@@ -8,6 +8,7 @@ import * as http2 from "node:http2";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
+import { BinaryReader, BinaryWriter } from "google-protobuf";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
@@ -25,6 +26,20 @@ const ORG = `urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::org`
 const DS = `urn:pulumi:test::native::${nativeTypeToken(dataSourceSpec)}::wh`;
 const PASSWORD = "grpc-password-5e6f7a";
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
+
+/** `grpc.health.v1.Health/Check` of `service`: the status number it answers. */
+function healthCheck(client: grpc.Client, service: string): Promise<number> {
+  const serialize = (name: string): Buffer => {
+    const writer = new BinaryWriter();
+    if (name !== "") writer.writeString(1, name);
+    return Buffer.from(writer.getResultBuffer());
+  };
+  const deserialize = (bytes: Buffer): number => {
+    const reader = new BinaryReader(bytes);
+    return reader.nextField() && reader.getFieldNumber() === 1 ? reader.readEnum() : 0;
+  };
+  return new Promise((resolve, reject) => client.makeUnaryRequest("/grpc.health.v1.Health/Check", serialize, deserialize, service, (error, status) => (error ? reject(error) : resolve(status!))));
+}
 
 describe("the plugin over gRPC", () => {
   let server: ReferenceServer;
@@ -221,5 +236,102 @@ describe("shutting the plugin server down", () => {
       peer.destroy();
       await plugin.shutdown();
     }
+  });
+});
+
+describe("the health check", () => {
+  it("answers SERVING while the plugin serves, NOT_SERVING once it is shutting down, and nothing once it is closed", async () => {
+    let release!: () => void;
+    let started!: () => void;
+    const createStarted = new Promise<void>((resolve) => (started = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const provider = { create: async () => (started(), await gate, { id: "org_held", properties: {} }) } as unknown as NativeProvider;
+    const plugin = await startPluginServer(provider);
+    const client = new ResourceProviderClient(`127.0.0.1:${plugin.port}`, grpc.credentials.createInsecure());
+    try {
+      expect(await healthCheck(client, "")).toBe(1);
+      expect(await healthCheck(client, "pulumirpc.ResourceProvider")).toBe(1);
+      expect(await healthCheck(client, "grpc.health.v1.Health")).toBe(1);
+      await expect(healthCheck(client, "pulumirpc.LanguageRuntime")).rejects.toMatchObject({ code: grpc.status.NOT_FOUND, details: "unknown service" });
+      const created = call<proto.CreateRequest, proto.CreateResponse>(client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Held" })));
+      await createStarted;
+      const closing = plugin.shutdown();
+      expect(await healthCheck(client, "")).toBe(2);
+      release();
+      expect((await created).getId()).toBe("org_held");
+      await closing;
+      await expect(healthCheck(client, "")).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    } finally {
+      client.close();
+      await plugin.shutdown();
+    }
+  });
+});
+
+describe("errors and creates the engine does not wait for", () => {
+  let server: ReferenceServer;
+  let engine: Awaited<ReturnType<typeof startEngine>>;
+  let plugin: Plugin;
+  beforeAll(async () => {
+    // Each organization's create is answered a second after it arrives, long after the call's cancel.
+    server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true, faults: { routes: { createOrganization: { latencyMs: 1000 } } } });
+    engine = await startEngine();
+    plugin = await startPlugin(engine.address);
+    await call(plugin.client, "configure", new proto.ConfigureRequest().setName("second").setArgs(struct({ baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) })));
+  });
+  afterAll(async () => {
+    plugin?.client.close();
+    plugin?.child.kill();
+    engine?.close();
+    await server?.close();
+  });
+
+  it("caps an error of 100,000 characters in the status and logs it whole under its resource", async () => {
+    const type = `analytics:index:${"T".repeat(100_000)}`;
+    const urn = `urn:pulumi:test::native::${type}::long`;
+    const error = (await call(plugin.client, "check", new proto.CheckRequest().setUrn(urn).setNews(struct({}))).catch((e: grpc.ServiceError) => e)) as grpc.ServiceError;
+    const whole = `The analytics provider has no resource type ${JSON.stringify(type)}.`;
+    expect(error.code).toBe(grpc.status.UNKNOWN);
+    expect(error.details).toMatch(/^The analytics provider has no resource type "analytics:index:T+ \[\.\.\. \d+ characters left out; the provider logged the whole message \.\.\.\] T+"\.$/);
+    expect(error.details.length).toBeLessThanOrEqual(16_384);
+    expect(engine.logs).toContainEqual({ severity: LogSeverity.WARNING, urn, message: `The whole error: ${whole}` });
+  });
+
+  it("sends no create past its 1 ms deadline, or names what it made: each object it left is in the engine's log and stderr", async () => {
+    const own = await startPlugin(engine.address);
+    const urn = `urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::deadline`;
+    await call(own.client, "configure", new proto.ConfigureRequest().setName("second").setArgs(struct({ baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) })));
+    await call(own.client, "check", new proto.CheckRequest().setUrn(urn).setNews(struct({ name: "Deadline" })));
+    const create = call(own.client, "create", new proto.CreateRequest().setUrn(urn).setProperties(struct({ name: "Deadline" })), 1);
+    await expect(create).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+    // Shutting down waits for the calls in flight: a create sent before the deadline passed is answered and told by then.
+    own.client.close();
+    own.child.stdin.end();
+    expect(await own.exited).toBe(0);
+    const made = server.inspect.organizations().filter((org) => org.name === "Deadline");
+    const told = engine.logs.filter((entry) => entry.urn === urn).map((entry) => entry.message);
+    expect(told).toEqual(made.map((org) => expect.stringContaining(`Organization "Deadline" (id ${org.id}) was created in the analytics service`)));
+    for (const message of told) expect(own.stderr()).toContain(`warning: ${message}\n`);
+  });
+
+  it("tells the engine's log and stderr the id of an object whose create the caller cancelled after it was sent", async () => {
+    const urn = `urn:pulumi:test::native::${nativeTypeToken(organizationSpec)}::cancelled`;
+    let cancel!: () => void;
+    const before = server.inspect.requestCount();
+    const outcome = new Promise<grpc.ServiceError | null>((resolve) => {
+      const unary = plugin.client.create(new proto.CreateRequest().setUrn(urn).setProperties(struct({ name: "Cancelled" })), (error) => resolve(error));
+      cancel = () => unary.cancel();
+    });
+    await vi.waitFor(() => expect(server.inspect.requestCount()).toBe(before + 1), { timeout: 30_000, interval: 10 });
+    cancel();
+    expect(await outcome).toMatchObject({ code: grpc.status.CANCELLED });
+    // The object the service made once its delay was over, and the words that name it.
+    await vi.waitFor(() => expect(engine.logs.filter((entry) => entry.urn === urn)).toHaveLength(1), { timeout: 30_000, interval: 20 });
+    const made = server.inspect.organizations().filter((org) => org.name === "Cancelled");
+    expect(made).toHaveLength(1);
+    const org = made[0];
+    const warning = engine.logs.find((entry) => entry.urn === urn)!;
+    expect(warning).toEqual({ severity: LogSeverity.WARNING, urn, message: expect.stringMatching(new RegExp(`^Organization "Cancelled" \\(id ${org!.id}\\) was created in the analytics service, but the engine stopped waiting`)) });
+    expect(plugin.stderr()).toContain(`warning: ${warning.message}\n`);
   });
 });

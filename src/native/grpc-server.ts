@@ -14,6 +14,8 @@ import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import { notifyOnStderr } from "../provider-core/notices";
+import { HEALTH_CHECK_PATH, decodeHealthCheckRequest, healthCheck } from "./grpc-health";
+import { exceedsGrpcMessageCap } from "./grpc-status";
 import { GrpcStatus, respondFailure, serveUnary, unaryClient, type GrpcFailure, type UnaryMethod } from "./grpc-wire";
 import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
@@ -157,17 +159,30 @@ function wireCodec(b: Bindings) {
 
 type WireCodec = ReturnType<typeof wireCodec>;
 /** A method's handler on its decoded request, answering with a message. */
-type Handler = (request: never) => { serializeBinary(): Uint8Array } | Promise<{ serializeBinary(): Uint8Array }>;
-type Unary = (handler: Handler) => (request: unknown) => Promise<Uint8Array | GrpcFailure>;
+type Handler = (request: never, signal: never) => { serializeBinary(): Uint8Array } | Promise<{ serializeBinary(): Uint8Array }>;
+type Handle = (request: unknown, signal: AbortSignal) => Promise<Uint8Array | GrpcFailure>;
+type Unary = (handler: Handler) => Handle;
 
-/** One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting down. */
-function unaryMethods(codec: WireCodec, calls: CallsInFlight): Unary {
-  return (handler) => async (request) => {
+/** The URN a request names, if its type has one. */
+function requestUrn(request: unknown): string | undefined {
+  const getUrn = (request as { getUrn?: unknown } | null)?.getUrn;
+  return typeof getUrn === "function" ? String(getUrn.call(request)) : undefined;
+}
+
+/**
+ * One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting
+ * down. An error too long for `grpc-message` is logged whole first, under the request's resource:
+ * the status carries its head and tail only.
+ */
+function unaryMethods(codec: WireCodec, calls: CallsInFlight, provider: NativeProvider): Unary {
+  return (handler) => async (request, signal) => {
     if (calls.closed) return { code: GrpcStatus.UNAVAILABLE, details: "The analytics provider is shutting down." };
     try {
-      return (await handler(request as never)).serializeBinary();
+      return (await handler(request as never, signal as never)).serializeBinary();
     } catch (error) {
-      return codec.failure(error);
+      const failure = codec.failure(error);
+      if (exceedsGrpcMessageCap(failure.details)) await provider.log("warning", `The whole error: ${failure.details}`, requestUrn(request));
+      return failure;
     }
   };
 }
@@ -212,8 +227,8 @@ function resourceMethods(b: Bindings, provider: NativeProvider, { toJs, toStruct
         .setDiffsList(result.replaces)
         .setDeletebeforereplace(result.deleteBeforeReplace);
     }),
-    create: unary(async (request: ProviderProto.CreateRequest) => {
-      const created = await provider.create(request.getUrn(), toJs(request.getProperties()), request.getPreview());
+    create: unary(async (request: ProviderProto.CreateRequest, signal: AbortSignal) => {
+      const created = await provider.create(request.getUrn(), toJs(request.getProperties()), request.getPreview(), signal);
       return new proto.CreateResponse().setId(created.id).setProperties(toStruct(created.properties));
     }),
     read: unary((request: ProviderProto.ReadRequest) => {
@@ -248,7 +263,7 @@ function requestDecoders(b: Bindings): Record<string, (bytes: Uint8Array) => unk
 }
 
 /** The served methods by request path (`/pulumirpc.ResourceProvider/Create`); any other path answers UNIMPLEMENTED. */
-function methodTable(b: Bindings, handlers: Record<string, (request: unknown) => Promise<Uint8Array | GrpcFailure>>): Map<string, UnaryMethod> {
+function methodTable(b: Bindings, handlers: Record<string, Handle>): Map<string, UnaryMethod> {
   const decoders = requestDecoders(b);
   return new Map(
     Object.entries(handlers).map(([name, handle]) => {
@@ -257,6 +272,14 @@ function methodTable(b: Bindings, handlers: Record<string, (request: unknown) =>
       return [`/pulumirpc.ResourceProvider/${name[0]!.toUpperCase()}${name.slice(1)}`, { decode, handle }];
     }),
   );
+}
+
+/** The services the health check names SERVING, as `rpcutil` registers them for a Go plugin (it also serves reflection, which the plugin does not). */
+const SERVICES = ["pulumirpc.ResourceProvider", "grpc.health.v1.Health"] as const;
+
+/** `grpc.health.v1.Health/Check`: SERVING while the plugin serves, NOT_SERVING once it is shutting down. */
+function healthMethod(calls: CallsInFlight): UnaryMethod {
+  return { decode: decodeHealthCheckRequest, handle: async (service) => healthCheck(service as string, SERVICES, calls.closed) };
 }
 
 /** An HTTP/2 server answering `methods`, each call counted in `calls`; keeps its open connections in `sessions`. */
@@ -290,8 +313,9 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
 
   const codec = wireCodec(b);
   const calls = new CallsInFlight();
-  const unary = unaryMethods(codec, calls);
+  const unary = unaryMethods(codec, calls, provider);
   const methods = methodTable(b, { ...pluginMethods(b, provider, codec, unary, attach), ...resourceMethods(b, provider, codec, unary) });
+  methods.set(HEALTH_CHECK_PATH, healthMethod(calls));
   const sessions = new Set<http2.Http2Session>();
   const server = grpcServer(methods, calls, sessions);
   await new Promise<void>((resolve, reject) => {

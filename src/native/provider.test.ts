@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { nativeTypeToken, organizationSpec, dataSourceSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";
@@ -194,6 +194,59 @@ describe("the native provider's resource methods", () => {
     provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: server.apiKeys.alice! } });
     provider.cancel();
     await expect(provider.create(ORG, { name: "Acme" }, false)).rejects.toThrow(/cancelled/);
+  });
+
+  it("sends no create whose call is already over (cancelled, or past its deadline)", async () => {
+    const provider = new NativeProvider();
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: server.apiKeys.alice! } });
+    const before = server.inspect.requestCount();
+    const over = AbortSignal.abort(new Error("The caller cancelled the call before its answer."));
+    await expect(provider.create(ORG, { name: "Never" }, false, over)).rejects.toThrow(
+      'The create of Organization "org" was not sent: the engine stopped waiting for it (The caller cancelled the call before its answer.).',
+    );
+    expect(server.inspect.requestCount()).toBe(before);
+  });
+
+  it("tells the engine's log and stderr the id of an object created for a call that ended meanwhile, and nothing for one answered", async () => {
+    const logged: Array<{ level: string; message: string; urn: string | undefined }> = [];
+    const provider = new NativeProvider((level, message, urn) => void logged.push({ level, message, urn }));
+    provider.configure({ name: "second", args: { baseUrl: server.url, apiKey: server.apiKeys.alice! } });
+    const answered = new AbortController();
+    await provider.create(ORG, { name: "Answered" }, false, answered.signal);
+    const ended = new AbortController();
+    const stderr = captureStderr();
+    try {
+      await provider.create(ORG, { name: "Unrecorded" }, false, ended.signal);
+      ended.abort(new Error("The call's stream was gone when its answer was ready."));
+    } finally {
+      stderr.restore();
+    }
+    const id = server.inspect.organizations().find((org) => org.name === "Unrecorded")!.id;
+    const message =
+      `Organization "Unrecorded" (id ${id}) was created in the analytics service, but the engine stopped waiting for the answer (its call was cancelled or its deadline passed), ` +
+      "so the stack's state does not record it and `analytics-orphans` cannot list it. Remove it in the service, or keep it and expect the next `pulumi up` to create another.";
+    expect(logged).toEqual([{ level: "warning", message, urn: ORG }]);
+    expect(stderr.text()).toBe(`warning: ${message}\n`);
+  });
+
+  it("tells the engine's log and stderr the error of a create that failed after its call ended: an ambiguous create names its object", async () => {
+    const slow = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true, faults: { routes: { createOrganization: { latencyMs: 300, failNext: 1, errorStatus: 500 } } } });
+    const logged: Array<{ level: string; message: string; urn: string | undefined }> = [];
+    const provider = new NativeProvider((level, message, urn) => void logged.push({ level, message, urn }));
+    provider.configure({ name: "second", args: { baseUrl: slow.url, apiKey: slow.apiKeys.alice! } });
+    const ended = new AbortController();
+    const stderr = captureStderr();
+    try {
+      const created = provider.create(ORG, { name: "Ambiguous" }, false, ended.signal);
+      await vi.waitFor(() => expect(slow.inspect.requestCount()).toBe(1), { timeout: 30_000, interval: 5 });
+      ended.abort(new Error("The caller cancelled the call before its answer."));
+      await expect(created).rejects.toMatchObject({ code: "ANALYTICS_AMBIGUOUS_CREATE" });
+    } finally {
+      stderr.restore();
+      await slow.close();
+    }
+    expect(logged).toEqual([{ level: "warning", urn: ORG, message: expect.stringMatching(/organization "Ambiguous" may or may not have been created/) }]);
+    expect(stderr.text()).toBe(`warning: ${logged[0]!.message}\n`);
   });
 
   it("refreshes as is, and refuses an import with the import option's words", () => {

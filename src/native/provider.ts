@@ -22,7 +22,7 @@ import {
 } from "../kinds";
 import { importUnsupportedMessage } from "../provider-core/import-refusal";
 import type { CheckFailure, CheckOutcome, DiffOutcome } from "../provider-core/inputs";
-import { notifyOnStderr, type NoticeLevel, type Notify } from "../provider-core/notices";
+import { describeResource, notifyOnStderr, type NoticeLevel, type Notify } from "../provider-core/notices";
 import { PULUMI_ADVICE } from "../provider-core/pulumi-advice";
 import type { ProviderSettings } from "../provider-core/settings";
 import { STATUS_OBSERVED_AT } from "../provider-core/status";
@@ -146,6 +146,18 @@ export function pluginVersion(): string {
   return schemaVersion();
 }
 
+/**
+ * What a create whose answer could not reach the engine says: the object exists in the service,
+ * and neither the stack's state nor `analytics-orphans` (which reads that state's history) knows it.
+ */
+export function unrecordedCreateNotice(kind: ResourceKind, id: string, values: Record<string, unknown>): string {
+  return (
+    `${describeResource(kind, id, values)} was created in the analytics service, but the engine stopped waiting for the answer ` +
+    "(its call was cancelled or its deadline passed), so the stack's state does not record it and `analytics-orphans` cannot list it. " +
+    "Remove it in the service, or keep it and expect the next `pulumi up` to create another."
+  );
+}
+
 /** The secret names of a kind plus whatever the engine sent as secret: kept secret on the way back. */
 function secretNames(spec: KindSpec, secretKeys: Iterable<string>): Set<string> {
   return new Set([...secretFieldNames(spec), ...secretKeys]);
@@ -204,8 +216,12 @@ export class NativeProvider {
   /**
    * Create: one POST, as the dynamic create does; outputs are the answer, the declared inputs and
    * `statusObservedAt`, the credentials secret. A preview sends nothing and leaves outputs unknown.
+   * `signal` aborts when the answer can no longer reach the engine (its call cancelled, or its
+   * deadline passed): before the POST, the create is not sent; after it, the created object's id
+   * is told to the engine's log and to stderr ({@link unrecordedCreateNotice}), since no state
+   * will record it.
    */
-  async create(urn: string, news: PropertyMap, preview: boolean): Promise<{ id: string; properties: PropertyMap }> {
+  async create(urn: string, news: PropertyMap, preview: boolean, signal?: AbortSignal): Promise<{ id: string; properties: PropertyMap }> {
     const { kind, spec } = kindOfUrn(urn);
     // The declared inputs only: a field the kind does not have (an `id`, say) never reaches the outputs.
     const { values, secretKeys } = unwrapProperties(declaredInputs(spec, news));
@@ -216,8 +232,16 @@ export class NativeProvider {
     }
     if (this.cancelled) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the operation was cancelled.`);
     const shared = await core();
+    if (signal?.aborted) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the engine stopped waiting for it (${String((signal.reason as Error).message)}).`);
     // The process's one client is shared; this create's retries are told to this resource's log.
-    const { id, outs } = await this.noticing(urn, (notify) => shared.create(kind, values, this.settings, notify));
+    const { id, outs } = await this.noticing(urn, (notify) => shared.create(kind, values, this.settings, notify)).catch((error: unknown) => {
+      // An ambiguous create names an object that may exist: its words must reach the user although the call is over.
+      if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => Promise.reject(error));
+      throw error;
+    });
+    // Told before the call settles when it is over already, so a plugin shutting down waits for the words.
+    if (signal?.aborted) await this.reportUnrecorded(urn, unrecordedCreateNotice(kind, id, values));
+    else signal?.addEventListener("abort", () => void this.reportUnrecorded(urn, unrecordedCreateNotice(kind, id, values)), { once: true });
     return { id, properties: wrapSecrets(outs, secrets) };
   }
 
@@ -231,6 +255,13 @@ export class NativeProvider {
       throw new ImportUnsupportedError(importUnsupportedMessage(spec, urnName(urn)));
     }
     return { id, properties, inputs };
+  }
+
+  /** Tells the engine's log (under the resource) and stderr about an object no state will record. */
+  private async reportUnrecorded(urn: string, message: string): Promise<void> {
+    const logged = this.log("warning", message, urn);
+    if (this.log !== notifyOnStderr) void notifyOnStderr("warning", message);
+    await logged;
   }
 
   /** Update: never asked for, since every change replaces. */
