@@ -19,6 +19,7 @@ const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
 const { PLUGIN_LINE, nodeRuntime, supportedLine } = require("./node-runtime.js");
+const { snapshotBlob } = require("./plugin-snapshot.js");
 
 /** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -76,11 +77,14 @@ async function pinnedBaseNode(building = THIS_NODE, log = undefined) {
 
 /**
  * Makes the single-executable blob of the bundle in `staging` with `node`, the executable it will
- * be injected into; returns its path.
+ * be injected into; returns its path. With `snapshot`, the blob holds the plugin's start-up
+ * snapshot instead (tools/plugin-snapshot.js), which only the Node.js build that made it loads.
  * @param {string} staging
  * @param {string} node
+ * @param {boolean} snapshot
  */
-function seaBlob(staging, node) {
+function seaBlob(staging, node, snapshot) {
+  if (snapshot) return snapshotBlob(staging, node);
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
   // The entry runs as a CommonJS script, where a `#!` line is a syntax error.
@@ -100,9 +104,10 @@ function seaBlob(staging, node) {
 /**
  * Builds the executable and its archive into `outDir`; returns both paths. `options.node` names
  * another `node` executable to make it of (the bench compares Node.js releases); by default it is
- * the pinned one ({@link pinnedBaseNode}).
+ * the pinned one ({@link pinnedBaseNode}). `options.snapshot: false` puts the plugin's script in
+ * the blob instead of its start-up snapshot (which only a blob made by the target's own `node` can hold).
  * @param {string} [outDir]
- * @param {{ node?: string, log?: (line: string) => void }} [options]
+ * @param {{ node?: string, snapshot?: boolean, log?: (line: string) => void }} [options]
  * @returns {Promise<BuiltPlugin>}
  */
 async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
@@ -110,7 +115,7 @@ async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), op
   const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {
-    const blob = seaBlob(staging, node);
+    const blob = seaBlob(staging, node, options.snapshot ?? true);
     const binDir = path.join(outDir, `${platform.os}-${platform.arch}`);
     fs.mkdirSync(binDir, { recursive: true });
     const name = platform.os === "windows" ? `${PLUGIN}.exe` : PLUGIN;

@@ -6,7 +6,15 @@
  * does the same with channels, load balancing, TLS and name resolution the plugin never uses, and
  * loading them was most of the plugin's start-up.
  */
-import * as http2 from "node:http2";
+import type * as http2 from "node:http2";
+
+/**
+ * node:http2, loaded on first use: a V8 start-up snapshot (tools/plugin-snapshot.js) cannot hold
+ * it, so the snapshot's code loads it only when the server starts or the client connects.
+ */
+export function http2Module(): typeof http2 {
+  return require("node:http2") as typeof http2;
+}
 
 /** The gRPC status codes the plugin answers with. */
 export const GrpcStatus = { OK: 0, UNKNOWN: 2, INTERNAL: 13, UNIMPLEMENTED: 12, UNAVAILABLE: 14 } as const;
@@ -115,7 +123,7 @@ export function unaryClient(address: string): { call(path: string, message: Uint
   let session: http2.ClientHttp2Session | undefined;
   const connect = (): http2.ClientHttp2Session => {
     if (session && !session.closed && !session.destroyed) return session;
-    const opened = http2.connect(`http://${address}`);
+    const opened = http2Module().connect(`http://${address}`);
     opened.on("error", () => undefined);
     opened.unref();
     session = opened;

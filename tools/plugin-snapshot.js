@@ -1,0 +1,64 @@
+// @ts-check
+/**
+ * The single-file plugin's V8 start-up snapshot: what tools/build-plugin-binary.js puts in the
+ * single-executable blob in place of the plugin's script when the blob is made by the `node` it is
+ * injected into (a snapshot only loads in the Node.js build that made it). The snapshot's main
+ * script is dist/native/snapshot-entry.js and everything it loads, bundled into one script; Node.js
+ * runs it once, while it makes the blob (`useSnapshot`), and the single file then starts from the
+ * heap it left, in which the gRPC service, the protobuf messages and the provider's shared logic
+ * are loaded and the contract's schemas built, and runs the function it named.
+ * Two builds give the same bytes: V8 runs with `--predictable` while it builds the snapshot (no
+ * concurrent compiler or collector threads, so the heap's layout is the same each time), and the
+ * entry clears the building process's pid from the heap (Node.js sets it again at start).
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+const esbuild = require("esbuild");
+const { BUNDLE_OPTIONS, ROOT } = require("./build-plugin-archive.js");
+
+/** The V8 flags of the `node` that builds the snapshot: what makes two builds agree (V8 leaves them out of the flag hash a snapshot is checked against). */
+const SNAPSHOT_BUILD_FLAGS = ["--predictable"];
+
+/** The name the snapshot's code has in stack traces, the same in every build. */
+const SOURCE_URL = "pulumi-resource-analytics.js";
+
+/**
+ * The snapshot's main script: it reads the bundle ({@link snapshotBundle}) from beside itself and
+ * compiles it as a function of `require` named {@link SOURCE_URL}. Node.js names the main script
+ * by its absolute path, which lies in a fresh staging folder in each build, and the snapshot keeps
+ * the name of every script whose code it holds; the main script's own code is gone by the time the
+ * heap is written.
+ */
+const SNAPSHOT_MAIN = `"use strict";
+const source = require("node:fs").readFileSync(require("node:path").join(__dirname, "snapshot-bundle.js"), "utf8");
+require("node:vm").compileFunction(source, ["require"], { filename: ${JSON.stringify(SOURCE_URL)} })(require);
+`;
+
+/**
+ * dist/native/snapshot-entry.js and everything it loads, as one script (an immediately invoked
+ * function: the snapshot's code gets `require`, of built-in modules only, and no `module` or
+ * `exports`).
+ */
+function snapshotBundle() {
+  const built = esbuild.buildSync({ ...BUNDLE_OPTIONS, format: "iife", metafile: false, entryPoints: [path.join(ROOT, "dist", "native", "snapshot-entry.js")] });
+  return built.outputFiles[0].text;
+}
+
+/**
+ * Makes the single-executable blob holding the plugin's start-up snapshot in `staging` with
+ * `node`, the executable it will be injected into; returns its path.
+ * @param {string} staging
+ * @param {string} node
+ */
+function snapshotBlob(staging, node) {
+  fs.writeFileSync(path.join(staging, "snapshot-bundle.js"), snapshotBundle());
+  fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
+  const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
+  fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
+  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: ["ignore", "ignore", "pipe"] });
+  return path.join(staging, "sea-prep.blob");
+}
+
+module.exports = { SNAPSHOT_BUILD_FLAGS, snapshotBlob, snapshotBundle };
