@@ -8,6 +8,17 @@
  * handle or reads the arguments or the environment.
  */
 import * as v8 from "node:v8";
+// The built-ins node:http2 and the server's listen load that Node.js supports in a start-up
+// snapshot: held in it, they are not compiled and run again when the server starts. (node:http,
+// node:tls and node:http2 itself cannot be held, and load when the server starts, as do
+// node:cluster, node:child_process and node:dgram, which Node.js has not verified in snapshots.)
+import "node:assert";
+import "node:crypto";
+import "node:dns";
+import "node:fs/promises";
+import "node:net";
+import "node:os";
+import "node:stream";
 import { allKindSpecs, nativeTypeToken } from "../kinds";
 import { loadBindings } from "./grpc-server";
 import { runPlugin } from "./plugin-main";
