@@ -7,11 +7,10 @@
  * runs it once, while it makes the blob (`useSnapshot`), and the single file then starts from the
  * heap it left, in which the gRPC service, the protobuf messages and the provider's shared logic
  * are loaded and the contract's schemas built, and runs the function it named.
- * Two builds give the same bytes: V8 runs with `--predictable` while it builds the snapshot (no
- * concurrent compiler or collector threads, so the heap's layout is the same each time), the
- * bundle is compiled under a fixed name ({@link SNAPSHOT_MAIN}), and the entry clears the building
- * process's pid from the heap (Node.js sets it again at start). Without any one of the three, two
- * builds differ.
+ * Two builds give the same bytes, whoever builds them where: the `node` building the snapshot
+ * runs with {@link SNAPSHOT_BUILD_FLAGS} and an empty environment, the bundle is compiled under a
+ * fixed name ({@link SNAPSHOT_MAIN}), and the entry clears the building process's pid from the heap
+ * (Node.js sets it again at start). Without any one of these, two builds differ.
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -20,8 +19,15 @@ const path = require("node:path");
 const esbuild = require("esbuild");
 const { BUNDLE_OPTIONS, ROOT } = require("./build-plugin-archive.js");
 
-/** The V8 flags of the `node` that builds the snapshot: what makes two builds agree (V8 leaves them out of the flag hash a snapshot is checked against). */
-const SNAPSHOT_BUILD_FLAGS = ["--predictable"];
+/**
+ * The flags of the `node` that builds the snapshot. `--predictable`: V8 runs no concurrent compiler
+ * or collector threads, so the heap's layout is the same each time (V8 leaves the flag out of the
+ * hash a snapshot is checked against). `--no-warnings`: the warning Node.js prints when the build
+ * loads a built-in it has not verified in snapshots (`node:vm`) names the building process's pid,
+ * and what it writes stays in the heap. The empty environment keeps what the builder's shell sets
+ * (FORCE_COLOR, NODE_OPTIONS, …) out of the heap.
+ */
+const SNAPSHOT_BUILD_FLAGS = ["--predictable", "--no-warnings"];
 
 /** The name the snapshot's code has in stack traces, the same in every build. */
 const SOURCE_URL = "pulumi-resource-analytics.js";
@@ -63,7 +69,7 @@ function snapshotBlob(staging, node) {
   fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
   const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
   fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
-  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: ["ignore", "ignore", "pipe"] });
+  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env: {}, stdio: ["ignore", "ignore", "pipe"] });
   return path.join(staging, "sea-prep.blob");
 }
 
