@@ -8,7 +8,7 @@
  * heap it left, in which the gRPC service, the protobuf messages and the provider's shared logic
  * are loaded and the contract's schemas built, and runs the function it named.
  * Two builds give the same bytes, whoever builds them where: the `node` building the snapshot
- * runs with {@link SNAPSHOT_BUILD_FLAGS} and an empty environment, the bundle is compiled under a
+ * runs with {@link SNAPSHOT_BUILD_FLAGS} and an empty environment (but for Windows' SystemRoot), the bundle is compiled under a
  * fixed name ({@link SNAPSHOT_MAIN}), and the entry clears the building process's pid from the heap
  * (Node.js sets it again at start). Without any one of these, two builds differ.
  */
@@ -69,7 +69,9 @@ function snapshotBlob(staging, node) {
   fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
   const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
   fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
-  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env: {}, stdio: ["ignore", "ignore", "pipe"] });
+  // Windows keeps SystemRoot, without which a process cannot load its system libraries.
+  const env = process.platform === "win32" ? { SystemRoot: process.env.SystemRoot } : {};
+  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
   return path.join(staging, "sea-prep.blob");
 }
 
