@@ -56,6 +56,8 @@ const BUNDLE_OPTIONS = /** @type {const} */ ({
   // Paths as the checkout names them, so a node_modules that is a link (a git worktree sharing
   // another checkout's install) gives the same bytes: the bundle's comments name each module's path.
   preserveSymlinks: true,
+  // Module paths relative to the checkout, not to the folder the build runs from.
+  absWorkingDir: ROOT,
 });
 
 /** How the plugin's code loads the shared check, diff and create logic (src/native/provider.ts's `impl`), as tsc writes it. */
