@@ -2,8 +2,10 @@
  * The single-file plugin (tools/build-plugin-binary.js) as the release ships it: the archive for
  * this platform in the test run's release folder, whose single file runs with no `node` on PATH.
  * It is made of the pinned Node.js of PLUGIN_LINE (tools/node-runtime.js), whatever `node` runs
- * the build, on a line not past its end of life; the V8 settings of src/native/memory.ts hold
- * inside it; a build from this checkout gives the release's bytes. (The engine installing it from
+ * the build, on a line not past its end of life; it starts from its V8 start-up snapshot
+ * (tools/plugin-snapshot.js) and serves from it, whatever V8 flags NODE_OPTIONS sets; the V8
+ * settings of src/native/memory.ts hold inside it; a build from this checkout gives the release's
+ * bytes. (The engine installing it from
  * a plugin server and a YAML program running on it with no `node` on PATH: the release rehearsals,
  * test/release-rehearsal-*.test.ts.) Needs `npm run build`.
  */
@@ -12,8 +14,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { CANCELLED_NOTICE } from "../src/native/provider";
 import { TARGETS, buildPluginBinaries, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn, type BuiltPlugin } from "../tools/build-plugin-binary.js";
 import { NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../tools/node-runtime.js";
+import { call, startEngine, startPluginCommand, struct } from "./support/native-plugin";
 import { repoRoot } from "./support/pulumi-workspace";
 import { sharedReleaseFolder } from "./support/release-folder";
 
@@ -118,6 +124,36 @@ describe("the single-file plugin", () => {
     expect(probeInBinary(built.binary, dir, ["--version"], MAGLEV_PROBE)).toBe(1);
     expect(probeInBinary(built.binary, dir, [], MAGLEV_PROBE)).toBe(0);
   });
+
+  it("starts from its snapshot with no Node.js on PATH: checks with the schemas it holds, and reaches the engine's log", async () => {
+    const engine = await startEngine();
+    const plugin = await startPluginCommand([built.binary, engine.address], NO_NODE);
+    try {
+      expect((await call<Empty, { getVersion(): string }>(plugin.client, "getPluginInfo", new Empty())).getVersion()).toBe(version);
+      await call(plugin.client, "configure", new proto.ConfigureRequest().setName("default").setArgs(struct({ baseUrl: "http://127.0.0.1:9" })));
+      const urn = "urn:pulumi:test::single::analytics:index:DataSource::wh";
+      const bad = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "check", new proto.CheckRequest().setUrn(urn).setNews(struct({ type: "jdbc", port: -1 })));
+      expect(bad.getFailuresList().map((f) => f.getProperty()).sort()).toEqual(["dialect", "displayName", "orgId", "port", "type"]);
+      await call(plugin.client, "cancel", new Empty());
+      await expect.poll(() => engine.logs.map((entry) => entry.message)).toContain(CANCELLED_NOTICE);
+    } finally {
+      plugin.client.close();
+      plugin.child.stdin.end();
+      expect(await plugin.exited).toBe(0);
+      engine.close();
+    }
+  }, 60_000);
+
+  it("starts from its snapshot when NODE_OPTIONS sets V8 flags, as a program's environment may", async () => {
+    const plugin = await startPluginCommand([built.binary], { ...NO_NODE, NODE_OPTIONS: "--max-old-space-size=3072 --stack-trace-limit=50" });
+    try {
+      expect((await call<Empty, { getVersion(): string }>(plugin.client, "getPluginInfo", new Empty())).getVersion()).toBe(version);
+    } finally {
+      plugin.client.close();
+      plugin.child.stdin.end();
+      expect(await plugin.exited).toBe(0);
+    }
+  }, 60_000);
 
   it("is the release's archive for this platform, and every platform's builds from this checkout to the release's bytes", async () => {
     expect(path.basename(built.archive)).toBe(platformArchiveName(version, pulumiPlatform()));

@@ -56,6 +56,8 @@ const BUNDLE_OPTIONS = /** @type {const} */ ({
   // Paths as the checkout names them, so a node_modules that is a link (a git worktree sharing
   // another checkout's install) gives the same bytes: the bundle's comments name each module's path.
   preserveSymlinks: true,
+  // Module paths relative to the checkout, not to the folder the build runs from.
+  absWorkingDir: ROOT,
 });
 
 /** How the plugin's code loads the shared check, diff and create logic (src/native/provider.ts's `impl`), as tsc writes it. */
@@ -144,7 +146,7 @@ function buildPluginArchive(outDir = path.join(ROOT, "dist", "plugin")) {
   }
 }
 
-module.exports = { LAZY_FILE, PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, writePluginArchive };
+module.exports = { BUNDLE_OPTIONS, LAZY_FILE, PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, writePluginArchive };
 
 if (require.main === module) {
   const archive = buildPluginArchive(process.argv[2] ? path.resolve(process.argv[2]) : undefined);

@@ -10,7 +10,9 @@
  * the npm registry has no Node.js 24, only on macOS, from the `node` running the build, which must
  * be exactly the pinned release. The blob is prepared once, by the pinned linux-x64 Node.js (on
  * macOS, by that `node`), and injected into each platform's `node`: it carries no code cache or
- * snapshot, so it does not depend on the platform. Writes
+ * snapshot, so it does not depend on the platform. The file of the platform the build runs on
+ * carries the plugin's V8 start-up snapshot instead (tools/plugin-snapshot.js), made by its own
+ * `node`. Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
  * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root,
  * for each platform built here. Two builds of one commit give the same bytes.
@@ -23,6 +25,7 @@ const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion, writePluginArchive } = require("./build-plugin-archive.js");
 const { PLUGIN_LINE, nodeExecutable, supportedLine } = require("./node-runtime.js");
+const { snapshotBlob } = require("./plugin-snapshot.js");
 
 /** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -126,12 +129,16 @@ async function pinnedBaseNode(building = THIS_NODE, log = undefined, target = ta
 
 /**
  * Makes the single-executable blob of the bundle in `staging` with `node`, which runs here;
- * returns its path. With no code cache or snapshot the blob holds only the scripts, so one blob
- * serves every platform.
+ * returns its path. Without `snapshot` the blob holds only the scripts (no code cache), so one blob
+ * serves every platform. With `snapshot`, it holds the plugin's start-up snapshot instead
+ * (tools/plugin-snapshot.js), which only the Node.js build that made it loads: `node` must then be
+ * the executable the blob is injected into.
  * @param {string} staging
  * @param {string} node
+ * @param {boolean} snapshot
  */
-function seaBlob(staging, node) {
+function seaBlob(staging, node, snapshot) {
+  if (snapshot) return snapshotBlob(staging, node);
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
   // The entry runs as a CommonJS script, where a `#!` line is a syntax error.
@@ -182,12 +189,37 @@ async function buildTarget(outDir, target, node, blob) {
 }
 
 /**
+ * The blob of each target, each kind made once in `staging`: the start-up snapshot for the
+ * platform the build runs on (made by that target's own `node`, the only one that loads it), the
+ * scripts, made by `blobNode`, for every other platform (or for all of them without `snapshot`).
+ * @param {string} staging @param {string} blobNode @param {boolean} snapshot
+ * @returns {(target: PluginTarget, node: string) => Buffer}
+ */
+function blobMaker(staging, blobNode, snapshot) {
+  /** @type {Map<string, Buffer>} */
+  const made = new Map();
+  return (target, node) => {
+    const own = snapshot && target === targetOf();
+    const kind = own ? "snapshot" : "scripts";
+    let blob = made.get(kind);
+    if (blob === undefined) {
+      const dir = path.join(staging, kind);
+      fs.mkdirSync(dir);
+      blob = fs.readFileSync(seaBlob(dir, own ? node : blobNode, own));
+      made.set(kind, blob);
+    }
+    return blob;
+  };
+}
+
+/**
  * Builds the executables and archives of `options.targets` (default: every target this platform
  * builds, {@link targetsBuiltOn}) into `outDir`, from one blob. `options.node` names another
  * `node` executable to make the file of this platform of (the bench compares Node.js releases);
- * by default each target's is the pinned one ({@link pinnedBaseNode}).
+ * by default each target's is the pinned one ({@link pinnedBaseNode}). The file of this platform
+ * starts from the plugin's V8 start-up snapshot unless `options.snapshot` is false (see {@link blobMaker}).
  * @param {string} [outDir]
- * @param {{ node?: string, targets?: readonly PluginTarget[], log?: (line: string) => void }} [options]
+ * @param {{ node?: string, targets?: readonly PluginTarget[], snapshot?: boolean, log?: (line: string) => void }} [options]
  * @returns {Promise<BuiltPlugin[]>}
  */
 async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
@@ -196,10 +228,13 @@ async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), 
   const blobNode = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {
-    const blob = fs.readFileSync(seaBlob(staging, blobNode));
+    const blobs = blobMaker(staging, blobNode, options.snapshot ?? true);
     /** @type {BuiltPlugin[]} */
     const built = [];
-    for (const target of targets) built.push(await buildTarget(outDir, target, options.node ?? (await pinnedBaseNode(THIS_NODE, options.log, target)), blob));
+    for (const target of targets) {
+      const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log, target));
+      built.push(await buildTarget(outDir, target, node, blobs(target, node)));
+    }
     return built;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
@@ -209,7 +244,7 @@ async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), 
 /**
  * Builds this platform's executable and archive into `outDir` (see {@link buildPluginBinaries}).
  * @param {string} [outDir]
- * @param {{ node?: string, log?: (line: string) => void }} [options]
+ * @param {{ node?: string, snapshot?: boolean, log?: (line: string) => void }} [options]
  * @returns {Promise<BuiltPlugin>}
  */
 async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), options = {}) {

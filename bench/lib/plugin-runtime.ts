@@ -12,10 +12,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import * as fs from "node:fs";
-import * as http2 from "node:http2";
 import * as path from "node:path";
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { compareWithFloor, type Comparison, type EnginePlan } from "./engine";
+import { askPluginInfo } from "./plugin-calls";
 import { procMemory, procThreadsCpuMicros } from "./proc";
 import { pluginSubject } from "./single-file";
 import { median, pairedRatio, round } from "./stats";
@@ -123,23 +123,6 @@ async function buildForms(other: NodeExecutable): Promise<{ nodes: Record<Runtim
  */
 function evictFromPageCache(file: string): void {
   execFileSync("dd", [`if=${file}`, "iflag=nocache", "count=0", "status=none"]);
-}
-
-/** Sends GetPluginInfo to the plugin on `port` as a gRPC client does and waits for the whole answer. */
-async function askPluginInfo(port: number): Promise<void> {
-  const session = http2.connect(`http://127.0.0.1:${port}`);
-  try {
-    const stream = session.request({ ":method": "POST", ":path": "/pulumirpc.ResourceProvider/GetPluginInfo", "content-type": "application/grpc", te: "trailers" });
-    let status: unknown;
-    stream.on("response", (headers) => (status = headers["grpc-status"] ?? status));
-    stream.on("trailers", (trailers) => (status = trailers["grpc-status"]));
-    stream.end(Buffer.alloc(5)); // one empty message: uncompressed, length 0
-    stream.resume();
-    await once(stream, "close");
-    if (status !== "0") throw new Error(`GetPluginInfo answered grpc-status ${String(status)}`);
-  } finally {
-    session.close();
-  }
 }
 
 /** One start: the port line's time and memory, then the CPU used by the first answer's end; the plugin is then stopped. */

@@ -5,9 +5,9 @@
  * the engine falls back. The protocol is grpc-wire.ts's, over node:http2; the message bindings are
  * @pulumi/pulumi's own.
  */
-import * as http2 from "node:http2";
+import type * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
+import type * as NodeModule from "node:module";
 import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
 import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
@@ -16,12 +16,12 @@ import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import { notifyOnStderr } from "../provider-core/notices";
 import { HEALTH_CHECK_PATH, decodeHealthCheckRequest, healthCheck } from "./grpc-health";
 import { exceedsGrpcMessageCap } from "./grpc-status";
-import { GrpcStatus, respondFailure, serveUnary, unaryClient, type GrpcFailure, type UnaryMethod } from "./grpc-wire";
+import { GrpcStatus, http2Module, respondFailure, serveUnary, unaryClient, type GrpcFailure, type UnaryMethod } from "./grpc-wire";
 import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
 
 /** The modules the service needs, loaded from where @pulumi/pulumi finds them, so they are the bindings' own copies. */
-interface Bindings {
+export interface Bindings {
   empty: typeof EmptyProto;
   struct: typeof StructProto;
   plugin: typeof PluginProto;
@@ -42,15 +42,25 @@ const BINDING_MODULES: { [K in keyof Bindings]: readonly [id: string, bundled: (
   engineProto: ["@pulumi/pulumi/proto/engine_pb", () => require("@pulumi/pulumi/proto/engine_pb")],
 };
 
-function loadBindings(): Bindings {
+let loaded: Bindings | undefined;
+
+/**
+ * The message bindings, loaded on the first call and kept: from where @pulumi/pulumi finds them
+ * when it is installed, else from inside the bundle. The start-up snapshot's entry calls it while
+ * the snapshot is built, so the single file starts with them loaded.
+ */
+export function loadBindings(): Bindings {
+  if (loaded) return loaded;
   let fromPulumi: NodeRequire | undefined;
   try {
-    fromPulumi = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+    const pulumiPackage = require.resolve("@pulumi/pulumi/package.json");
+    fromPulumi = (require("node:module") as typeof NodeModule).createRequire(pulumiPackage);
   } catch {
     // The bundled plugin: no installed @pulumi/pulumi, the modules are inside the bundle.
   }
   const entries = Object.entries(BINDING_MODULES).map(([name, [id, bundled]]) => [name, fromPulumi ? fromPulumi(id) : bundled()]);
-  return Object.fromEntries(entries) as Bindings;
+  loaded = Object.fromEntries(entries) as Bindings;
+  return loaded;
 }
 
 /** A running plugin server. */
@@ -285,7 +295,7 @@ function healthMethod(calls: CallsInFlight): UnaryMethod {
 /** An HTTP/2 server answering `methods`, each call counted in `calls`; keeps its open connections in `sessions`. */
 function grpcServer(methods: ReadonlyMap<string, UnaryMethod>, calls: CallsInFlight, sessions: Set<http2.Http2Session>): http2.Http2Server {
   // A session may buffer up to 100 MB (the default, 10 MB, is less than a large program's requests in flight).
-  const server = http2.createServer({ maxSessionMemory: 100 });
+  const server = http2Module().createServer({ maxSessionMemory: 100 });
   server.on("session", (session: http2.ServerHttp2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));

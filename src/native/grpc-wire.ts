@@ -7,9 +7,17 @@
  * does the same with channels, load balancing, TLS and name resolution the plugin never uses, and
  * loading them was most of the plugin's start-up.
  */
-import * as http2 from "node:http2";
+import type * as http2 from "node:http2";
 import { MessageReader, frame } from "./grpc-frames";
 import { GrpcStatus, capGrpcMessage, encodeGrpcMessage, type GrpcFailure } from "./grpc-status";
+
+/**
+ * node:http2, loaded on first use: a V8 start-up snapshot (tools/plugin-snapshot.js) cannot hold
+ * it, so the snapshot's code loads it only when the server starts or the client connects.
+ */
+export function http2Module(): typeof http2 {
+  return require("node:http2") as typeof http2;
+}
 
 export { GrpcStatus, type GrpcFailure } from "./grpc-status";
 
@@ -88,7 +96,7 @@ function refusedByHeaders(stream: http2.ServerHttp2Stream, headers: http2.Incomi
 /** Stops taking a request body the plugin has answered: its stream is reset (NO_ERROR) once the answer is out. */
 function stopReading(stream: http2.ServerHttp2Stream): void {
   stream.resume();
-  if (!stream.readableEnded) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+  if (!stream.readableEnded) stream.close(http2Module().constants.NGHTTP2_NO_ERROR);
 }
 /**
  * One call from its request to its answer: writes the answer once, answers DEADLINE_EXCEEDED when
@@ -188,7 +196,7 @@ export function unaryClient(address: string): { call(path: string, message: Uint
   let session: http2.ClientHttp2Session | undefined;
   const connect = (): http2.ClientHttp2Session => {
     if (session && !session.closed && !session.destroyed) return session;
-    const opened = http2.connect(`http://${address}`);
+    const opened = http2Module().connect(`http://${address}`);
     opened.on("error", () => undefined);
     opened.unref();
     session = opened;

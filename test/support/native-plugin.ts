@@ -47,8 +47,13 @@ export async function startEngine(): Promise<{ address: string; logs: EngineLogE
 }
 
 /** Starts the plugin with `engineAddress` as its argument; ANALYTICS_* settings cleared unless `env` sets them. */
-export async function startPlugin(engineAddress: string, nodeOptions: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Plugin> {
-  const child = spawn(process.execPath, [...nodeOptions, PLUGIN_BIN, engineAddress], {
+export function startPlugin(engineAddress: string, nodeOptions: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Plugin> {
+  return startPluginCommand([process.execPath, ...nodeOptions, PLUGIN_BIN, engineAddress], env);
+}
+
+/** Starts the plugin of the command line `argv` (the single file, say), as {@link startPlugin} does. */
+export async function startPluginCommand([command, ...args]: [string, ...string[]], env: NodeJS.ProcessEnv = {}): Promise<Plugin> {
+  const child = spawn(command, args, {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, ANALYTICS_API_KEY: "", ANALYTICS_BASE_URL: "", ...env },
   });

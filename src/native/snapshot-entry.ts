@@ -1,0 +1,47 @@
+/**
+ * The entry of the single file's V8 start-up snapshot (tools/plugin-snapshot.js). Run once, when
+ * the single file is built: it loads what every command needs (the gRPC service, the protobuf
+ * messages, the provider and its shared check, diff and create logic) and runs a Check of each kind,
+ * so that the contract's zod schemas are built, then names {@link runPlugin} as what the single
+ * file runs when it starts. node:http2 and the HTTP client (undici) cannot be held in a snapshot:
+ * they load when the server starts and at the first create, as in bin.ts. Nothing here opens a
+ * handle or reads the arguments or the environment.
+ */
+import * as v8 from "node:v8";
+// The built-ins node:http2 and the server's listen load that Node.js supports in a start-up
+// snapshot: held in it, they are not compiled and run again when the server starts. (node:http,
+// node:tls and node:http2 itself cannot be held, and load when the server starts, as do
+// node:cluster, node:child_process and node:dgram, which Node.js has not verified in snapshots.)
+import "node:assert";
+import "node:crypto";
+import "node:dns";
+import "node:fs/promises";
+import "node:net";
+import "node:os";
+import "node:stream";
+import { allKindSpecs, nativeTypeToken } from "../kinds";
+import { loadBindings } from "./grpc-server";
+import { runPlugin } from "./plugin-main";
+import { NativeProvider } from "./provider";
+
+/** A Check of each kind with no inputs: its failures are the point, the schemas they need are built. */
+async function warm(): Promise<void> {
+  loadBindings();
+  const provider = new NativeProvider(() => undefined);
+  for (const spec of allKindSpecs()) await provider.check(`urn:pulumi:snapshot::snapshot::${nativeTypeToken(spec)}::warm`, {});
+}
+
+/**
+ * Clears the building process's pid from the heap before it is written: two builds would differ
+ * by it. Node.js sets `process.pid` again when the single file starts.
+ */
+function forgetBuildingProcess(): void {
+  Object.defineProperty(process, "pid", { ...Object.getOwnPropertyDescriptor(process, "pid"), value: 0 });
+}
+
+v8.startupSnapshot.addSerializeCallback(forgetBuildingProcess);
+v8.startupSnapshot.setDeserializeMainFunction(runPlugin);
+warm().catch((error: unknown) => {
+  process.stderr.write(`error: the plugin's start-up snapshot could not be built: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
