@@ -127,8 +127,9 @@ describe("a download that does not match the pin", () => {
 });
 
 describe("npm test and npm run demo", () => {
-  it("go through tools/on-supported-node.js", () => {
-    for (const script of ["test", "demo"]) expect(manifest.scripts[script]).toMatch(/^node tools\/on-supported-node\.js npm run --silent \S+$/);
+  it("go through tools/on-supported-node.js (the demo passing its own options on, as `npm run demo -- --keep`)", () => {
+    expect(manifest.scripts.test).toMatch(/^node tools\/on-supported-node\.js npm run --silent \S+$/);
+    expect(manifest.scripts.demo).toMatch(/^node tools\/on-supported-node\.js npm run --silent \S+ --$/);
   });
 
   it("keep the environment on a supported line", async () => {
