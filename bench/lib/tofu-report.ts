@@ -31,8 +31,8 @@ export function cpuPerCreate(run: SideRun): number {
   return first.creates > 0 ? first.providerCpuS / first.creates : 0;
 }
 
-/** The plugin's CPU per create against restapi's: at most 1.5× at N=100, where its start-up weighs most, and 1.2× from N=300. */
-const cpuTarget = (n: number): number => (n >= 300 ? 1.2 : 1.5);
+/** The plugin's CPU per create against restapi's: at most 1.2× at N=100, where its start-up weighs most, and 1.0× from N=300. */
+const cpuTarget = (n: number): number => (n >= 300 ? 1.0 : 1.2);
 
 /** The target of `pulumi up` against `tofu apply` (checkpoints skipped, N ≥ 300): YAML 1.25×, a TypeScript program 2×. */
 const upTarget = (run: SideRun): number | undefined => (run.checkpoints || run.count < 300 || run.side === "dynamic" || run.side === "bridge" ? undefined : run.side === "yaml" ? 1.25 : 2);
