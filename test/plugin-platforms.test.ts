@@ -131,7 +131,12 @@ describe("the windows-amd64 single file, under Wine", () => {
   });
 
   it("stops at start as it ships: Wine 8 takes no placeholder reservation, which V8 asks for since Wine exports VirtualAlloc2", async () => {
-    await expect(smokePlugin(shipped, { launcher: [WINE], stdioFiles: true, env, log: () => {} })).rejects.toThrow(/Fatal process out of memory: SegmentedTable::InitializeTable/);
+    // V8's fatal error usually reaches the stderr file; in some starts Wine ends the process before
+    // it is written and `wine` exits 0 with nothing printed. Either way the version is not printed,
+    // and a Wine that runs the file as shipped prints it and turns this red.
+    await expect(smokePlugin(shipped, { launcher: [WINE], stdioFiles: true, env, log: () => {} })).rejects.toThrow(
+      /Fatal process out of memory: SegmentedTable::InitializeTable|^--version printed "", not /,
+    );
   }, 300_000);
 
   it("serves with only the name V8 looks VirtualAlloc2 up by changed: version, port, GetPluginInfo, Check", async () => {
