@@ -36,6 +36,7 @@ const RELEASE = [
   "test/plugin-platforms.test.ts",
   "test/registry-docs.test.ts",
   "test/node-lines.test.ts",
+  "test/reference-image.test.ts",
 ];
 const LANGUAGES = [
   "test/yaml-*.test.ts",

@@ -16,7 +16,10 @@
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
  *   so the engine fetches the plugin from the schema's pluginDownloadURL;
  * - the Java SDK's jar, sources jar, javadoc jar and pom (Maven 3 and a JDK >= 11 on PATH);
- * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js).
+ * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js);
+ * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive made
+ *   from the Linux executables of the release's archives, and the SBOM of the Debian packages of
+ *   its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables).
  * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
  * into `context.out`.
  * Usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]
@@ -29,10 +32,12 @@ const os = require("node:os");
 const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { buildPluginBinaries } = require("./build-plugin-binary.js");
+const { buildReferenceServerImage } = require("./build-reference-server-image.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { buildNodeSdkPackage } = require("./node-sdk-package.js");
 const { PLUGIN_LINE, nodePackage, supportedLine } = require("./node-runtime.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
+const { REFERENCE_SERVER, referenceServerArchiveName } = require("./build-reference-server-binary.js");
 const { writeTarGz } = require("./tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executables and the Python interpreter. */
@@ -208,6 +213,31 @@ function yamlPackageFile(ctx) {
   fs.writeFileSync(path.join(ctx.out, yamlPackageFileName(ctx.version)), `${lines.join("\n")}\n`);
 }
 
+/**
+ * The reference server's container image (its OCI archive and the SBOM of its libraries), made
+ * from the Linux executables in the reference server's archives of this release, so the image
+ * holds the very files released beside it. Only where those are built: on linux-x64, with the executables.
+ * @param {ReleaseContext} ctx
+ */
+function referenceServerImage(ctx) {
+  if (!ctx.binary || process.platform !== "linux" || process.arch !== "x64") return;
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-image-"));
+  try {
+    /** @type {(arch: string) => string} */
+    const executable = (arch) => {
+      const archive = path.join(ctx.out, referenceServerArchiveName(ctx.version, { os: "linux", arch }));
+      if (!fs.existsSync(archive)) throw new Error(`the reference server's image needs ${path.basename(archive)}, which the reference server step writes first`);
+      fs.mkdirSync(path.join(staging, arch));
+      execFileSync("tar", ["-xzf", archive, "-C", path.join(staging, arch), REFERENCE_SERVER]);
+      return path.join(staging, arch, REFERENCE_SERVER);
+    };
+    const image = buildReferenceServerImage({ binaries: { amd64: executable("amd64"), arm64: executable("arm64") }, outDir: staging, time: ctx.time });
+    for (const file of [image.archive, image.sbom]) fs.copyFileSync(file, path.join(ctx.out, path.basename(file)));
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
 /** The release's steps, in order; each writes its files into `context.out`. @type {ReleaseStep[]} */
 const RELEASE_STEPS = [
   { name: "npm package", run: npmPackage },
@@ -218,6 +248,7 @@ const RELEASE_STEPS = [
   { name: "Java SDK", run: javaSdk },
   { name: "YAML package file", run: yamlPackageFile },
   { name: "Node.js SDK", run: (ctx) => buildNodeSdkPackage({ root: ctx.root, outDir: ctx.out }) },
+  { name: "reference server image", run: referenceServerImage },
 ];
 
 /** Every file under `dir`, relative with forward slashes, sorted. @param {string} dir @returns {string[]} */
