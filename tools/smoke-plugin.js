@@ -273,7 +273,7 @@ async function smokePlugin(executable, options = {}) {
   }
 }
 
-module.exports = { smokePlugin };
+module.exports = { STEP_TIMEOUT_MS, exited, packageVersion, runToEnd, smokePlugin, stdioOf };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
