@@ -13,6 +13,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName } from "../tools/build-reference-server-binary.js";
+import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { executableFileName, targetOf, targetsBuiltOn } from "../tools/single-executable.js";
 import { smokeReferenceServer } from "../tools/smoke-reference-server.js";
 import { repoRoot } from "./support/pulumi-workspace";
@@ -26,7 +27,7 @@ const NO_NODE = { PATH: path.join(os.tmpdir(), "no-node-here") };
 /** Where Debian's libc6-arm64-cross puts the arm64 dynamic loader and libraries the arm64 `node` links. */
 const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
 /** What tools/smoke-reference-server.js prints on a file that works, the start time left out. */
-const SMOKE_LINES = [`openapi: OpenAPI 3.1.0, version ${version}`, "mint-key: a key", "listening: N ms after start", "POST /api/public/organizations: 201", "ended when sent SIGTERM"];
+const SMOKE_LINES = [`--version: ${version} (Node.js v${supportedLine(PLUGIN_LINE).pinned})`, `openapi: OpenAPI 3.1.0, version ${version}`, "mint-key: a key", "listening: N ms after start", "POST /api/public/organizations: 201", "ended when sent SIGTERM"];
 
 let dir: string;
 let release: string;

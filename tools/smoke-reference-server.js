@@ -3,7 +3,7 @@
 /**
  * Runs a single-file reference server (tools/build-reference-server-binary.js) once through what a
  * user does with it, to prove a built file works on the machine it is for before it ships:
- * `openapi` must print the OpenAPI document of this version; `mint-key --user smoke --state <file>`
+ * `--version` must print the package's version and the pinned Node.js, as the plugin's; `openapi` must print the OpenAPI document of this version; `mint-key --user smoke --state <file>`
  * must print a key; started on that state file with `--port 0`, it must print its
  * `Reference server listening on <url>` line (the time from start to that line is printed, in
  * milliseconds) and answer a POST of an organization with that key with 201; SIGTERM must end it.
@@ -17,7 +17,7 @@ const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { STEP_TIMEOUT_MS, exited, packageVersion, runToEnd, stdioOf } = require("./smoke-plugin.js");
+const { STEP_TIMEOUT_MS, checkVersion, exited, packageVersion, runToEnd, stdioOf } = require("./smoke-plugin.js");
 
 /** The line the server prints once it listens, with its URL. */
 const LISTENING = /^Reference server listening on (http:\/\/\S+)$/m;
@@ -67,6 +67,7 @@ async function smokeReferenceServer(executable, options = {}) {
   const files = options.stdioFiles === true;
   const command = [...(options.launcher ?? []), executable];
   const env = options.env ?? process.env;
+  checkVersion(command, files, env, log);
   const document = JSON.parse(runToEnd([...command, "openapi"], files, env));
   if (document.openapi !== "3.1.0" || document.info?.version !== packageVersion()) throw new Error(`openapi printed OpenAPI ${document.openapi} of version ${document.info?.version}, not 3.1.0 of ${packageVersion()}`);
   log(`openapi: OpenAPI ${document.openapi}, version ${document.info.version}`);
