@@ -192,7 +192,7 @@ describe("the Node.js the single file is made of", () => {
     expect(targetsBuiltOn({ ...elsewhere, version: PINNED })).toEqual([targetOf("darwin", "arm64")]);
     expect(targetsBuiltOn({ platform: "linux", arch: "arm64", version: PINNED, execPath: "/usr/bin/node" })).toEqual([targetOf("linux", "arm64")]);
     await expect(pinnedBaseNode({ ...elsewhere, version: PINNED }, undefined, targetOf("win32", "x64"))).rejects.toThrow(
-      "The single-file plugin for windows-amd64 is built on linux-x64 or on windows-amd64 itself, not on darwin-arm64",
+      "The single file for windows-amd64 is built on linux-x64 or on windows-amd64 itself, not on darwin-arm64",
     );
   });
 

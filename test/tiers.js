@@ -51,6 +51,7 @@ const LANGUAGES = [
 ];
 const ENGINE = [
   "test/console-browser.test.ts",
+  "test/rebinding-browser.test.ts",
   "test/demo.test.ts",
   "test/edges.test.ts",
   "test/engine.test.ts",

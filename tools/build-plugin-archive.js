@@ -146,7 +146,7 @@ function buildPluginArchive(outDir = path.join(ROOT, "dist", "plugin")) {
   }
 }
 
-module.exports = { BUNDLE_OPTIONS, LAZY_FILE, PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, writePluginArchive };
+module.exports = { BUNDLE_OPTIONS, LAZY_FILE, PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, sourceDateEpoch, writePluginArchive };
 
 if (require.main === module) {
   const archive = buildPluginArchive(process.argv[2] ? path.resolve(process.argv[2]) : undefined);

@@ -36,7 +36,7 @@ function missingChromium(executablePath) {
 /**
  * Starts Chromium with a new profile in a temp dir (removed when the context closes) and returns
  * its one browser context. Throws, naming `apt-get install chromium`, when the browser is not there.
- * @param {ContextOptions} [options] viewport, device scale and the like
+ * @param {ContextOptions} [options] viewport, device scale and the like; its `args` come after {@link CHROMIUM_ARGS}
  * @param {string} [executablePath] the browser; Debian's by default
  * @returns {Promise<import("playwright-core").BrowserContext>}
  */
@@ -45,7 +45,8 @@ async function launchChromium(options = {}, executablePath = CHROMIUM_PATH) {
   const { chromium } = require("playwright-core");
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-chromium-"));
   try {
-    const context = await chromium.launchPersistentContext(profile, { ...options, executablePath, headless: true, args: CHROMIUM_ARGS });
+    const args = [...CHROMIUM_ARGS, ...(options.args ?? [])];
+    const context = await chromium.launchPersistentContext(profile, { ...options, executablePath, headless: true, args });
     // The browser's last processes may still be writing to the profile as the context closes.
     context.on("close", () => void fs.promises.rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => undefined));
     return context;

@@ -1,9 +1,11 @@
 // @ts-check
 /**
- * Writes a .tar.gz whose bytes depend only on the files given: entries in the order given, each
- * with one fixed mtime, owner 0:0 and no user or group name, and a gzip header without a timestamp
- * or file name, its OS byte fixed to Unix. Two builds of the same inputs give the same archive on
- * any platform, which no tar command does on all of Linux, macOS and Windows alike.
+ * Writes tar and .tar.gz archives whose bytes depend only on the entries given: entries in the
+ * order given, each with one fixed mtime, an owner of the entry's own (0:0 unless given) and no
+ * user or group name, and a gzip header without a timestamp or file name, its OS byte fixed to
+ * Unix. Two builds of the same inputs give the same archive on any platform, which no tar command
+ * does on all of Linux, macOS and Windows alike. Besides regular files, an entry may be a
+ * directory or a symbolic link, as a container image's file system has them.
  */
 "use strict";
 const fs = require("node:fs");
@@ -12,17 +14,23 @@ const zlib = require("node:zlib");
 const BLOCK = 512;
 
 /**
- * One file of an archive: its name in the archive, the path it is read from, its mode.
- * @typedef {{ name: string, source: string, mode: number }} TarEntry
+ * One entry of an archive: its name in the archive and its mode; a regular file's content from the
+ * path `source` or the bytes `data`, a directory when `type` is "directory", a symbolic link to
+ * `target` when `type` is "symlink"; owned by `uid`:`gid` (default 0:0).
+ * @typedef {{ name: string, mode: number, uid?: number, gid?: number } & ({ type?: "file", source: string } | { type?: "file", data: Buffer } | { type: "directory" } | { type: "symlink", target: string })} TarEntry
  */
 
+/** The ustar type flag of each kind of entry. */
+const TYPE_FLAG = { file: "0", symlink: "2", directory: "5" };
+
 /**
- * One ustar header block for a regular file.
- * @param {string} name @param {number} mode @param {number} size @param {number} mtime
+ * One ustar header block.
+ * @param {{ name: string, mode: number, size: number, mtime: number, type: keyof typeof TYPE_FLAG, target?: string | undefined, uid?: number | undefined, gid?: number | undefined }} fields
  * @returns {Buffer}
  */
-function header(name, mode, size, mtime) {
+function header({ name, mode, size, mtime, type, target = "", uid = 0, gid = 0 }) {
   if (Buffer.byteLength(name) > 100) throw new Error(`tar entry name too long: ${name}`);
+  if (Buffer.byteLength(target) > 100) throw new Error(`tar link target too long: ${target}`);
   const block = Buffer.alloc(BLOCK);
   /** @type {(offset: number, length: number, value: string) => number} */
   const field = (offset, length, value) => block.write(value, offset, length, "utf8");
@@ -30,12 +38,13 @@ function header(name, mode, size, mtime) {
   const octal = (offset, length, value) => field(offset, length, value.toString(8).padStart(length - 1, "0") + "\0");
   field(0, 100, name);
   octal(100, 8, mode);
-  octal(108, 8, 0);
-  octal(116, 8, 0);
+  octal(108, 8, uid);
+  octal(116, 8, gid);
   octal(124, 12, size);
   octal(136, 12, mtime);
   field(148, 8, " ".repeat(8));
-  field(156, 1, "0");
+  field(156, 1, TYPE_FLAG[type]);
+  field(157, 100, target);
   field(257, 6, "ustar\0");
   field(263, 2, "00");
   let sum = 0;
@@ -45,20 +54,47 @@ function header(name, mode, size, mtime) {
 }
 
 /**
- * Writes `archive` holding `entries` (archive name, source path, mode) with every mtime set to
- * `mtime` (seconds since the epoch).
+ * A tar archive (uncompressed) of `entries`, in the order given, every mtime `mtime` (seconds since the epoch).
+ * @param {readonly TarEntry[]} entries @param {number} mtime
+ * @returns {Buffer}
+ */
+function tarBytes(entries, mtime) {
+  const parts = [];
+  for (const entry of entries) {
+    const { name, mode, uid, gid } = entry;
+    if (entry.type === "directory" || entry.type === "symlink") {
+      const target = entry.type === "symlink" ? entry.target : undefined;
+      parts.push(header({ name: entry.type === "directory" && !name.endsWith("/") ? `${name}/` : name, mode, size: 0, mtime, type: entry.type, target, uid, gid }));
+      continue;
+    }
+    const data = "data" in entry ? entry.data : fs.readFileSync(entry.source);
+    parts.push(header({ name, mode, size: data.length, mtime, type: "file", uid, gid }), data, Buffer.alloc((BLOCK - (data.length % BLOCK)) % BLOCK));
+  }
+  parts.push(Buffer.alloc(2 * BLOCK));
+  return Buffer.concat(parts);
+}
+
+/** `data` gzipped at level 9 with no timestamp or file name in the header, the OS byte Unix. @param {Buffer} data */
+function gzipReproducible(data) {
+  const gzip = zlib.gzipSync(data, { level: 9 });
+  gzip[9] = 3; // OS: Unix, whatever zlib was built for.
+  return gzip;
+}
+
+/**
+ * Writes a tar archive of `entries` to `archive`, every mtime `mtime` (seconds since the epoch).
+ * @param {string} archive @param {readonly TarEntry[]} entries @param {number} mtime
+ */
+function writeTar(archive, entries, mtime) {
+  fs.writeFileSync(archive, tarBytes(entries, mtime));
+}
+
+/**
+ * Writes `archive` holding `entries` with every mtime set to `mtime` (seconds since the epoch), gzipped.
  * @param {string} archive @param {readonly TarEntry[]} entries @param {number} mtime
  */
 function writeTarGz(archive, entries, mtime) {
-  const parts = [];
-  for (const { name, source, mode } of entries) {
-    const data = fs.readFileSync(source);
-    parts.push(header(name, mode, data.length, mtime), data, Buffer.alloc((BLOCK - (data.length % BLOCK)) % BLOCK));
-  }
-  parts.push(Buffer.alloc(2 * BLOCK));
-  const gzip = zlib.gzipSync(Buffer.concat(parts), { level: 9 });
-  gzip[9] = 3; // OS: Unix, whatever zlib was built for.
-  fs.writeFileSync(archive, gzip);
+  fs.writeFileSync(archive, gzipReproducible(tarBytes(entries, mtime)));
 }
 
-module.exports = { writeTarGz };
+module.exports = { gzipReproducible, tarBytes, writeTar, writeTarGz };

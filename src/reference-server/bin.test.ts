@@ -88,6 +88,28 @@ describe("analytics-reference-server bin", () => {
     expect(state).not.toContain(key!);
   });
 
+  it("prints the version from the bundle alone, with no package.json beside it", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+    expect(fs.existsSync(path.join(dir, "package.json"))).toBe(false);
+    expect(fs.existsSync(path.join(dir, "..", "package.json"))).toBe(false);
+    const child = runBin(["--version"]);
+    expect(await child.exit).toBe(0);
+    expect(child.stdout()).toBe(`${version} (Node.js ${process.version})\n`);
+  });
+
+  it("ready exits 0 against a running server and 1 once it is gone", async () => {
+    const server = runBin(["--port", "0"]);
+    const [, url] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
+    const ready = runBin(["ready", "--url", url!]);
+    expect(await ready.exit).toBe(0);
+    expect(ready.stderr()).toBe("");
+    server.process.kill("SIGTERM");
+    expect(await server.exit).toBe(0);
+    const gone = runBin(["ready", "--url", url!]);
+    expect(await gone.exit).toBe(1);
+    expect(gone.stderr()).toMatch(/^not ready: .* could not be reached \(ECONNREFUSED\)\n$/);
+  });
+
   it("mint-key prints a key that a later server accepts", async () => {
     const statePath = path.join(dir, "minted.json");
     const mint = runBin(["mint-key", "--user", "alice", "--state", statePath]);

@@ -1,10 +1,13 @@
 import { EventEmitter } from "node:events";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../contract";
-import { USAGE, closeOnSignal, runCli, type CliOutput, type CliResult } from "./cli";
+import { API_KEY_ENV, USAGE, closeOnSignal, runCli, runReady, type CliOutput, type CliResult } from "./cli";
+import { READY_PATH } from "./control/ready";
+import { generateApiKey } from "./state/auth";
 import { startReferenceServer, type ReferenceServer } from "./server";
 import { digestApiKey } from "./state/auth";
 
@@ -21,10 +24,10 @@ function tempDir(): string {
   return dir;
 }
 
-async function run(argv: string[]): Promise<{ result: CliResult; stdout: string; stderr: string; out: CliOutput }> {
+async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ result: CliResult; stdout: string; stderr: string; out: CliOutput }> {
   const captured = { stdout: "", stderr: "" };
   const out: CliOutput = { stdout: (t) => (captured.stdout += t), stderr: (t) => (captured.stderr += t) };
-  const result = await runCli(argv, out);
+  const result = await runCli(argv, out, env);
   if (result.kind === "serving") servers.push(result.server);
   return {
     result,
@@ -137,7 +140,142 @@ describe("runCli", () => {
   });
 });
 
+/** GET `path` with this `Host` header, answering the status. */
+function statusFor(server: ReferenceServer, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port: server.port, path, headers: { host }, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+  });
+}
+
+function serving(result: CliResult): ReferenceServer {
+  if (result.kind !== "serving") throw new Error(`expected a running server, got ${JSON.stringify(result)}`);
+  return result.server;
+}
+
+describe("runCli: host names, version, readiness and CI keys", () => {
+  it("prints the package version and the Node.js version", async () => {
+    const { result, stdout } = await run(["--version"]);
+    expect(result).toEqual({ kind: "exit", code: 0 });
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+    expect(stdout).toBe(`${version} (Node.js ${process.version})\n`);
+  });
+
+  it("serves the names of --allowed-host and ANALYTICS_ALLOWED_HOSTS, and no other", async () => {
+    const cli = await run(["--port", "0", "--allowed-host", "api", "--allowed-host", "Reference.Internal"], { ANALYTICS_ALLOWED_HOSTS: "svc, other" });
+    const server = serving(cli.result);
+    for (const host of ["api", "reference.internal:8080", "svc", "other.", "localhost", "127.0.0.1"]) expect(await statusFor(server, READY_PATH, host), host).toBe(200);
+    for (const host of ["evil.example", "api.evil.example"]) expect(await statusFor(server, READY_PATH, host), host).toBe(403);
+    expect(cli.stdout).toMatch(/GET \/_reference\/ready 403 host "evil\.example" refused\n/);
+  });
+
+  it.each([
+    [["--allowed-host", "http://api"], {}, /^--allowed-host must be a host name .* got "http:\/\/api"/],
+    [["--allowed-host", "api:8080"], {}, /^--allowed-host must be a host name/],
+    [[], { ANALYTICS_ALLOWED_HOSTS: "api,*.example" }, /^each name of ANALYTICS_ALLOWED_HOSTS must be a host name .* got "\*\.example"/],
+  ])("refuses a bad allowed host name at start: %j %j", async (argv, env, message) => {
+    const cli = await run(["--port", "0", ...argv], env);
+    expect(cli.result).toEqual({ kind: "exit", code: 2 });
+    expect(cli.stderr).toMatch(message);
+    expect(cli.stdout).not.toContain("listening");
+  });
+
+  it("--key-user registers ANALYTICS_API_KEY as its digest, once across restarts, and never prints it", async () => {
+    const statePath = path.join(tempDir(), "state.json");
+    const key = generateApiKey("analytics");
+    for (let start = 0; start < 2; start++) {
+      const cli = await run(["--port", "0", "--state", statePath, "--key-user", "ci"], { [API_KEY_ENV]: key });
+      const server = serving(cli.result);
+      expect(await createOrg(server.url, key)).toBe(201);
+      expect(cli.stdout + cli.stderr).not.toContain(key);
+      expect(cli.stdout).not.toContain("API key for");
+      await server.close();
+    }
+    const text = fs.readFileSync(statePath, "utf8");
+    expect(text).not.toContain(key);
+    const state = JSON.parse(text) as { apiKeys: Array<{ digest: string; userName: string }> };
+    expect(state.apiKeys.map((record) => [record.userName, record.digest])).toEqual([["ci", digestApiKey(key)]]);
+  });
+
+  it.each(["not-a-key", generateApiKey("acme"), `${generateApiKey("analytics")}x`])("refuses a malformed ANALYTICS_API_KEY without showing it: %s", async (value) => {
+    const statePath = path.join(tempDir(), "state.json");
+    const cli = await run(["--port", "0", "--state", statePath, "--key-user", "ci"], { [API_KEY_ENV]: value });
+    expect(cli.result).toEqual({ kind: "exit", code: 2 });
+    expect(cli.stderr).toMatch(/^ANALYTICS_API_KEY must be an API key of this server: analytics_key_ followed by 32 letters and digits \(the value is not shown\)/);
+    expect(cli.stdout + cli.stderr).not.toContain(value);
+    expect(fs.existsSync(statePath)).toBe(false);
+  });
+
+  it("--key-user without ANALYTICS_API_KEY mints and prints a key on the first start only", async () => {
+    const statePath = path.join(tempDir(), "state.json");
+    const first = await run(["--port", "0", "--state", statePath, "--key-user", "ci"]);
+    const key = first.stdout.match(/API key for ci \(shown once\): (\S+)\n/)?.[1];
+    expect(key).toMatch(/^analytics_key_[0-9A-Za-z]{32}$/);
+    await serving(first.result).close();
+    const second = await run(["--port", "0", "--state", statePath, "--key-user", "ci"]);
+    const server = serving(second.result);
+    expect(second.stdout).not.toContain("API key for");
+    expect(await createOrg(server.url, key!)).toBe(201);
+    expect(fs.readFileSync(statePath, "utf8")).not.toContain(key!);
+    expect((await run(["--port", "0", "--key-user", "no spaces"])).result).toEqual({ kind: "exit", code: 2 });
+  });
+
+  it("ready exits 0 while the server answers, 1 with a one-line reason otherwise", async () => {
+    const server = await startReferenceServer();
+    servers.push(server);
+    const lines: string[] = [];
+    const out: CliOutput = { stdout: (t) => lines.push(t), stderr: (t) => lines.push(t) };
+    expect(await runReady(["--url", server.url], out)).toBe(0);
+    expect((await run(["ready", "--url", `${server.url}/`])).result).toEqual({ kind: "exit", code: 0 });
+    expect(lines).toEqual([]);
+    const starting = http.createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => starting.listen(0, "127.0.0.1", resolve));
+    const startingPort = (starting.address() as { port: number }).port;
+    const unavailable = await run(["ready", "--url", `http://127.0.0.1:${startingPort}`]);
+    await new Promise((resolve) => starting.close(resolve));
+    expect(unavailable.result).toEqual({ kind: "exit", code: 1 });
+    expect(unavailable.stderr).toBe(`not ready: http://127.0.0.1:${startingPort}${READY_PATH} answered 503\n`);
+    const port = server.port;
+    await server.close();
+    const down = await run(["ready", "--url", `http://127.0.0.1:${port}`]);
+    expect(down.result).toEqual({ kind: "exit", code: 1 });
+    expect(down.stderr).toBe(`not ready: http://127.0.0.1:${port}${READY_PATH} could not be reached (ECONNREFUSED)\n`);
+    for (const argv of [["--url", "ftp://x"], ["--url", "not a url"], ["--nope"]]) {
+      const bad = await run(["ready", ...argv]);
+      expect(bad.result).toEqual({ kind: "exit", code: 1 });
+      expect(bad.stderr).toMatch(/^not ready: .*\(usage: analytics-reference-server ready \[--url http:\/\/127\.0\.0\.1:8080\]\)\n$/);
+    }
+  });
+});
+
 describe("closeOnSignal", () => {
+  it("returns with an idle keep-alive connection open, and saves the state", async () => {
+    const statePath = path.join(tempDir(), "state.json");
+    const server = await startReferenceServer({ bootstrapUsers: ["alice"], statePath });
+    servers.push(server);
+    const agent = new http.Agent({ keepAlive: true });
+    const created = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${server.url}${ORGANIZATIONS_PATH}`, { method: "POST", agent, headers: { authorization: `Bearer ${server.apiKeys.alice}`, "content-type": "application/json" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify({ name: "Saved on SIGTERM" }));
+    });
+    expect(created).toBe(201);
+    // The connection stays open, idle, in the agent's pool while the server closes.
+    expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
+    const signals = new EventEmitter();
+    const exit = closeOnSignal(server, signals, { stdout: () => undefined, stderr: () => undefined });
+    signals.emit("SIGTERM");
+    expect(await exit).toBe(0);
+    agent.destroy();
+    expect(fs.readFileSync(statePath, "utf8")).toContain("Saved on SIGTERM");
+  });
+
   it.each(["SIGINT", "SIGTERM"] as const)("closes the server on %s and resolves 0", async (signal) => {
     const server = await startReferenceServer({ bootstrapUsers: ["alice"] });
     servers.push(server);

@@ -46,7 +46,7 @@ describe("lifecycle", () => {
     const socket = net.connect(server.port, server.host);
     socket.on("error", () => undefined);
     socket.write(
-      `POST ${ORGANIZATIONS_PATH} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${server.apiKeys.alice}\r\n` +
+      `POST ${ORGANIZATIONS_PATH} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${server.apiKeys.alice}\r\n` +
         `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     while (server.faults.injected().latency === 0) await new Promise((r) => setImmediate(r));

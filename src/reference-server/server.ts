@@ -7,12 +7,14 @@ import { CONSOLE_PATH, ConsoleFeed, answerConsole, isConsolePath } from "./contr
 import { FaultDelays, FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./control/faults";
 import { answerInspection, createInspector, isInspectionPath, type InspectionContext, type ReferenceInspector } from "./control/inspection";
 import { OPENAPI_PATH, answerOpenApi } from "./control/openapi";
+import { READY_PATH, answerReady } from "./control/ready";
 import { RequestLog } from "./control/request-log";
 import { createSnapshots, type SnapshotController } from "./control/snapshots";
+import { allowedHosts, type AllowedHosts } from "./http/allowed-hosts";
 import { answerClientError, baseUrl, createRequestListener, listen, stopListening } from "./http/http-adapter";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/request-body";
 import { handlePublic, publicRouter, type PublicContext } from "./public-routes";
-import { DEFAULT_KEY_PREFIX, assertKeyPrefix } from "./state/auth";
+import { DEFAULT_KEY_PREFIX, assertKeyPrefix, isApiKeyShaped } from "./state/auth";
 import { isoTime } from "./state/iso-time";
 import { ServerState, assertUserName } from "./state/server-state";
 import { DEFAULT_TRIAL_DAYS } from "./state/store";
@@ -30,12 +32,23 @@ export const DEFAULT_HOST = "127.0.0.1";
 export interface ReferenceServerOptions {
   /** TCP port; 0 (the default) picks a free one. */
   port?: number;
-  /** Interface to listen on; default 127.0.0.1. */
+  /** Interface to listen on; default 127.0.0.1. When it is a name, requests naming it in `Host` are served. */
   host?: string;
+  /**
+   * Host names served besides localhost, `*.localhost`, IP addresses and {@link host}, e.g. a
+   * container service name; a request whose `Host` is none of them gets 403 (DNS rebinding).
+   */
+  allowedHosts?: readonly string[];
   /** Service prefix of API keys (`<prefix>_key_<32 chars>`); default `analytics`. */
   keyPrefix?: string;
   /** Users to mint one key each for at start; the keys are in {@link ReferenceServer.apiKeys}. */
   bootstrapUsers?: readonly string[];
+  /**
+   * A user who gets a key at start: `apiKey` (`<prefix>_key_<32 chars>`) registered for it when
+   * given (again on every start: it is stored as its digest, once); otherwise one key minted, in
+   * {@link ReferenceServer.apiKeys}, only when the user holds no key yet.
+   */
+  keyUser?: { userName: string; apiKey?: string };
   /** JSON file to load state from at start and save it to after each change; in-memory only when unset. */
   statePath?: string;
   /** Serve the non-public `/_reference/` inspection routes and the console page; off by default. */
@@ -82,7 +95,7 @@ export interface ReferenceServer {
   host: string;
   /** Port listened on. */
   port: number;
-  /** Keys minted for {@link ReferenceServerOptions.bootstrapUsers}, by user; shown only here. */
+  /** Keys minted for {@link ReferenceServerOptions.bootstrapUsers} and {@link ReferenceServerOptions.keyUser}, by user; shown only here. */
   apiKeys: Readonly<Record<string, string>>;
   /** Mints a new key for `userName` (creating the user); the key is returned once and stored as a digest. */
   mintApiKey(userName: string): Promise<string>;
@@ -112,6 +125,13 @@ function checkOptions(options: ReferenceServerOptions): void {
   }
   assertKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
   for (const user of options.bootstrapUsers ?? []) assertUserName(user);
+  if (options.keyUser !== undefined) {
+    assertUserName(options.keyUser.userName);
+    const { apiKey } = options.keyUser;
+    if (apiKey !== undefined && !isApiKeyShaped(apiKey, options.keyPrefix ?? DEFAULT_KEY_PREFIX)) {
+      throw new RangeError(`keyUser.apiKey must be ${options.keyPrefix ?? DEFAULT_KEY_PREFIX}_key_ followed by 32 letters and digits (the value is not shown)`);
+    }
+  }
 }
 
 /** The parts a running server is made of. */
@@ -154,7 +174,7 @@ async function resetParts(parts: Parts): Promise<void> {
 }
 
 /** The HTTP server over the public routes and (when enabled) the inspection routes. */
-function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: () => Date): http.Server {
+function createHttpServer(parts: Parts, options: ReferenceServerOptions, hosts: AllowedHosts, now: () => Date): http.Server {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const publicContext: PublicContext = {
     ...parts,
@@ -166,17 +186,18 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, now: ()
   const inspectionContext: InspectionContext = { ...parts, reset: () => resetParts(parts), maxBodyBytes };
   const answerNonPublic = (req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string): Promise<void> => {
     if (path === OPENAPI_PATH) return answerOpenApi(res, method);
+    if (path === READY_PATH) return answerReady(res, method);
     if (isConsolePath(path)) return answerConsole({ ...parts, feed: parts.consoleFeed }, method, path, req, res);
     return answerInspection(inspectionContext, method, path, req, res);
   };
   const listener = createRequestListener(
     {
-      isInspection: (path) => path === OPENAPI_PATH || (options.inspection === true && isInspectionPath(path)),
+      isInspection: (path) => path === OPENAPI_PATH || path === READY_PATH || (options.inspection === true && isInspectionPath(path)),
       matchPublic: (method, path) => publicRouter.match(method, path),
       handlePublic: (req, res, match, faults) => handlePublic(publicContext, req, res, match, faults),
       handleInspection: answerNonPublic,
     },
-    { requestLog: parts.requestLog, logger: options.logger, onInternalError: options.onInternalError, timestamp: () => isoTime(now()) },
+    { requestLog: parts.requestLog, logger: options.logger, onInternalError: options.onInternalError, timestamp: () => isoTime(now()), allowedHosts: hosts },
   );
   const server = http.createServer(listener);
   server.on("clientError", answerClientError);
@@ -209,6 +230,19 @@ function closer(parts: Parts, server: http.Server): () => Promise<void> {
   };
 }
 
+/** Registers the key user's given key, or mints one into `apiKeys` when the user holds none yet. */
+async function keyUserKey(
+  state: ServerState,
+  keyUser: NonNullable<ReferenceServerOptions["keyUser"]>,
+  apiKeys: Record<string, string>,
+  mint: (userName: string) => Promise<string>,
+  at: Date,
+): Promise<void> {
+  const { userName, apiKey } = keyUser;
+  if (apiKey !== undefined) await state.registerApiKey(userName, apiKey, at);
+  else if (!state.hasApiKey(userName)) apiKeys[userName] = await mint(userName);
+}
+
 /** Fault settings of a running server, as its public handle exposes them. */
 function faultController(faults: FaultInjector): FaultController {
   return {
@@ -228,9 +262,10 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const now = options.now ?? (() => new Date());
   const log = options.logger ?? (() => undefined);
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  const parts = await assemble(options, now, log);
-  const server = createHttpServer(parts, options, now);
   const host = options.host ?? DEFAULT_HOST;
+  const hosts = allowedHosts(host, options.allowedHosts ?? [], "allowedHosts");
+  const parts = await assemble(options, now, log);
+  const server = createHttpServer(parts, options, hosts, now);
   const port = await listen(server, host, options.port ?? 0);
   const close = closer(parts, server);
   const mintApiKey = (userName: string): Promise<string> => parts.state.mintApiKey(userName, keyPrefix, now());
@@ -239,6 +274,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const apiKeys: Record<string, string> = {};
   try {
     for (const user of new Set(options.bootstrapUsers ?? [])) apiKeys[user] = await mintApiKey(user);
+    if (options.keyUser !== undefined) await keyUserKey(parts.state, options.keyUser, apiKeys, mintApiKey, now());
   } catch (err) {
     await close();
     throw err;

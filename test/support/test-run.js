@@ -6,6 +6,7 @@
  * for the whole of `npm test`, and removed by whoever made the id when the run ends.
  */
 "use strict";
+const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -28,10 +29,24 @@ function runFolder(runId) {
   return path.join(os.tmpdir(), `pulumi-analytics-run-${runId}`);
 }
 
-/** Removes the run's shared folder and its lock, if any. @param {string} runId */
-function removeRunFolder(runId) {
-  fs.rmSync(runFolder(runId), { recursive: true, force: true });
-  fs.rmSync(`${runFolder(runId)}.lock`, { recursive: true, force: true });
+/** Where a run loads the reference server's image in podman (test/support/reference-image.ts). */
+const IMAGE_REPOSITORY = "localhost/analytics-reference-server";
+
+/** The tag of the run's linux/amd64 image (`-arm64` appended for the arm64 one). @param {string} runId */
+function runImageTag(runId) {
+  return `run-${runId}`;
 }
 
-module.exports = { TEST_RUN_MARKER, newRunId, runFolder, removeRunFolder };
+/**
+ * Removes the run's shared folder, its locks, and the images it loaded into podman, if any (no
+ * podman, or no image, is nothing to remove).
+ * @param {string} runId
+ */
+function removeRunFolder(runId) {
+  fs.rmSync(runFolder(runId), { recursive: true, force: true });
+  for (const lock of [".lock", ".image.lock"]) fs.rmSync(`${runFolder(runId)}${lock}`, { recursive: true, force: true });
+  const tag = `${IMAGE_REPOSITORY}:${runImageTag(runId)}`;
+  spawnSync("podman", ["rmi", "--ignore", tag, `${tag}-arm64`], { stdio: "ignore" });
+}
+
+module.exports = { IMAGE_REPOSITORY, TEST_RUN_MARKER, newRunId, runFolder, runImageTag, removeRunFolder };

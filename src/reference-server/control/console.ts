@@ -109,13 +109,31 @@ export const consoleRouter = new Router<ConsoleRoute>([
 /** Folder of the page's files: beside this module, in the sources and in the build alike. */
 export const CONSOLE_PAGE_DIR = path.join(__dirname, "console-page");
 
+/** The page's files, each of {@link CONSOLE_PAGE_DIR}. */
+export const CONSOLE_PAGE_FILES: readonly string[] = Object.values(ASSETS).map((asset) => asset.file);
+
+/**
+ * The key of a file of the page among the single file's assets (tools/build-reference-server-binary.js
+ * puts each of {@link CONSOLE_PAGE_FILES} in its blob under it).
+ */
+export function consoleAssetKey(file: string): string {
+  return `console-page/${file}`;
+}
+
+/** A file of the page: the single file's asset in a single executable, else the file in {@link CONSOLE_PAGE_DIR}. */
+async function readPageFile(file: string): Promise<Buffer> {
+  const sea = require("node:sea") as typeof import("node:sea");
+  if (sea.isSea()) return Buffer.from(sea.getAsset(consoleAssetKey(file)));
+  return readFile(path.join(CONSOLE_PAGE_DIR, file));
+}
+
 const assetCache = new Map<string, Promise<Buffer>>();
 
 /** A file of the page, read once. */
 function assetBytes(file: string): Promise<Buffer> {
   let bytes = assetCache.get(file);
   if (bytes === undefined) {
-    bytes = readFile(path.join(CONSOLE_PAGE_DIR, file));
+    bytes = readPageFile(file);
     bytes.catch(() => assetCache.delete(file));
     assetCache.set(file, bytes);
   }

@@ -2,9 +2,7 @@
  * The OpenAPI 3.1 document of the public API, generated from the contract's zod schemas, so
  * the document changes whenever a request or response shape does.
  */
-import * as fs from "node:fs";
 import type { ServerResponse } from "node:http";
-import * as path from "node:path";
 import type { z } from "zod";
 import { requestSchema, responseSchema } from "../../contract/schemas";
 import { SSO_JWT_PATH, type ErrorTitle } from "../../contract/wire";
@@ -163,9 +161,10 @@ const SSO_PATH_ITEM = {
     `The reference server answers every method with ${ERROR_ANSWERS.NotImplemented.status} NotImplemented (components.responses.NotImplemented).`,
 };
 
+/** The package's version, through a `require` a bundler follows: the single file has no package.json beside it. */
 function packageVersion(): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    return (require("../../../package.json") as { version: string }).version;
   } catch {
     return "0.0.0";
   }

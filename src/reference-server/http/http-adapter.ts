@@ -2,7 +2,8 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { performance } from "node:perf_hooks";
-import { JSON_CONTENT_TYPE, internalError, isWireError, sendError, type WireError } from "./envelope";
+import { isAllowedHost, refusedHostDetail, type AllowedHosts } from "./allowed-hosts";
+import { JSON_CONTENT_TYPE, internalError, isWireError, sendError, wireError, type WireError } from "./envelope";
 import { ClientGoneError } from "./request-body";
 import type { RouteMatch } from "./router";
 
@@ -53,6 +54,18 @@ export interface AdapterOptions {
   onInternalError: ((error: unknown) => void) | undefined;
   /** Clock, as ISO 8601 text (the caller decides how timestamps are made and shared). */
   timestamp: () => string;
+  /** Host names served besides localhost, `*.localhost` and IP addresses (see allowed-hosts.ts). */
+  allowedHosts: AllowedHosts;
+}
+
+/**
+ * Answers a request whose `Host` is none of the server's names with 403, before routing, faults,
+ * body reading or counting: nothing changes and the request log does not record it. The log line
+ * says which host was refused. The connection is closed, so an unread body is not parsed.
+ */
+function refuseHost(res: http.ServerResponse, method: string, path: string, host: string, logger: AdapterOptions["logger"]): void {
+  sendError(res, wireError(403, "Forbidden", refusedHostDetail(host), { connection: "close" }));
+  logger?.(`${method} ${displayPath(path)} 403 host ${displayPath(JSON.stringify(host))} refused`);
 }
 
 /** Answers a thrown failure with the error envelope; an unexpected one becomes a bare 500. */
@@ -87,6 +100,8 @@ export function createRequestListener<Route extends string>(
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const path = query === -1 ? url : url.slice(0, query);
+    const host = req.headers.host;
+    if (!isAllowedHost(host, options.allowedHosts)) return refuseHost(res, method, path, host ?? "", logger);
     const publicMatch = handlers.isInspection(path) ? undefined : handlers.matchPublic(method, path);
     if (publicMatch !== undefined) requestLog.received();
     const faults: string[] = [];

@@ -43,6 +43,12 @@ export function digestApiKey(key: string): string {
 /** Exactly a key secret: {@link API_KEY_SECRET_LENGTH} base62 characters. */
 const SECRET_PATTERN = new RegExp(`^[0-9A-Za-z]{${API_KEY_SECRET_LENGTH}}$`);
 
+/** True when `key` has the shape of this server's keys: `<prefix>_key_` and {@link API_KEY_SECRET_LENGTH} letters and digits. */
+export function isApiKeyShaped(key: string, prefix: string): boolean {
+  const keyStart = `${prefix}_key_`;
+  return key.startsWith(keyStart) && SECRET_PATTERN.test(key.slice(keyStart.length));
+}
+
 /** The credential of `Bearer <credential>`: "" when the scheme is not Bearer, undefined when there is not exactly one. */
 function bearerCredential(header: string): string | undefined {
   const [scheme = "", ...rest] = header.trim().split(/\s+/);
@@ -68,7 +74,7 @@ export function authenticate(
   }
   const key = credential ?? "";
   const keyStart = `${prefix}_key_`;
-  if (!key.startsWith(keyStart) || !SECRET_PATTERN.test(key.slice(keyStart.length))) {
+  if (!isApiKeyShaped(key, prefix)) {
     return {
       ok: false,
       detail: `The API key is malformed: expected \`${keyStart}\` followed by ${API_KEY_SECRET_LENGTH} letters and digits.`,

@@ -64,6 +64,27 @@ export class ServerState {
     return key;
   }
 
+  /**
+   * Registers `key` (already checked for shape) for `userName` and saves; nothing changes when it
+   * is registered for that user already. Throws when another user holds it (the key is never shown).
+   */
+  async registerApiKey(userName: string, key: string, now: Date): Promise<void> {
+    assertUserName(userName);
+    if (this.closed) throw new Error("the reference server is closed");
+    const digest = digestApiKey(key);
+    const holder = this.store.apiKeys.get(digest)?.userName;
+    if (holder === userName) return;
+    if (holder !== undefined) throw new RangeError(`the API key given for ${userName} is registered for another user (${holder}) in this state`);
+    this.store.addApiKey({ digest, userName, createdAt: now.toISOString() });
+    await this.persist();
+  }
+
+  /** True when `userName` holds at least one key. */
+  hasApiKey(userName: string): boolean {
+    for (const record of this.store.apiKeys.values()) if (record.userName === userName) return true;
+    return false;
+  }
+
   /** Stops saving on change: from now on requests still running leave nothing to save. */
   markClosed(): void {
     this.closed = true;

@@ -24,8 +24,20 @@ function isPgMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes(`'${PG_PACKAGE}'`);
 }
 
+/**
+ * pg through a `require` of the literal name, which a bundler follows: the single file
+ * (tools/build-reference-server-binary.js) carries pg in its bundle.
+ */
+const requirePg = (_id: string): unknown => require("pg");
+
+/** Whether this process is a single executable, whose bundle carries pg (nothing to resolve on disk). */
+const inSingleFile = (): boolean => (require("node:sea") as typeof import("node:sea")).isSea();
+
+/** Where pg resolves from: nowhere on disk in the single file, which bundles it. */
+const resolvePg = (id: string): string => (inSingleFile() ? id : require.resolve(id));
+
 /** pg, or a {@link PgNotInstalledError} when it is not installed; other failures pass through. `load` is injectable for tests. */
-export function loadPg(load: (id: string) => unknown = require): typeof import("pg") {
+export function loadPg(load: (id: string) => unknown = requirePg): typeof import("pg") {
   try {
     return load(PG_PACKAGE) as typeof import("pg");
   } catch (error) {
@@ -35,7 +47,7 @@ export function loadPg(load: (id: string) => unknown = require): typeof import("
 }
 
 /** Whether pg can be resolved, without loading it. `resolve` is injectable for tests. */
-export function pgInstalled(resolve: (id: string) => string = require.resolve): boolean {
+export function pgInstalled(resolve: (id: string) => string = resolvePg): boolean {
   try {
     resolve(PG_PACKAGE);
     return true;
