@@ -11,6 +11,10 @@
  * - examples/python with the release's wheel pip-installed into the project's virtualenv and the
  *   single-file plugin (an ELF executable, not the script archive), run with a PATH of only the
  *   CLI's directories (the CLI and its language hosts) and the virtualenv's: `node` is not on it.
+ * - the service on a podman network, as a job's container reaches it: by its alias, answered when
+ *   ANALYTICS_ALLOWED_HOSTS names it, refused (403) under a name it was not given;
+ * - `analytics-reference-server ready` as a health check: in exec form it passes, as a string
+ *   (through /bin/sh, as Docker's --health-cmd gives it) it fails, for the image has no shell.
  * Needs `npm run build`, podman and the run's release folder.
  */
 import { randomBytes } from "node:crypto";
@@ -200,5 +204,21 @@ describe("the service as a job in a container reaches it: by its name on a netwo
     const unnamed = await ask("http://unnamed:8080");
     expect(unnamed.code).toBe(1);
     expect(unnamed.stderr).toMatch(/not ready: http:\/\/unnamed:8080\/_reference\/ready answered 403/);
+  }, 300_000);
+});
+
+describe("a health check of the service", () => {
+  afterAll(async () => {
+    await removeContainers();
+  });
+
+  it("passes as `analytics-reference-server ready` in exec form, and fails in shell form: the image has no shell", async () => {
+    const exec = await startContainer({ runOptions: ["--health-cmd", '["analytics-reference-server", "ready"]', "--health-interval", "disable"] });
+    const healthy = await run("podman", ["healthcheck", "run", exec.containerId]);
+    expect(healthy.code, healthy.stdout + healthy.stderr).toBe(0);
+    const shell = await startContainer({ runOptions: ["--health-cmd", "analytics-reference-server ready", "--health-interval", "disable"] });
+    const unhealthy = await run("podman", ["healthcheck", "run", shell.containerId]);
+    expect(unhealthy.code).toBe(1);
+    expect(unhealthy.stdout).toMatch(/unhealthy/);
   }, 300_000);
 });
