@@ -15,7 +15,7 @@
  *   file that prints another version.
  * Needs `npm run build`.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -27,14 +27,13 @@ import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPrevi
 import { configureExample } from "./support/plugin-shim";
 import { copyExample, DB_PASSWORD, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
 import { sharedReleaseFolder } from "./support/release-folder";
+import { WINE, stopWine, winePrefix, withoutVirtualAlloc2 } from "./support/wine";
 
 const toolchain = inject("pulumiToolchain");
 /** Where Debian's libc6-arm64-cross puts the arm64 dynamic loader and libraries the arm64 `node` links. */
 const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
 /** Debian's qemu-user-static registration of AArch64 ELF files with binfmt_misc, once registered. */
 const BINFMT_AARCH64 = "/proc/sys/fs/binfmt_misc/qemu-aarch64";
-/** Debian's wine64 (the `wine` package would put it on PATH; wine64 alone does not). */
-const WINE = "/usr/lib/wine/wine64";
 /** ELF's e_machine of AArch64. */
 const EM_AARCH64 = 183;
 /** What `--version` prints. */
@@ -116,17 +115,14 @@ describe("the windows-amd64 single file, under Wine", () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    if (!fs.existsSync(WINE)) throw new Error(`${WINE} is missing: install Debian's wine64 (as .ci/run does)`);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-wine-"));
     shipped = releasedExecutable(await sharedReleaseFolder(), "win32", "x64", dir);
-    // A prefix of its own, saying Windows 10 (Node.js refuses older Windows), with no Mono or Gecko to offer.
-    env = { ...process.env, WINEPREFIX: path.join(dir, "prefix"), WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=" };
-    execFileSync(WINE, ["winecfg", "/v", "win10"], { env, stdio: "ignore", timeout: 300_000 });
+    env = winePrefix(dir);
   }, 900_000);
 
   afterAll(() => {
     if (!dir) return;
-    spawnSync(path.join(path.dirname(WINE), "wineserver"), ["-k"], { env, timeout: 60_000 });
+    if (env) stopWine(env);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -140,13 +136,7 @@ describe("the windows-amd64 single file, under Wine", () => {
   }, 300_000);
 
   it("serves with only the name V8 looks VirtualAlloc2 up by changed: version, port, GetPluginInfo, Check", async () => {
-    const bytes = fs.readFileSync(shipped);
-    const at = bytes.indexOf("VirtualAlloc2\0");
-    expect([at > 0, bytes.indexOf("VirtualAlloc2\0", at + 1)]).toEqual([true, -1]);
-    const patched = Buffer.from(bytes);
-    patched.write("X", at + "VirtualAlloc".length);
-    const copy = path.join(dir, "without-virtualalloc2.exe");
-    fs.writeFileSync(copy, patched, { mode: 0o755 });
+    const copy = withoutVirtualAlloc2(shipped, path.join(dir, "without-virtualalloc2.exe"));
     const lines: string[] = [];
     await smokePlugin(copy, { launcher: [WINE], stdioFiles: true, env, log: (line) => lines.push(line) });
     expect(lines.map((line) => line.replace(/^port: \d+$/, "port: N"))).toEqual([

@@ -164,11 +164,16 @@ describe("the release workflow", () => {
     expect(platforms(all.get("platforms")!)).toEqual(TARGETS.filter((t) => t.npmNode && name(t) !== "linux-amd64").map(name));
     expect(all.get("build")).toContain('node tools/smoke-plugin.js smoke/"$PLATFORM"/pulumi-resource-analytics\n');
     expect(all.get("build")).toContain("node tools/smoke-plugin.js smoke/linux-arm64/pulumi-resource-analytics -- qemu-aarch64-static -L /usr/aarch64-linux-gnu");
-    expect(all.get("build")).toMatch(/if: runner\.os == 'macOS'\n(?:.*\n){2}\s+run: codesign --verify --strict/);
+    expect(all.get("build")).toContain('node tools/smoke-reference-server.js smoke/"$PLATFORM"/analytics-reference-server\n');
+    expect(all.get("build")).toContain("node tools/smoke-reference-server.js smoke/linux-arm64/analytics-reference-server -- qemu-aarch64-static -L /usr/aarch64-linux-gnu");
+    expect(all.get("build")).toMatch(/if: runner\.os == 'macOS'\n(?:.*\n){2}\s+run: \|\n\s+codesign --verify --strict .*pulumi-resource-analytics\n\s+codesign --verify --strict .*analytics-reference-server\n/);
     expect(all.get("platforms")).toContain('node tools/smoke-plugin.js smoke/"$EXECUTABLE"');
+    expect(all.get("platforms")).toContain('node tools/smoke-reference-server.js smoke/"$SERVER"');
+    expect(all.get("release")).toContain('cp artifacts/release-"$platform"/analytics-reference-server-v*-"$platform".tar.gz release/');
     expect(all.get("platforms")).toMatch(/name: release-linux-amd64\n/);
     const upload = all.get("build")!.indexOf("actions/upload-artifact");
     expect(all.get("build")!.lastIndexOf("tools/smoke-plugin.js")).toBeLessThan(upload);
+    expect(all.get("build")!.lastIndexOf("tools/smoke-reference-server.js")).toBeLessThan(upload);
   });
 
   it("makes the release a draft, uploads every asset, checks the draft holds them all, then publishes it", () => {

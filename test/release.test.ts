@@ -1,5 +1,6 @@
 /**
- * `npm run release` (tools/release.js): one folder with the npm tarball, the plugin archives, the Go
+ * `npm run release` (tools/release.js): one folder with the npm tarball, the plugin archives, the
+ * reference server's single-file archives and SBOM, the Go
  * SDK as a module proxy serves it, the C# SDK's sources, the Node.js SDK's npm package (the same
  * bytes from two builds), SBOMs and SHA256SUMS that verifies. The folder is the test run's shared
  * one (test/support/release-folder.ts), built once for every test file that asks; what needs a
@@ -14,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPluginArchive } from "../tools/build-plugin-archive.js";
 import { executableName, platformArchiveName, pulumiPlatform, targetsBuiltOn } from "../tools/build-plugin-binary.js";
+import { REFERENCE_SERVER, referenceServerArchiveName } from "../tools/build-reference-server-binary.js";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../tools/node-sdk-package.js";
 import * as sboms from "../tools/release-sboms.js";
@@ -120,6 +122,8 @@ describe("the release command", () => {
         ...BUILT_HERE.map((target) => platformArchiveName(version, target)),
         `pulumi-resource-analytics-v${version}.cdx.json`,
         `pulumi-resource-analytics-v${version}.tar.gz`,
+        ...BUILT_HERE.map((target) => referenceServerArchiveName(version, target)),
+        `${REFERENCE_SERVER}-v${version}.cdx.json`,
       ].sort(),
     );
     expect(BUILT_HERE.map((target) => `${target.os}-${target.arch}`)).toEqual(["linux-amd64", "linux-arm64", "windows-amd64"]);
@@ -164,6 +168,17 @@ describe("the release command", () => {
     // The package's runtime dependencies only: not pg (an optional peer) nor the private toolchain workspace.
     expect(names(`pulumi-analytics-v${version}.npm.cdx.json`).sort()).toEqual(["undici", "zod"]);
     expect(names(`pulumi-resource-analytics-v${version}.cdx.json`)).toEqual(expect.arrayContaining(["@pulumi/pulumi", "google-protobuf", "undici", "zod"]));
+  });
+
+  it("names in the reference server's SBOM, valid CycloneDX 1.5, the packages its single files bundle (pg among them) and the Node.js they embed", async () => {
+    const file = path.join(out, `${REFERENCE_SERVER}-v${version}.cdx.json`);
+    expect(await cyclonedxSchemaErrors(pyEnv.python, file, "1.5")).toBe("");
+    const bom = JSON.parse(fs.readFileSync(file, "utf8")) as Bom;
+    expect(bom.metadata.component).toMatchObject({ name: REFERENCE_SERVER, version });
+    const names = bom.components.map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(["pg", "pg-protocol", "pg-pool", "zod", "node"]));
+    expect(names).not.toContain("pg-native");
+    expect(bom.components.find((c) => c.name === "node")?.version).toBe(supportedLine(PLUGIN_LINE).pinned);
   });
 
   it("names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single files embed: the pinned release, with each npm package's sha512", async () => {

@@ -34,6 +34,7 @@ const RELEASE = [
   "test/packed/**/*.test.ts",
   "test/plugin-binary.test.ts",
   "test/plugin-platforms.test.ts",
+  "test/reference-server-binary.test.ts",
   "test/container-programs.test.ts",
   "test/registry-docs.test.ts",
   "test/node-lines.test.ts",

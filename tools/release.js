@@ -7,6 +7,10 @@
  *   on linux-x64, Linux x64, Linux arm64 and Windows x64; on macOS, its own), the script archive as
  *   the platform-independent fallback (tools/build-plugin-archive.js), and a CycloneDX SBOM of the
  *   packages bundled into it and of the Node.js the executables embed;
+ * - the reference server (`analytics-reference-server`) as single-file executables, one archive per
+ *   platform this platform builds (tools/build-reference-server-binary.js: on linux-x64, Linux x64,
+ *   Linux arm64 and Windows x64; on macOS, its own), and a CycloneDX SBOM of the packages bundled
+ *   into it (pg among them) and of the Node.js they embed;
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
@@ -19,6 +23,7 @@
  * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js).
  * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
  * into `context.out`.
+ * `--no-binary` leaves out every single-file executable (the SBOMs stay).
  * Usage: npm run release -- --out <dir> [--no-binary] [--python <interpreter>]
  */
 "use strict";
@@ -29,6 +34,7 @@ const os = require("node:os");
 const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { buildPluginBinaries } = require("./build-plugin-binary.js");
+const { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerBundle } = require("./build-reference-server-binary.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { buildNodeSdkPackage } = require("./node-sdk-package.js");
 const { PLUGIN_LINE, nodePackage, supportedLine } = require("./node-runtime.js");
@@ -73,7 +79,7 @@ function npmPackage(ctx) {
 }
 
 /**
- * The Node.js the single-file plugin embeds (tools/build-plugin-binary.js), as a CycloneDX
+ * The Node.js the single files embed (tools/single-executable.js), as a CycloneDX
  * component: the pinned release of PLUGIN_LINE, a runtime ("platform" in CycloneDX 1.5), with the
  * purl and CPE scanners look Node.js up by, and the sha512 of each npm package an executable is
  * made from. The script archive runs on the `node` of PATH instead.
@@ -91,7 +97,7 @@ function embeddedNodeComponent() {
     "bom-ref": purl,
     name: "node",
     version: pinned,
-    description: `Node.js ${pinned}, built into the single-file executables of the plugin (the macOS ones from nodejs.org's build of the same release)`,
+    description: `Node.js ${pinned}, built into the single-file executables of the plugin and the reference server (the macOS ones from nodejs.org's build of the same release)`,
     licenses: [{ license: { id: "MIT" } }],
     purl,
     cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*`,
@@ -100,10 +106,11 @@ function embeddedNodeComponent() {
 }
 
 /**
- * A CycloneDX SBOM of the npm packages esbuild bundled into the plugin (from its metafile), and of the Node.js its single file embeds.
- * @param {import("esbuild").Metafile} metafile @param {string} version
+ * A CycloneDX SBOM of the npm packages esbuild bundled into the program `name` (from its metafile),
+ * and of the Node.js its single files embed.
+ * @param {import("esbuild").Metafile} metafile @param {string} name @param {string} version
  */
-function pluginSbom(metafile, version) {
+function bundleSbom(metafile, name, version) {
   /** @type {Map<string, { name: string, version: string, license?: string }>} */
   const packages = new Map();
   for (const input of Object.keys(metafile.inputs)) {
@@ -116,8 +123,11 @@ function pluginSbom(metafile, version) {
   /** @type {(p: { name: string, version: string }) => string} */
   const purl = (p) => `pkg:npm/${p.name.replace(/^@/, "%40")}@${p.version}`;
   const components = unique.map((p) => ({ type: "library", "bom-ref": purl(p), name: p.name, version: p.version, purl: purl(p), ...(p.license ? { licenses: [{ expression: p.license }] } : {}) }));
-  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name: PLUGIN, version } }, components: [...components, embeddedNodeComponent()] };
+  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name, version } }, components: [...components, embeddedNodeComponent()] };
 }
+
+/** The plugin's SBOM (see {@link bundleSbom}). @param {import("esbuild").Metafile} metafile @param {string} version */
+const pluginSbom = (metafile, version) => bundleSbom(metafile, PLUGIN, version);
 
 /** The plugin archives and the plugin's SBOM. @param {ReleaseContext} ctx */
 async function pluginArchives(ctx) {
@@ -129,6 +139,23 @@ async function pluginArchives(ctx) {
     if (ctx.binary) {
       for (const { archive } of await buildPluginBinaries(path.join(staging, "binary"))) fs.copyFileSync(archive, path.join(ctx.out, path.basename(archive)));
     }
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The reference server's single files' archives this platform builds (tools/build-reference-server-binary.js)
+ * and their SBOM: the packages bundled into them and the Node.js they embed.
+ * @param {ReleaseContext} ctx
+ */
+async function referenceServerArchives(ctx) {
+  const { metafile } = await referenceServerBundle();
+  fs.writeFileSync(path.join(ctx.out, `${REFERENCE_SERVER}-v${ctx.version}.cdx.json`), `${JSON.stringify(bundleSbom(metafile, REFERENCE_SERVER, ctx.version), null, 2)}\n`);
+  if (!ctx.binary) return;
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-server-"));
+  try {
+    for (const { archive } of await buildReferenceServerBinaries(staging)) fs.copyFileSync(archive, path.join(ctx.out, path.basename(archive)));
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -212,6 +239,7 @@ function yamlPackageFile(ctx) {
 const RELEASE_STEPS = [
   { name: "npm package", run: npmPackage },
   { name: "plugin archives", run: pluginArchives },
+  { name: "reference server archives", run: referenceServerArchives },
   { name: "Go SDK", run: goSdk },
   { name: "C# SDK", run: dotnetSdk },
   { name: "Python SDK", run: pythonSdk },
@@ -255,7 +283,7 @@ async function release({ out, binary = true, python = "python3", steps = RELEASE
   return listFiles(out);
 }
 
-module.exports = { RELEASE_STEPS, javaSdkFiles, pluginSbom, release, yamlPackageFileName };
+module.exports = { RELEASE_STEPS, bundleSbom, javaSdkFiles, pluginSbom, release, yamlPackageFileName };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -243,6 +243,17 @@ async function callPlugin(port, log) {
 }
 
 /**
+ * Runs `--version` and throws unless it printed the package's version and the pinned Node.js, as every single file must.
+ * @param {string[]} command @param {boolean} files @param {NodeJS.ProcessEnv} env @param {(line: string) => void} log
+ */
+function checkVersion(command, files, env, log) {
+  const expected = `${packageVersion()} (Node.js v${supportedLine(PLUGIN_LINE).pinned})`;
+  const printed = runToEnd([...command, "--version"], files, env).trim();
+  if (printed !== expected) throw new Error(`--version printed ${JSON.stringify(printed)}, not ${JSON.stringify(expected)}`);
+  log(`--version: ${printed}`);
+}
+
+/**
  * Runs every step against `executable`; resolves once the plugin has ended, rejects naming the failed step.
  * @param {string} executable
  * @param {{ launcher?: string[], stdioFiles?: boolean, env?: NodeJS.ProcessEnv, log?: (line: string) => void }} [options]
@@ -251,11 +262,8 @@ async function smokePlugin(executable, options = {}) {
   const log = options.log ?? ((line) => process.stdout.write(`${line}\n`));
   const files = options.stdioFiles === true;
   const command = [...(options.launcher ?? []), executable];
-  const expected = `${packageVersion()} (Node.js v${supportedLine(PLUGIN_LINE).pinned})`;
   const env = options.env ?? process.env;
-  const printed = runToEnd([...command, "--version"], files, env).trim();
-  if (printed !== expected) throw new Error(`--version printed ${JSON.stringify(printed)}, not ${JSON.stringify(expected)}`);
-  log(`--version: ${printed}`);
+  checkVersion(command, files, env, log);
   const io = stdioOf(files);
   try {
     const { child, port } = await startPlugin(command, io, env);
@@ -273,7 +281,7 @@ async function smokePlugin(executable, options = {}) {
   }
 }
 
-module.exports = { smokePlugin };
+module.exports = { STEP_TIMEOUT_MS, checkVersion, exited, packageVersion, runToEnd, smokePlugin, stdioOf };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -97,6 +97,13 @@ describe("analytics-reference-server bin", () => {
     expect(child.stdout()).toBe(`${version} (Node.js ${process.version})\n`);
   });
 
+  it("prints the OpenAPI document with the package version from the bundle alone", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+    const child = runBin(["openapi"]);
+    expect(await child.exit).toBe(0);
+    expect((JSON.parse(child.stdout()) as { info: { version: string } }).info.version).toBe(version);
+  });
+
   it("ready exits 0 against a running server and 1 once it is gone", async () => {
     const server = runBin(["--port", "0"]);
     const [, url] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)\n/);

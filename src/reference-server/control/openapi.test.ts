@@ -3,6 +3,7 @@
  * GET /openapi.json without a key, printed by the CLI, and every response it documents is one
  * the server really gives (the harness checks each public answer of every server test against it).
  */
+import * as http from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import packageJson from "../../../package.json";
@@ -25,7 +26,7 @@ describe("OpenAPI document", () => {
     expect(buildOpenApiDocument().openapi).toBe("3.1.0");
   });
 
-  it("carries the package's version (read from package.json, a path that moves with this file)", () => {
+  it("carries the package's version", () => {
     expect((buildOpenApiDocument() as Json).info.version).toBe(packageJson.version);
   });
 
@@ -45,7 +46,7 @@ describe("OpenAPI document", () => {
   it("documents every error answer with its status and title, per operation", () => {
     const paths = (buildOpenApiDocument() as Json).paths;
     const statuses = (op: Json): string[] => Object.keys(op.responses);
-    expect(statuses(paths[ORGANIZATIONS_PATH].post)).toEqual(["201", "400", "401", "413", "415", "429", "431", "500", "502", "503", "504"]);
+    expect(statuses(paths[ORGANIZATIONS_PATH].post)).toEqual(["201", "400", "401", "403", "413", "415", "429", "431", "500", "502", "503", "504"]);
     expect(statuses(paths[`${ORGANIZATIONS_PATH}/{orgId}/data-sources`].post)).toContain("404");
     // Other methods answer 405, the standard answer to a method a path item does not list; the
     // single sign-on path, whose method the specification does not show, lists none.
@@ -108,6 +109,24 @@ describe("OpenAPI document", () => {
   });
 });
 
+/** POSTs to `path` naming another host (fetch cannot set `Host`), checks the answer against the document and returns its status. */
+function refusedHost(port: number, path: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers = { host: "evil.example", authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const req = http.request({ host: "127.0.0.1", port, method: "POST", path, headers, agent: false }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => {
+        const answerHeaders = new Headers(Object.entries(res.headers).map(([name, value]) => [name, String(value)] as [string, string]));
+        expectConformsToOpenApi("POST", path, res.statusCode!, answerHeaders, JSON.parse(text));
+        resolve(res.statusCode!);
+      });
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
+
 describe("every documented response is one the server gives", () => {
   it("answers each status an operation documents, each conforming to the document", async () => {
     const { server } = await start({ maxBodyBytes: 64 });
@@ -129,6 +148,7 @@ describe("every documented response is one the server gives", () => {
       await note("POST", path, { key, raw: JSON.stringify({ ...body, pad: "x".repeat(100) }) });
       await note("POST", path, { key, body, contentType: "text/plain" });
       await note("POST", path, { key, body, headers: { "x-big": "y".repeat(20_000) } });
+      seen.add(`post ${path === ORGANIZATIONS_PATH ? path : `${ORGANIZATIONS_PATH}/{orgId}/data-sources`} ${await refusedHost(server.port, path, key)}`);
       await note("POST", path, { key, body }, { rateLimitNext: 1 });
       for (const errorStatus of [500, 502, 503, 504] as const) await note("POST", path, { key, body }, { failNext: 1, errorStatus });
       for (const method of ["GET", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]) await note(method, path, { key });

@@ -8,6 +8,8 @@ import { requestSchema, responseSchema } from "../../contract/schemas";
 import { SSO_JWT_PATH, type ErrorTitle } from "../../contract/wire";
 import { createOperationId, dataSourceSpec, organizationSpec, secretFieldNames } from "../../kinds";
 import { zod } from "../../lazy-zod";
+// The package version compiled in with the package schema, as the plugin reports it: a bundle has no package.json to read.
+import { schemaVersion } from "../../native/package-schema";
 import { JSON_CONTENT_TYPE, unmatchedRoute } from "../http/envelope";
 import { FAULT_HEADER } from "./faults";
 
@@ -34,6 +36,12 @@ type HeaderName = "Retry-After" | "WWW-Authenticate" | "Allow" | "Connection" | 
 export const ERROR_ANSWERS = {
   ValidationError: { status: 400, title: "ValidationError", when: "The body breaks the contract (every offending field is named), is not JSON, not an object, or too deep.", headers: [], optional: [FAULT_HEADER] },
   Unauthorized: { status: 401, title: "Unauthorized", when: "Missing, malformed or unknown API key.", headers: ["WWW-Authenticate"], optional: [FAULT_HEADER] },
+  HostRefused: {
+    status: 403,
+    title: "Forbidden",
+    when: "The Host header names none of the server's names (localhost, *.localhost, an IP address, the --host name, the names of --allowed-host or ANALYTICS_ALLOWED_HOSTS): the guard against DNS rebinding. Checked before anything else.",
+    headers: ["Connection"],
+  },
   NotFound: { status: 404, title: "NotFound", when: "The organization does not exist or belongs to another user (identical answers).", headers: [], optional: [FAULT_HEADER] },
   MethodNotAllowed: { status: 405, title: "MethodNotAllowed", when: "The path exists but not with this method.", headers: ["Allow"] },
   PayloadTooLarge: { status: 413, title: "PayloadTooLarge", when: "The body is over the size limit (1 MiB by default).", headers: [], optional: ["Connection", FAULT_HEADER] },
@@ -53,6 +61,7 @@ type ErrorAnswerName = keyof typeof ERROR_ANSWERS;
 const CREATE_ERRORS: readonly ErrorAnswerName[] = [
   "ValidationError",
   "Unauthorized",
+  "HostRefused",
   "PayloadTooLarge",
   "UnsupportedMediaType",
   "HeadersTooLarge",
@@ -161,22 +170,13 @@ const SSO_PATH_ITEM = {
     `The reference server answers every method with ${ERROR_ANSWERS.NotImplemented.status} NotImplemented (components.responses.NotImplemented).`,
 };
 
-/** The package's version, through a `require` a bundler follows: the single file has no package.json beside it. */
-function packageVersion(): string {
-  try {
-    return (require("../../../package.json") as { version: string }).version;
-  } catch {
-    return "0.0.0";
-  }
-}
-
 /** Builds the OpenAPI 3.1 document of the public API from the contract. */
 export function buildOpenApiDocument(): Record<string, unknown> {
   return {
     openapi: "3.1.0",
     info: {
       title: "Analytics public API (reference server)",
-      version: packageVersion(),
+      version: schemaVersion(),
       description:
         "The public API as the reference server implements it. Every answer is `{ data }` or `{ error: { title, detail } }` " +
         "with `Content-Type: application/json; charset=utf-8`; an unknown path answers 404 NotFound.",

@@ -1,0 +1,40 @@
+/**
+ * The Windows single files (the plugin's, the reference server's) under Debian's Wine 8
+ * (`wine64`), where V8 stops at start because Wine lacks the placeholder reservations of
+ * VirtualAlloc2 that V8 takes whenever Windows exports it: a copy differing in one byte, the name
+ * V8 looks that function up by, takes V8's path for Windows without it.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { expect } from "vitest";
+
+/** Debian's wine64 (the `wine` package would put it on PATH; wine64 alone does not). */
+export const WINE = "/usr/lib/wine/wine64";
+
+/**
+ * A Wine prefix of its own in `dir`, saying Windows 10 (Node.js refuses older Windows), with no Mono
+ * or Gecko to offer; returns the environment that runs in it.
+ */
+export function winePrefix(dir: string): NodeJS.ProcessEnv {
+  if (!fs.existsSync(WINE)) throw new Error(`${WINE} is missing: install Debian's wine64 (as .ci/run does)`);
+  const env = { ...process.env, WINEPREFIX: path.join(dir, "prefix"), WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=" };
+  execFileSync(WINE, ["winecfg", "/v", "win10"], { env, stdio: "ignore", timeout: 300_000 });
+  return env;
+}
+
+/** Ends the prefix's wineserver and what runs in it. */
+export function stopWine(env: NodeJS.ProcessEnv): void {
+  spawnSync(path.join(path.dirname(WINE), "wineserver"), ["-k"], { env, timeout: 60_000 });
+}
+
+/** Writes `copy`, `shipped` with only the name V8 looks VirtualAlloc2 up by changed (one byte), after checking that name occurs once. */
+export function withoutVirtualAlloc2(shipped: string, copy: string): string {
+  const bytes = fs.readFileSync(shipped);
+  const at = bytes.indexOf("VirtualAlloc2\0");
+  expect([at > 0, bytes.indexOf("VirtualAlloc2\0", at + 1)]).toEqual([true, -1]);
+  const patched = Buffer.from(bytes);
+  patched.write("X", at + "VirtualAlloc".length);
+  fs.writeFileSync(copy, patched, { mode: 0o755 });
+  return copy;
+}
