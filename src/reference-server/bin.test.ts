@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { build, stop as stopEsbuild } from "esbuild";
@@ -80,12 +81,20 @@ describe("analytics-reference-server bin", () => {
     expect(res.status).toBe(201);
     await res.text();
     await waitForOutput(child, /POST \/api\/public\/organizations 201 \d+ms\n/);
+    // An idle keep-alive connection stays open while the process stops (as a container runtime's health check may leave one).
+    const agent = new http.Agent({ keepAlive: true });
+    const ready = await new Promise<number>((resolve, reject) => {
+      http.get(`${url}/_reference/ready`, { agent }, (answer) => answer.resume().on("end", () => resolve(answer.statusCode ?? 0))).on("error", reject);
+    });
+    expect(ready).toBe(200);
+    expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
     child.process.kill(signal);
     expect(await child.exit).toBe(0);
     expect(child.stderr()).toContain(`${signal} received, shutting down`);
     const state = fs.readFileSync(statePath, "utf8");
     expect(state).toContain("From the bin");
     expect(state).not.toContain(key!);
+    agent.destroy();
   });
 
   it("prints the version from the bundle alone, with no package.json beside it", async () => {

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import * as fs from "node:fs";
 import * as http from "node:http";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -252,7 +253,7 @@ describe("runCli: host names, version, readiness and CI keys", () => {
 });
 
 describe("closeOnSignal", () => {
-  it("returns with an idle keep-alive connection open, and saves the state", async () => {
+  it("returns with an idle keep-alive connection and a half-sent request open, and saves the state", async () => {
     const statePath = path.join(tempDir(), "state.json");
     const server = await startReferenceServer({ bootstrapUsers: ["alice"], statePath });
     servers.push(server);
@@ -266,12 +267,18 @@ describe("closeOnSignal", () => {
       req.end(JSON.stringify({ name: "Saved on SIGTERM" }));
     });
     expect(created).toBe(201);
-    // The connection stays open, idle, in the agent's pool while the server closes.
+    // The connection stays open, idle, in the agent's pool while the server closes; another one
+    // is half-way through its headers (the server would wait a minute for the rest).
     expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
+    const halfway = net.connect(server.port, "127.0.0.1");
+    const halfwayClosed = new Promise((resolve) => halfway.on("close", resolve));
+    halfway.on("error", () => undefined);
+    await new Promise<void>((resolve) => halfway.write(`GET ${READY_PATH} HTTP/1.1\r\nhost: localhost\r\n`, () => resolve()));
     const signals = new EventEmitter();
     const exit = closeOnSignal(server, signals, { stdout: () => undefined, stderr: () => undefined });
     signals.emit("SIGTERM");
     expect(await exit).toBe(0);
+    await halfwayClosed;
     agent.destroy();
     expect(fs.readFileSync(statePath, "utf8")).toContain("Saved on SIGTERM");
   });

@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import { parseArgs } from "node:util";
 import { KINDS, providerConfigSpec } from "../kinds";
+import { schemaVersion } from "../native/package-schema";
 import { CONSOLE_PATH } from "./control/console";
 import { INSPECTION_PREFIX } from "./control/inspection";
 import { OPENAPI_PATH, openApiJson } from "./control/openapi";
@@ -107,9 +108,8 @@ const MINT_OPTIONS = { user: { type: "string" }, state: { type: "string" }, "key
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
-/** `<version> (Node.js <version>)`: the package version, as the plugin reports it (bundled with the code, not read from a file). */
-export async function versionLine(): Promise<string> {
-  const { schemaVersion } = await import("../native/package-schema");
+/** `<version> (Node.js <version>)`: the package version, as the plugin reports it (compiled in, not read from a file). */
+export function versionLine(): string {
   return `${schemaVersion()} (Node.js ${process.version})\n`;
 }
 
@@ -141,7 +141,7 @@ export async function runCli(argv: readonly string[], out: CliOutput, env: NodeJ
     return { kind: "exit", code: 0 };
   }
   if (values.version === true) {
-    out.stdout(await versionLine());
+    out.stdout(versionLine());
     return { kind: "exit", code: 0 };
   }
   try {
