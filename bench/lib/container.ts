@@ -174,11 +174,12 @@ export function containerFigures(result: ContainerResult): Figure[] {
 }
 
 /** The scenario's report: each figure beside its target, every start, and the commands. */
-export function containerMarkdown(result: ContainerResult, meta: { startedAt: string; durationS: number; system: unknown }, command: string): string {
+export function containerMarkdown(result: ContainerResult, meta: { startedAt: string; durationS: number; system: unknown; load: { start: number[]; end: number[] } }, command: string): string {
+  const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(" / ");
   const lines = [
     "# Scenario container: the reference server's image against its single file and the npm package's script",
     "",
-    `Run ${meta.startedAt}, ${round(meta.durationS / 60, 1)} min: \`${command}\`. Start: from the start command to the first 200 of \`GET /_reference/ready\`; one warm-up start each, then interleaved starts; medians. Image index ${result.indexDigest}.`,
+    `Run ${meta.startedAt}, ${round(meta.durationS / 60, 1)} min, load average ${load(meta.load.start)} at start and ${load(meta.load.end)} at end: \`${command}\`. Start: from the start command to the first 200 of \`GET /_reference/ready\`; one warm-up start each, then interleaved starts; medians. Image index ${result.indexDigest}.`,
     "",
     "| Figure | Value | Target | Status |",
     "| --- | --- | --- | --- |",
