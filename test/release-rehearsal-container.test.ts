@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { imageArchiveName } from "../tools/build-reference-server-image.js";
 import { containerArchiveName, containerIndexDigest } from "../tools/publish.js";
 import { startDockerRegistry, type ContainerRegistry } from "./support/registries";
 import { removeContainers, startContainer } from "./support/reference-image";
@@ -42,6 +43,10 @@ describe("the release's container image, as the release workflow publishes it", 
   afterAll(async () => {
     await registry?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("takes the archive the image builder names (publish.js stays free of the build's dependencies, so it names it too)", () => {
+    expect(containerArchiveName()).toBe(imageArchiveName(VERSION));
   });
 
   it("stores the release's image index under its digest and the version's tag, with both platforms' images", async () => {

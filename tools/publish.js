@@ -188,7 +188,12 @@ async function centralPortal({ api }) {
   if (!response.ok) throw new Error(`${url.origin} answered ${response.status}: ${await response.text()}`);
 }
 
-/** The release's oci-archive of the reference server's image index. @param {string} [version] */
+/**
+ * The release's oci-archive of the reference server's image index: the name
+ * tools/build-reference-server-image.js gives it (which this script cannot load: it needs esbuild,
+ * and the publishing jobs run no npm ci); test/release-rehearsal-container.test.ts holds them equal.
+ * @param {string} [version]
+ */
 const containerArchiveName = (version = releaseVersion()) => `analytics-reference-server-v${version}-oci.tar`;
 
 /** The media type of an OCI image index. */
