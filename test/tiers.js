@@ -38,6 +38,7 @@ const RELEASE = [
   "test/container-programs.test.ts",
   "test/registry-docs.test.ts",
   "test/node-lines.test.ts",
+  "test/reference-image.test.ts",
 ];
 const LANGUAGES = [
   "test/yaml-*.test.ts",

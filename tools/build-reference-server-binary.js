@@ -2,11 +2,11 @@
 // @ts-check
 /**
  * Builds the reference server (`analytics-reference-server`, dist/reference-server/bin.js) as
- * single executables, so it runs where no Node.js is installed: the bin and everything it loads,
- * `pg` included (the background schema sync's client, an optional peer dependency of the npm
- * package), bundled into one script by esbuild, with the console page's files
- * (src/reference-server/control/console-page/) as assets that the page's routes read with
- * `node:sea`'s getAsset, in a blob of scripts injected into a copy of the pinned Node.js of
+ * single executables, so it runs where no Node.js is installed: the bin and what it loads at start
+ * bundled by esbuild into the main script, zod and `pg` (the background schema sync's client, an
+ * optional peer dependency of the npm package) each bundled into an asset compiled on first use
+ * ({@link LAZY_PACKAGES}), and the console page's files (src/reference-server/control/console-page/)
+ * as assets that the page's routes read with `node:sea`'s getAsset, in a blob of scripts injected into a copy of the pinned Node.js of
  * PLUGIN_LINE: the same Node.js, targets and injection as the single-file plugin
  * (tools/single-executable.js). pg's native bindings (`pg-native`) stay out: the bundle's
  * `pg-native` is a module that is not found, as pg expects when they are not installed. Writes

@@ -26,11 +26,9 @@ const crypto = require("node:crypto");
 const fs = require("node:fs");
 const path = require("node:path");
 const { packageVersion, sourceDateEpoch } = require("./build-plugin-archive.js");
+const { REFERENCE_SERVER: SERVER } = require("./build-reference-server-binary.js");
 const { ROOT, projectIdentity, readManifest } = require("./project-identity.js");
 const { gzipReproducible, tarBytes, writeTar } = require("./tar-gz.js");
-
-/** The executable's name, in the image and in the release's file names. */
-const SERVER = "analytics-reference-server";
 
 /** The user the server runs as, and who owns /data: the conventional "nonroot" ids of distroless images. */
 const USER = { name: "analytics", uid: 65532, gid: 65532 };

@@ -11,6 +11,9 @@
  *   platform this platform builds (tools/build-reference-server-binary.js: on linux-x64, Linux x64,
  *   Linux arm64 and Windows x64; on macOS, its own), and a CycloneDX SBOM of the packages bundled
  *   into it (pg among them) and of the Node.js they embed;
+ * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive made
+ *   from the Linux executables of the release's archives, and the SBOM of the Debian packages of
+ *   its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables);
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
@@ -34,7 +37,8 @@ const os = require("node:os");
 const path = require("node:path");
 const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { buildPluginBinaries } = require("./build-plugin-binary.js");
-const { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerBundle } = require("./build-reference-server-binary.js");
+const { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle } = require("./build-reference-server-binary.js");
+const { buildReferenceServerImage } = require("./build-reference-server-image.js");
 const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { buildNodeSdkPackage } = require("./node-sdk-package.js");
 const { PLUGIN_LINE, nodePackage, supportedLine } = require("./node-runtime.js");
@@ -235,11 +239,37 @@ function yamlPackageFile(ctx) {
   fs.writeFileSync(path.join(ctx.out, yamlPackageFileName(ctx.version)), `${lines.join("\n")}\n`);
 }
 
+/**
+ * The reference server's container image (its OCI archive and the SBOM of its libraries), made
+ * from the Linux executables in the reference server's archives of this release, so the image
+ * holds the very files released beside it. Only where those are built: on linux-x64, with the executables.
+ * @param {ReleaseContext} ctx
+ */
+function referenceServerImage(ctx) {
+  if (!ctx.binary || process.platform !== "linux" || process.arch !== "x64") return;
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-image-"));
+  try {
+    /** @type {(arch: string) => string} */
+    const executable = (arch) => {
+      const archive = path.join(ctx.out, referenceServerArchiveName(ctx.version, { os: "linux", arch }));
+      if (!fs.existsSync(archive)) throw new Error(`the reference server's image needs ${path.basename(archive)}, which the reference server step writes first`);
+      fs.mkdirSync(path.join(staging, arch));
+      execFileSync("tar", ["-xzf", archive, "-C", path.join(staging, arch), REFERENCE_SERVER]);
+      return path.join(staging, arch, REFERENCE_SERVER);
+    };
+    const image = buildReferenceServerImage({ binaries: { amd64: executable("amd64"), arm64: executable("arm64") }, outDir: staging, time: ctx.time });
+    for (const file of [image.archive, image.sbom]) fs.copyFileSync(file, path.join(ctx.out, path.basename(file)));
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
 /** The release's steps, in order; each writes its files into `context.out`. @type {ReleaseStep[]} */
 const RELEASE_STEPS = [
   { name: "npm package", run: npmPackage },
   { name: "plugin archives", run: pluginArchives },
   { name: "reference server archives", run: referenceServerArchives },
+  { name: "reference server image", run: referenceServerImage },
   { name: "Go SDK", run: goSdk },
   { name: "C# SDK", run: dotnetSdk },
   { name: "Python SDK", run: pythonSdk },

@@ -110,6 +110,8 @@ export interface StartedContainer {
   port: number;
   /** What it printed to stdout and stderr so far. */
   logs(): Promise<string>;
+  /** Its logs once they hold `text` (a server may answer before its line reaches the log), or an error after `timeoutMs`. */
+  waitForLogs(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** `podman stop` (SIGTERM, then the image's stop timeout). */
   stop(): Promise<void>;
   /** `podman start` again, then waits as at the first start; the port may change. */
@@ -182,6 +184,15 @@ export async function startContainer(options: ContainerOptions = {}): Promise<St
     logs: async () => {
       const result = await run("podman", ["logs", containerId]);
       return result.stdout + result.stderr;
+    },
+    waitForLogs: async (text, timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const logs = await started.logs();
+        if (typeof text === "string" ? logs.includes(text) : new RegExp(text.source, text.flags.replace("g", "")).test(logs)) return logs;
+        if (Date.now() > deadline) throw new Error(`container ${containerId} did not log ${String(text)} within ${timeoutMs} ms:\n${logs}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     },
     stop: async () => void (await podman(["stop", containerId])),
     start: async () => {
