@@ -104,7 +104,7 @@ describe("examples/yaml against the container, through a restart on the same vol
     expect((await ws.pulumi(["config", "--json"])).stdout).not.toMatch(/analytics:/);
     const [org] = resourcesOfType(await ws.exportStack(), ORG_TYPE);
     expect(org?.id).toMatch(/^org_\w{20}$/);
-    expect(await container.logs()).toMatch(/POST \/api\/public\/organizations 201/);
+    await container.waitForLogs(/POST \/api\/public\/organizations 201/);
   }, 600_000);
 
   it("keeps the organization, still the key's user's, in a new container on the same volume, and the program has nothing to change", async () => {
@@ -182,7 +182,7 @@ describe("examples/python against the container, with no Node.js on PATH", () =>
     expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ orgId: org?.id, lastSyncStatus: "PENDING" });
     const again = await ws.pulumi(["up", "--yes"]);
     expect(output(again)).toMatch(/2 unchanged/);
-    expect((await container.logs()).match(/POST \/api\/public\/organizations 201/g)).toHaveLength(1);
+    expect((await container.waitForLogs(/POST \/api\/public\/organizations\/org_\w+\/data-sources 201/)).match(/POST \/api\/public\/organizations 201/g)).toHaveLength(1);
     await expectNoCredentialLeak(ws, [key, DB_PASSWORD]);
   }, 600_000);
 });
