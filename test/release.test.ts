@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPluginArchive } from "../tools/build-plugin-archive.js";
 import { executableName, platformArchiveName, pulumiPlatform, targetsBuiltOn } from "../tools/build-plugin-binary.js";
 import { REFERENCE_SERVER, referenceServerArchiveName } from "../tools/build-reference-server-binary.js";
+import { imageArchiveName } from "../tools/build-reference-server-image.js";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../tools/node-sdk-package.js";
 import * as sboms from "../tools/release-sboms.js";
@@ -124,6 +125,8 @@ describe("the release command", () => {
         `pulumi-resource-analytics-v${version}.tar.gz`,
         ...BUILT_HERE.map((target) => referenceServerArchiveName(version, target)),
         `${REFERENCE_SERVER}-v${version}.cdx.json`,
+        imageArchiveName(version),
+        `${REFERENCE_SERVER}-v${version}-oci.cdx.json`,
       ].sort(),
     );
     expect(BUILT_HERE.map((target) => `${target.os}-${target.arch}`)).toEqual(["linux-amd64", "linux-arm64", "windows-amd64"]);

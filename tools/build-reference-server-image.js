@@ -234,13 +234,20 @@ function addPlatformImage(blobs, arch, binary, time, version) {
  * @param {string} version @param {Date} time
  */
 function imageSbom(version, time) {
+  const distribution = osReleaseId();
   const components = /** @type {ImageArch[]} */ (Object.keys(RUNTIME)).flatMap((arch) =>
     debianPackages(RUNTIME[arch]).map((p) => {
-      const purl = `pkg:deb/debian/${p.name.replace(/:.*$/, "")}@${encodeURIComponent(p.version)}?arch=${p.architecture}`;
+      const purl = `pkg:deb/${distribution}/${p.name.replace(/:.*$/, "")}@${encodeURIComponent(p.version)}?arch=${p.architecture}`;
       return { type: "library", "bom-ref": `${arch}:${purl}`, name: p.name.replace(/:.*$/, ""), version: p.version, purl, description: `In the linux/${arch} image: ${RUNTIME[arch].libraries.filter((l) => l.package === p.name).map((l) => l.name).join(", ")}` };
     }),
   );
   return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { timestamp: time.toISOString(), component: { type: "container", name: SERVER, version } }, components };
+}
+
+/** The distribution whose packages these are (`ID` of /etc/os-release: debian, ubuntu), the namespace of their purls. */
+function osReleaseId() {
+  const text = fs.existsSync("/etc/os-release") ? fs.readFileSync("/etc/os-release", "utf8") : "";
+  return /^ID="?([^"\n]+)"?$/m.exec(text)?.[1] ?? "debian";
 }
 
 /** The name of the image's tar file in a release. @param {string} version */
