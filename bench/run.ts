@@ -29,12 +29,16 @@
  * (`--quick`: bench/tmp/results/). `node bench/dist/run.js P` runs scenario P alone and puts its
  * measurements into bench/results/latest.json in place of the last run's, redrawing latest.md (the
  * commands table says when P was measured); with `--quick` it only prints its figures, as
- * `npm run bench:persistence` does.
+ * `npm run bench:persistence` does. `node bench/dist/run.js container` runs scenario container (the
+ * reference server's image started by podman against its single file and `node
+ * dist/reference-server/bin.js`, and the image's size per platform) alone into
+ * bench/results/container.md and container.json (`--quick`: two starts each, bench/tmp/results/).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { resolvePulumiToolchain } from "@pulumi-analytics/toolchain";
 import { runClientScenario } from "./lib/client";
+import { containerFigures, containerMarkdown, runContainerScenario } from "./lib/container";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
 import { runHttpScenario, runMemoryScenario } from "./lib/http";
 import { runNativeScenario } from "./lib/native";
@@ -66,6 +70,7 @@ const onlyT = process.argv.slice(2).includes("T");
 const onlyR = process.argv.slice(2).includes("R");
 const onlyB = process.argv.slice(2).includes("B");
 const onlyP = process.argv.slice(2).includes("P");
+const onlyContainer = process.argv.slice(2).includes("container");
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -353,6 +358,16 @@ async function main(): Promise<void> {
     const dir = aloneResultsDir();
     writeSingleFileResult(dir, result, run.meta(toolchain.version), aloneCommand());
     log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
+    return;
+  }
+  if (onlyContainer) {
+    const run = aloneRun(started);
+    const result = await runContainerScenario(quick ? 2 : 9, run.log);
+    const dir = aloneResultsDir();
+    const meta = run.meta("none (no Pulumi CLI in this scenario)");
+    writeResult(dir, "container", meta, result, containerMarkdown(result, meta, aloneCommand()));
+    run.log(`wrote ${path.relative(repoRoot, dir)}/container.md and container.json`);
+    for (const f of containerFigures(result)) run.log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
     return;
   }
   if (onlyT) return scenarioTAlone(started);

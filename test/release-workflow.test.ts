@@ -4,7 +4,8 @@
  * fails. Both audited by zizmor (pinned with hashes in tools/zizmor/requirements.txt, run offline)
  * with no finding, and a copy whose checkouts keep their credentials and that takes an action by
  * tag fails. The release's shape: the tag checked against package.json, publishing after the test
- * suite and the GitHub release, secrets and OIDC tokens only in jobs with an environment.
+ * suite and the GitHub release, secrets and OIDC tokens only in jobs with an environment, the
+ * reference server's image pushed to ghcr.io by digest with its provenance.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -149,7 +150,7 @@ describe("the release workflow", () => {
     expect(needs(all.get("build")!)).toEqual(["version"]);
     expect(needs(all.get("platforms")!)).toEqual(["build"]);
     expect(needs(all.get("release")!)).toEqual(["version", "test", "build", "platforms"]);
-    const publishing = ["npm", "pypi", "maven", "go", "nuget"];
+    const publishing = ["npm", "pypi", "maven", "go", "nuget", "container"];
     for (const name of publishing) expect(needs(all.get(name)!), name).toEqual(["test", "release"]);
     expect([...all.keys()].sort()).toEqual(["build", "platforms", "release", "test", "version", ...publishing].sort());
   });
@@ -206,6 +207,27 @@ describe("the release workflow", () => {
     expect(gitops.get("preview")).not.toMatch(/secrets\./);
     expect(gitops.get("preview")).not.toMatch(/^\s+environment:/m);
     expect(gitops.get("up")).toMatch(/ANALYTICS_API_KEY: \$\{\{ secrets\.ANALYTICS_API_KEY \}\}/);
+  });
+
+  it("pushes the reference server's image index to ghcr.io by digest from the Linux x64 folder, logged in through stdin, with provenance pushed beside it", () => {
+    const job = jobs(fs.readFileSync(WORKFLOW, "utf8")).get("container")!;
+    expect(job).toMatch(/^    environment: ghcr$/m);
+    const permissions = /^    permissions:\n((?:      .+\n)+)/m.exec(job)![1]!.split("\n").filter(Boolean).map((line) => line.trim().replace(/ #.*$/, ""));
+    expect(permissions.sort()).toEqual(["attestations: write", "contents: read", "id-token: write", "packages: write"]);
+    expect(job).toMatch(/uses: actions\/download-artifact@[0-9a-f]{40} # v[\d.]+\n\s+with:\n\s+name: release-linux-amd64\n\s+path: release\n/);
+    // The token only in the environment, piped to --password-stdin: never in an argument or a URL.
+    expect(job).toMatch(/GH_TOKEN: \$\{\{ github\.token \}\}\n\s+run: printf '%s' "\$GH_TOKEN" \| docker login ghcr\.io --username "\$GITHUB_ACTOR" --password-stdin\n/);
+    expect(job).not.toMatch(/--password[ =]|-p |:\/\/[^/\s]*@|token@/);
+    const push = 'id: push\n        run: node tools/publish.js container --release release --repository "ghcr.io/${GITHUB_REPOSITORY_OWNER,,}/analytics-reference-server"\n';
+    expect(job).toContain(push);
+    expect(job).toMatch(
+      /uses: actions\/attest-build-provenance@[0-9a-f]{40} # v[\d.]+\n\s+with:\n\s+subject-name: \$\{\{ steps\.push\.outputs\.name \}\}\n\s+subject-digest: \$\{\{ steps\.push\.outputs\.digest \}\}\n\s+push-to-registry: true\n/,
+    );
+    const at = (text: string) => job.indexOf(text);
+    expect([at("docker login"), at(push), at("attest-build-provenance")].every((value, i, all) => value >= 0 && (i === 0 || value > all[i - 1]!))).toBe(true);
+    // The same attest action, at the same commit, as the release's own attestation.
+    const attests = new Set([...fs.readFileSync(WORKFLOW, "utf8").matchAll(/actions\/attest-build-provenance@([0-9a-f]{40})/g)].map((match) => match[1]));
+    expect(attests.size).toBe(1);
   });
 
   it("runs tools/publish.js for each registry, with the registry's address", () => {

@@ -35,6 +35,7 @@ const RELEASE = [
   "test/plugin-binary.test.ts",
   "test/plugin-platforms.test.ts",
   "test/reference-server-binary.test.ts",
+  "test/container-programs.test.ts",
   "test/registry-docs.test.ts",
   "test/node-lines.test.ts",
   "test/reference-image.test.ts",

@@ -23,6 +23,13 @@
  *   go    --remote <git url>               the tag sdk/v<version> on this checkout's HEAD, pushed
  *   nuget --registry <url> --out <dir>     the C# SDK packed by `dotnet pack` and pushed
  *                                          (NUGET_API_KEY)
+ *   container --release <dir> --repository <host/path> [--tls-verify false]
+ *                                          the reference server's image index (the release's
+ *                                          oci-archive) pushed by `skopeo copy --all` by its
+ *                                          digest, then tagged <version> (the credentials of
+ *                                          `docker login` or `skopeo login`); prints the digest,
+ *                                          and writes `digest=` and `name=` to $GITHUB_OUTPUT
+ *                                          when that is set
  * Every name and version comes from the package's manifests: package.json, sdk/nodejs/package.json,
  * sdk/python/pyproject.toml, sdk/java/pom.xml, sdk/go.mod and the C# project.
  */
@@ -181,8 +188,66 @@ async function centralPortal({ api }) {
   if (!response.ok) throw new Error(`${url.origin} answered ${response.status}: ${await response.text()}`);
 }
 
-/** The publish commands, by the registry kind the command line names. @type {Record<string, (options: CommandOptions) => void | Promise<void>>} */
-const COMMANDS = { npm: publishNpm, pypi: publishPypi, maven: publishMaven, "central-portal": centralPortal, go: publishGo, nuget: publishNuget };
+/**
+ * The release's oci-archive of the reference server's image index: the name
+ * tools/build-reference-server-image.js gives it (which this script cannot load: it needs esbuild,
+ * and the publishing jobs run no npm ci); test/release-rehearsal-container.test.ts holds them equal.
+ * @param {string} [version]
+ */
+const containerArchiveName = (version = releaseVersion()) => `analytics-reference-server-v${version}-oci.tar`;
+
+/** The media type of an OCI image index. */
+const OCI_INDEX = "application/vnd.oci.image.index.v1+json";
+
+/**
+ * The digest of the image index an oci-archive holds: its index.json must name exactly one
+ * descriptor, an image index (the linux/amd64 and linux/arm64 manifests are in that index).
+ * @param {string} archive
+ * @returns {string}
+ */
+function containerIndexDigest(archive) {
+  if (!fs.existsSync(archive)) throw new Error(`${archive} is missing: the release folder has no image of the reference server (npm run release makes it)`);
+  const entry = execFileSync("tar", ["-tf", archive], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }).split("\n").find((name) => /^(\.\/)?index\.json$/.test(name));
+  if (!entry) throw new Error(`${archive} has no index.json: it is not an oci-archive`);
+  /** @type {{ manifests?: Array<{ mediaType?: string, digest?: string }> }} */
+  const layout = JSON.parse(execFileSync("tar", ["-xOf", archive, entry], { encoding: "utf8" }));
+  const [index, ...more] = layout.manifests ?? [];
+  if (!index || more.length > 0 || index.mediaType !== OCI_INDEX || !/^sha256:[0-9a-f]{64}$/.test(index.digest ?? "")) {
+    throw new Error(`${archive}'s index.json names ${layout.manifests?.length ?? 0} descriptors, not one image index (${OCI_INDEX})`);
+  }
+  return /** @type {string} */ (index.digest);
+}
+
+/**
+ * Pushes the release's image index to `repository` (`host[:port]/path`) with `skopeo copy --all
+ * --preserve-digests`: first by its digest, then as the tag <version>; checks that the registry
+ * took it under that digest. `tls-verify false` talks plain HTTP (a registry on 127.0.0.1). The
+ * credentials are those of skopeo's (or docker's) own login, as `npm` takes npm's. Returns the digest.
+ * @param {CommandOptions} options
+ */
+function publishContainer({ release, repository, "tls-verify": tlsVerify = "true" }) {
+  if (!repository || !/^[^/@]+\/[^:@]+$/.test(repository)) throw new Error(`--repository: give host/path without a tag or digest, e.g. ghcr.io/<owner>/analytics-reference-server (got ${repository ?? "nothing"})`);
+  if (tlsVerify !== "true" && tlsVerify !== "false") throw new Error(`--tls-verify: true or false, not ${tlsVerify}`);
+  const archive = path.join(release, containerArchiveName());
+  const digest = containerIndexDigest(archive);
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-publish-container-"));
+  try {
+    for (const destination of [`${repository}@${digest}`, `${repository}:${releaseVersion()}`]) {
+      const digestFile = path.join(temp, "digest");
+      run("skopeo", ["copy", "--all", "--preserve-digests", `--dest-tls-verify=${tlsVerify}`, "--digestfile", digestFile, `oci-archive:${archive}`, `docker://${destination}`]);
+      const pushed = fs.readFileSync(digestFile, "utf8").trim();
+      if (pushed !== digest) throw new Error(`${destination} was stored as ${pushed}, not the release's index ${digest}`);
+    }
+  } finally {
+    fs.rmSync(temp, { recursive: true, force: true });
+  }
+  process.stdout.write(`pushed ${repository}@${digest} as ${repository}:${releaseVersion()}\n`);
+  if (process.env.GITHUB_OUTPUT) fs.appendFileSync(process.env.GITHUB_OUTPUT, `digest=${digest}\nname=${repository}\n`);
+  return digest;
+}
+
+/** The publish commands, by the registry kind the command line names. @type {Record<string, (options: CommandOptions) => unknown>} */
+const COMMANDS = { npm: publishNpm, pypi: publishPypi, maven: publishMaven, "central-portal": centralPortal, go: publishGo, nuget: publishNuget, container: publishContainer };
 
 /** `--name value` pairs of `args`, as an object. @param {string[]} args */
 function options(args) {
@@ -211,7 +276,7 @@ async function main(argv) {
   await publish(opts);
 }
 
-module.exports = { checkTag, goTag, javaCoordinates, npmPackages, npmTarballName, pythonDistributions, publishGo, publishMaven, publishNpm, publishPypi };
+module.exports = { checkTag, containerArchiveName, containerIndexDigest, goTag, javaCoordinates, npmPackages, npmTarballName, pythonDistributions, publishGo, publishMaven, publishContainer, publishNpm, publishPypi };
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((error) => {

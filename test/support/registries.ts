@@ -2,12 +2,15 @@
  * The registries of the publish rehearsal, real registry software on 127.0.0.1 at ports the system
  * picks: Verdaccio for npm (installed by `npm ci` from tools/verdaccio's lock into the project
  * cache), pypiserver for PyPI (tools/pypiserver/requirements.txt, hash-pinned, with twine), each
- * with one user whose random password or token exists only in the rehearsal; and a throwaway gpg
- * key that signs the Maven artifacts. Each registry keeps its files in a folder of the rehearsal's.
+ * with one user whose random password or token exists only in the rehearsal; Debian's
+ * `docker-registry` (distribution 2.8.2) for container images, over plain HTTP with no user; and a
+ * throwaway gpg key that signs the Maven artifacts. Each registry keeps its files in a folder of
+ * the rehearsal's.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { withLock } from "../../toolchain/src/go-build";
@@ -158,4 +161,46 @@ export function verifySignature(dir: string, publicKey: string, file: string, si
   const valid = /^\[GNUPG:\] VALIDSIG ([0-9A-F]+) /m.exec(status);
   if (!valid) throw new Error(`gpg found no valid signature in ${signature}:\n${status}`);
   return valid[1]!;
+}
+
+/** Debian's docker-registry (the distribution project's registry, 2.8.2). */
+export const DOCKER_REGISTRY = "/usr/bin/docker-registry";
+
+/** A container registry on 127.0.0.1: `host` is `127.0.0.1:<port>`, the first part of an image's name. */
+export interface ContainerRegistry {
+  host: string;
+  close(): Promise<void>;
+}
+
+/** A port free on 127.0.0.1 now (docker-registry takes a port from its config, not 0). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * docker-registry serving plain HTTP on 127.0.0.1 with its storage under `dir`, from a config file
+ * written there; resolves once `/v2/` answers 200.
+ */
+export async function startDockerRegistry(dir: string): Promise<ContainerRegistry> {
+  if (!fs.existsSync(DOCKER_REGISTRY)) throw new Error(`${DOCKER_REGISTRY} is missing: install Debian's docker-registry (apt-get install docker-registry)`);
+  const port = await freePort();
+  fs.mkdirSync(path.join(dir, "storage"), { recursive: true });
+  const config = path.join(dir, "config.yml");
+  fs.writeFileSync(config, `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${path.join(dir, "storage")}\nhttp:\n  addr: 127.0.0.1:${port}\n`);
+  const child = spawn(DOCKER_REGISTRY, ["serve", config], { stdio: ["ignore", "ignore", "pipe"] });
+  let output = "";
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const host = `127.0.0.1:${port}`;
+  for (const started = Date.now(); ; ) {
+    if (child.exitCode !== null) throw new Error(`docker-registry exited (${child.exitCode}) before serving:\n${output}`);
+    const answer = await fetch(`http://${host}/v2/`).catch(() => undefined);
+    if (answer?.status === 200) break;
+    if (Date.now() - started > 30_000) throw (await stop(child), new Error(`docker-registry did not answer on ${host} within 30 s:\n${output}`));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { host, close: () => stop(child) };
 }

@@ -1,0 +1,200 @@
+/**
+ * Scenario container: the reference server's image (tools/build-reference-server-image.js, made of
+ * the single files of tools/build-reference-server-binary.js) against those single files and the
+ * npm package's script, side by side: time from start to the first 200 of `GET /_reference/ready`,
+ * for `podman run -d` of the image (its own command line: `--state /data/state.json --key-user
+ * ci`, the key in ANALYTICS_API_KEY, the port published on 127.0.0.1), the linux-x64 single file
+ * started on the host and `node dist/reference-server/bin.js`, both with the same state file, key
+ * user and key; one warm-up start each, then `reps` starts each, interleaved, the order alternating.
+ * And the image's compressed size per platform: its config and layer as the registry stores them
+ * (what tools/build-reference-server-image.js reports). Targets: the container at most 1.3x the single file, the single file at
+ * most 1.0x the script, each platform's image at most 60 MB.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Figure } from "./figure";
+import { askOnceListening, freePort, spawnGroup } from "./spawned";
+import { median, round } from "./stats";
+import { repoRoot } from "./workspace";
+
+/** What is started. */
+export type ContainerSubject = "container" | "single" | "script";
+
+/** Everything the scenario measured. */
+export interface ContainerResult {
+  /** Milliseconds from the start command to the first 200 of /_reference/ready, per start, per subject. */
+  readyMs: Record<ContainerSubject, number[]>;
+  /** Compressed bytes of the image per platform (config + layer, as the registry stores and a pull fetches them). */
+  imageBytes: Record<string, number>;
+  /** The image index's digest. */
+  indexDigest: string;
+  /** Each subject's command line, `<port>` standing for the port. */
+  commands: Record<ContainerSubject, string>;
+}
+
+/** The image's name in podman's storage while the bench runs. */
+const IMAGE = "localhost/analytics-reference-server:bench";
+/** The user the key is registered for, as the image's own command line names it. */
+const KEY_USER = "ci";
+/** Targets. */
+const CONTAINER_TARGET = 1.3;
+const SINGLE_TARGET = 1.0;
+const SIZE_TARGET_MB = 60;
+
+/** The linux-amd64 and linux-arm64 single files and the image index made of them, into bench/tmp/container. */
+async function buildImage(log: (line: string) => void): Promise<{ single: string; layout: string; indexDigest: string; imageBytes: Record<string, number> }> {
+  const tools = path.join(repoRoot, "tools");
+  const { buildReferenceServerBinaries } = require(path.join(tools, "build-reference-server-binary.js")) as {
+    buildReferenceServerBinaries(out: string, options: { targets: readonly unknown[]; log: (line: string) => void }): Promise<Array<{ binary: string; target: { os: string; arch: string } }>>;
+  };
+  const { TARGETS } = require(path.join(tools, "single-executable.js")) as { TARGETS: ReadonlyArray<{ os: string; arch: string }> };
+  const { buildReferenceServerImage } = require(path.join(tools, "build-reference-server-image.js")) as {
+    buildReferenceServerImage(options: { binaries: { amd64: string; arm64: string }; outDir: string; time: Date; log: (line: string) => void }): {
+      layout: string;
+      indexDigest: string;
+      manifests: Array<{ platform: string; compressedSize: number }>;
+    };
+  };
+  const out = path.join(repoRoot, "bench", "tmp", "container");
+  fs.rmSync(out, { recursive: true, force: true });
+  const built = await buildReferenceServerBinaries(path.join(out, "binaries"), { targets: TARGETS.filter((t) => t.os === "linux"), log });
+  const binary = (arch: string): string => built.find((b) => b.target.os === "linux" && b.target.arch === arch)!.binary;
+  const image = buildReferenceServerImage({ binaries: { amd64: binary("amd64"), arm64: binary("arm64") }, outDir: path.join(out, "image"), time: new Date(), log });
+  const imageBytes = Object.fromEntries(image.manifests.map((m) => [m.platform, m.compressedSize]));
+  return { single: binary("amd64"), layout: image.layout, indexDigest: image.indexDigest, imageBytes };
+}
+
+/** Waits for the first 200 of /_reference/ready on `port` (every millisecond while refused or not yet 200). */
+async function untilReady(port: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const answer = await askOnceListening({ url: `http://127.0.0.1:${port}/_reference/ready`, method: "GET" });
+    if (answer.status === 200) return;
+    if (Date.now() > until) throw new Error(`/_reference/ready on ${port} still answers ${answer.status} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** One start of the container: `podman run -d` until ready, then `podman rm -f`; milliseconds to ready. */
+async function startContainer(key: string): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const id = execFileSync("podman", ["run", "-d", "--rm", "-p", `127.0.0.1:${port}:8080`, "-e", "ANALYTICS_API_KEY", IMAGE], { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim();
+  try {
+    await untilReady(port);
+    return performance.now() - started;
+  } finally {
+    execFileSync("podman", ["rm", "-f", "-t", "0", id], { stdio: "ignore" });
+  }
+}
+
+/** One start of a process on the host (`argv` with `<port>` and `<state>` filled in) until ready; milliseconds to ready. */
+async function startProcess(argv: readonly string[], key: string): Promise<number> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-container-state-"));
+  const args = argv.map((a) => a.replace("<port>", String(port)).replace("<state>", path.join(dir, "state.json")));
+  const started = performance.now();
+  const child = spawnGroup(args[0]!, args.slice(1), { env: { ANALYTICS_API_KEY: key } });
+  try {
+    await untilReady(port);
+    return performance.now() - started;
+  } catch (error) {
+    throw new Error(`${args.join(" ")}: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
+  } finally {
+    await child.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Builds the image, loads its native platform into podman, and runs the scenario; `log` gets progress lines. */
+export async function runContainerScenario(reps: number, log: (line: string) => void): Promise<ContainerResult> {
+  const { single, layout, indexDigest, imageBytes } = await buildImage(log);
+  execFileSync("skopeo", ["copy", "--quiet", `oci:${layout}`, `containers-storage:${IMAGE}`], { stdio: "inherit" });
+  const key = `analytics_key_${randomBytes(48).toString("base64").replace(/[^0-9A-Za-z]/g, "").slice(0, 32)}`;
+  const hostArgs = ["--host", "127.0.0.1", "--port", "<port>", "--state", "<state>", "--key-user", KEY_USER];
+  const script = [process.execPath, path.join(repoRoot, "dist", "reference-server", "bin.js"), ...hostArgs];
+  const starts: Record<ContainerSubject, () => Promise<number>> = {
+    container: () => startContainer(key),
+    single: () => startProcess([single, ...hostArgs], key),
+    script: () => startProcess(script, key),
+  };
+  const names = Object.keys(starts) as ContainerSubject[];
+  const readyMs: Record<ContainerSubject, number[]> = { container: [], single: [], script: [] };
+  try {
+    for (let rep = 0; rep <= reps; rep++) {
+      for (const name of rep % 2 === 0 ? names : [...names].reverse()) {
+        const ms = await starts[name]();
+        if (rep > 0) readyMs[name].push(ms); // the first round warms the disk caches
+        log(`container rep ${rep}/${reps} ${name}: ready in ${ms.toFixed(0)} ms${rep === 0 ? " (warm-up)" : ""}`);
+      }
+    }
+  } finally {
+    execFileSync("podman", ["rmi", "-f", IMAGE], { stdio: "ignore" });
+  }
+  const words = (argv: readonly string[]): string => argv.map((a) => (a === process.execPath ? "node" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a)).join(" ");
+  return {
+    readyMs,
+    imageBytes,
+    indexDigest,
+    commands: {
+      container: `ANALYTICS_API_KEY=<key> podman run -d --rm -p 127.0.0.1:<port>:8080 -e ANALYTICS_API_KEY ${IMAGE}`,
+      single: `ANALYTICS_API_KEY=<key> ${words([single, ...hostArgs])}`,
+      script: `ANALYTICS_API_KEY=<key> ${words(script)}`,
+    },
+  };
+}
+
+/** The scenario's figures beside their targets: the two start ratios (medians) and each platform's size. */
+export function containerFigures(result: ContainerResult): Figure[] {
+  const ratio = (name: string, a: ContainerSubject, b: ContainerSubject, target: number): Figure => {
+    const [x, y] = [median(result.readyMs[a]), median(result.readyMs[b])];
+    return {
+      scenario: "container",
+      name: `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`,
+      value: `${round(x / y, 3)}×`,
+      target: `≤ ${target.toFixed(1)}×`,
+      status: x / y <= target ? "pass" : "miss",
+    };
+  };
+  return [
+    ratio("container / single file on the host", "container", "single", CONTAINER_TARGET),
+    ratio("single file / node dist/reference-server/bin.js", "single", "script", SINGLE_TARGET),
+    ...Object.entries(result.imageBytes).map(([platform, bytes]): Figure => ({
+      scenario: "container",
+      name: `image size, ${platform} (compressed: config and layer)`,
+      value: `${round(bytes / 1e6, 1)} MB (${round(bytes / 1048576, 1)} MiB)`,
+      target: `≤ ${SIZE_TARGET_MB} MB`,
+      status: bytes / 1e6 <= SIZE_TARGET_MB ? "pass" : "miss",
+    })),
+  ];
+}
+
+/** The scenario's report: each figure beside its target, every start, and the commands. */
+export function containerMarkdown(result: ContainerResult, meta: { startedAt: string; durationS: number; system: unknown; load: { start: number[]; end: number[] } }, command: string): string {
+  const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(" / ");
+  const lines = [
+    "# Scenario container: the reference server's image against its single file and the npm package's script",
+    "",
+    `Run ${meta.startedAt}, ${round(meta.durationS / 60, 1)} min, load average ${load(meta.load.start)} at start and ${load(meta.load.end)} at end: \`${command}\`. Start: from the start command to the first 200 of \`GET /_reference/ready\`; one warm-up start each, then interleaved starts; medians. Image index ${result.indexDigest}.`,
+    "",
+    "| Figure | Value | Target | Status |",
+    "| --- | --- | --- | --- |",
+    ...containerFigures(result).map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${f.status === "pass" ? "met" : "missed"} |`),
+    "",
+    "| Start | Median | Each start (ms) | Command |",
+    "| --- | --- | --- | --- |",
+    ...(Object.keys(result.readyMs) as ContainerSubject[]).map((s) => `| ${s} | ${round(median(result.readyMs[s]), 1)} ms | ${result.readyMs[s].map((ms) => ms.toFixed(0)).join(", ")} | \`${result.commands[s]}\` |`),
+    "",
+    "System:",
+    "",
+    "```json",
+    JSON.stringify(meta.system, null, 2),
+    "```",
+    "",
+  ];
+  return lines.join("\n");
+}
