@@ -17,10 +17,13 @@ describe("the layout docs", () => {
     expect(named.slice().sort()).toEqual([...folders, ...files].sort());
   });
 
-  it("docs/architecture.md's tree names each folder of src/ and each file of src/native/", () => {
+  it("docs/architecture.md's tree names each folder of src/ and each file of src/native/ and src/native/grpc/", () => {
     const architecture = read("docs/architecture.md");
     for (const folder of folders) expect(architecture, folder).toContain(folder);
-    const native = fs.readdirSync(path.join(repoRoot, "src", "native")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
-    for (const file of native) expect(architecture, `src/native/${file}`).toMatch(new RegExp(`(^|[\\s,])${file.replace(".", "\\.")}[\\s,]`, "m"));
+    for (const dir of ["native", "native/grpc"]) {
+      const modules = fs.readdirSync(path.join(repoRoot, "src", dir)).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+      for (const file of modules) expect(architecture, `src/${dir}/${file}`).toMatch(new RegExp(`(^|[\\s,])${file.replace(".", "\\.")}[\\s,]`, "m"));
+    }
+    expect(architecture, "src/native/grpc/").toMatch(/^grpc\/ /m);
   });
 });

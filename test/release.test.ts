@@ -20,7 +20,7 @@ import { imageArchiveName } from "../tools/build-reference-server-image.js";
 import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
 import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../tools/node-sdk-package.js";
 import * as sboms from "../tools/release-sboms.js";
-import { javaSdkFiles, release, type ReleaseStep } from "../tools/release.js";
+import { RELEASE_STEPS, javaSdkFiles, release, type ReleaseStep } from "../tools/release.js";
 import { repoRoot } from "./support/pulumi-workspace";
 import { resolvePythonEnv, type PythonEnv } from "./support/python-env";
 import { sharedReleaseFolder } from "./support/release-folder";
@@ -268,6 +268,16 @@ describe("the release command", () => {
     const { timestamp } = (JSON.parse(fs.readFileSync(path.join(out, SBOMS.python), "utf8")) as Bom).metadata;
     await remakeSboms({ out: again, time: timestamp!, python: pyEnv.python });
     for (const file of [SBOMS.python, SBOMS.go]) expect(fs.readFileSync(path.join(again, file), "utf8")).toBe(fs.readFileSync(path.join(out, file), "utf8"));
+  }, 300_000);
+
+  it("builds the Python SDK's sdist and wheel to the same bytes again, from another folder", async () => {
+    const again = path.join(tmp, "python-again");
+    fs.mkdirSync(again);
+    const steps = RELEASE_STEPS.filter((step) => step.name === "Python SDK");
+    await release({ out: again, python: pyEnv.python, steps, log: () => {} });
+    for (const file of [`pulumi_analytics-${version}.tar.gz`, `pulumi_analytics-${version}-py3-none-any.whl`]) {
+      expect(fs.readFileSync(path.join(again, file)).equals(fs.readFileSync(path.join(out, file))), file).toBe(true);
+    }
   }, 300_000);
 
   it("has the Node.js SDK as an npm package: compiled with its types, and the pulumi block naming the plugin and its server", () => {

@@ -43,6 +43,7 @@ const { writeGoModuleProxy } = require("./go-module-proxy.js");
 const { buildNodeSdkPackage } = require("./node-sdk-package.js");
 const { PLUGIN_LINE, nodePackage, supportedLine } = require("./node-runtime.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
+const { normalizeSdist } = require("./python-sdist.js");
 const { writeTarGz } = require("./tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executables and the Python interpreter. */
@@ -190,6 +191,8 @@ function pythonSdk(ctx) {
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", SOURCE_DATE_EPOCH: String(Math.floor(ctx.time.getTime() / 1000)) },
       stdio: ["ignore", "ignore", "inherit"],
     });
+    // The sdist's are not (setuptools dates them with the build's time): written again, dated the release's.
+    normalizeSdist(ctx.python, path.join(ctx.out, `pulumi_analytics-${ctx.version}.tar.gz`), Math.floor(ctx.time.getTime() / 1000));
     pythonSdkSbom(ctx);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   limitPluginMemory();
   // Loaded after the V8 settings: node:http2 and the bindings allocate enough to grow the young
   // generation past its first semi-spaces if they load before --semi-space-growth-factor=1 is set.
-  const [{ startPluginServer }, { NativeProvider }] = await Promise.all([import("./grpc-server"), import("./provider")]);
+  const [{ startPluginServer }, { NativeProvider }] = await Promise.all([import("./pulumi-service"), import("./provider")]);
   const engineAddress = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
   const server = await startPluginServer(new NativeProvider(), { engineAddress });
   const stop = (): void => {

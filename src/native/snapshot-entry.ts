@@ -20,7 +20,7 @@ import "node:net";
 import "node:os";
 import "node:stream";
 import { allKindSpecs, nativeTypeToken } from "../kinds";
-import { loadBindings } from "./grpc-server";
+import { loadBindings } from "./pulumi-service";
 import { runPlugin } from "./plugin-main";
 import { NativeProvider } from "./provider";
 

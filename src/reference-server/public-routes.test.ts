@@ -14,7 +14,7 @@ import {
 } from "../contract";
 import { ORGANIZATION_NAME_MAX } from "./public-routes";
 import { digestApiKey } from "./state/auth";
-import { dataSourceFieldsSchema } from "./state/store";
+import { dataSourceFieldsSchema } from "./state/state-format";
 import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, start, validDataSource, type Reply } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();

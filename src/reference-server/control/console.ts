@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import * as path from "node:path";
-import { SECRET_DATA_SOURCE_FIELDS } from "../../contract/fields";
+import { SECRET_DATA_SOURCE_FIELDS, type SecretDataSourceField } from "../../contract/fields";
 import { allKindSpecs, createOperationId } from "../../kinds";
 import { sendData, unmatchedRoute } from "../http/envelope";
 import { Router } from "../http/router";
@@ -43,7 +43,7 @@ export interface ConsoleState {
   /** Organizations in creation order, each with its data sources in full (secret fields by name only). */
   organizations: OrganizationDetail[];
   /** Names of a data source's secret fields; the page shows each one as set or not set. */
-  secretFields: readonly string[];
+  secretFields: readonly SecretDataSourceField[];
   /** The routes faults can target. */
   faultRoutes: ConsoleFaultRoute[];
   /** Fault settings in force and faults injected, as `GET /_reference/faults` answers them. */

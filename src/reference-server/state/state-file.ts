@@ -3,18 +3,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ApiKeyRecord } from "./auth";
 import { GroupCommit } from "./group-commit";
-import {
-  ReferenceStore,
-  STATE_FORMAT,
-  STATE_VERSION,
-  StateError,
-  isStateRecord,
-  parseStateSnapshot,
-  stateRecordSchemas,
-  type DataSourceRecord,
-  type OrganizationRecord,
-  type StateSnapshot,
-} from "./store";
+import { STATE_FORMAT, STATE_VERSION, isStateRecord, parseStateSnapshot, stateRecordSchemas, type StateSnapshot } from "./state-format";
+import { ReferenceStore, StateError, type DataSourceRecord, type OrganizationRecord } from "./store";
 
 /**
  * Writes `data` to `file` so readers see the old or the new content, never a torn one: a temp

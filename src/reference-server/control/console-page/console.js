@@ -7,17 +7,17 @@
 "use strict";
 
 /**
- * @typedef {{ schema: string, name: string, columns: Array<{ name: string, type: string }> }} Table
- * @typedef {Record<string, unknown> & { id: string, displayName: string, lastSyncStatus: string, lastHealthStatus: string,
- *   tables: Table[] | null, providedSecretFields: string[], credentialsAvailable: boolean }} DataSource
- * @typedef {Record<string, unknown> & { id: string, name: string, dataSources: DataSource[] }} Organization
- * @typedef {{ method: string, path: string, status: number | null, receivedAt: string, durationMs: number, faults: string[] }} RequestEntry
- * @typedef {Record<string, unknown> & { routes?: Record<string, Record<string, unknown>> }} FaultSettings
- * @typedef {{ settings: FaultSettings, injected: Record<string, number> }} FaultsView
- * @typedef {{ name: string, savedAt: string, organizations: number, dataSources: number }} Snapshot
- * @typedef {{ organizations: Organization[], secretFields: string[], faultRoutes: Array<{ id: string, method: string, pattern: string }>,
- *   faults: FaultsView, snapshots: Snapshot[], requests: { total: number, recent: RequestEntry[] } }} ConsoleState
- * @typedef {{ key: string, on: number, label: string }} SwitchDef
+ * @typedef {import("../console").ConsoleState} ConsoleState
+ * @typedef {ConsoleState["organizations"][number]} Organization
+ * @typedef {Organization["dataSources"][number]} DataSource
+ * @typedef {NonNullable<DataSource["tables"]>[number]} Table
+ * @typedef {ConsoleState["requests"]["recent"][number]} RequestEntry
+ * @typedef {ConsoleState["faults"]} FaultsView
+ * @typedef {FaultsView["settings"]} FaultSettings
+ * @typedef {ConsoleState["snapshots"][number]} Snapshot
+ * @typedef {import("../faults").FaultRoute} FaultRoute
+ * @typedef {import("../faults").RouteFaults} RouteFaults
+ * @typedef {{ key: "failNext" | "rateLimitNext" | "latencyMs", on: number, label: string }} SwitchDef
  */
 
 /** Switches of each create route: each sets one counter of that route's fault settings. @type {SwitchDef[]} */
@@ -164,11 +164,14 @@ function drawRequests(requests) {
   byId("requests").querySelector("tbody")?.replaceChildren(...recent.map(requestRow));
 }
 
-/** The settings object a switch of `scope` reads and writes. @param {FaultSettings} settings @param {string} scope */
+/**
+ * The settings object a switch of `scope` (a route, or every route) reads and writes.
+ * @param {FaultSettings} settings @param {string} scope @returns {RouteFaults}
+ */
 function scopeOf(settings, scope) {
   if (scope === EVERY_ROUTE) return settings;
   settings.routes ??= {};
-  return (settings.routes[scope] ??= {});
+  return (settings.routes[/** @type {FaultRoute} */ (scope)] ??= {});
 }
 
 /** @param {unknown} value */
@@ -213,7 +216,7 @@ function drawFaults(faults) {
     const scope = button.getAttribute("data-scope") ?? "";
     const key = button.getAttribute("data-key") ?? "";
     const def = [...ROUTE_SWITCHES, ...GLOBAL_SWITCHES].find((d) => d.key === key);
-    const value = scopeOf(structuredClone(faults.settings), scope)[key];
+    const value = def && scopeOf(structuredClone(faults.settings), scope)[def.key];
     button.setAttribute("aria-checked", String(isOn(value)));
     const counter = button.querySelector(".count");
     if (counter) counter.textContent = isOn(value) && value !== def?.on ? ` (${shown(value)}${key === "latencyMs" ? " ms" : " left"})` : "";
@@ -314,7 +317,7 @@ async function toggleFault(scope, def) {
   const on = !isOn(target[def.key]);
   if (on) target[def.key] = def.on;
   else delete target[def.key];
-  for (const [route, rules] of Object.entries(settings.routes ?? {})) if (Object.keys(rules).length === 0) delete settings.routes?.[route];
+  for (const [route, rules] of Object.entries(settings.routes ?? {})) if (Object.keys(rules).length === 0) delete settings.routes?.[/** @type {FaultRoute} */ (route)];
   if (settings.routes && Object.keys(settings.routes).length === 0) delete settings.routes;
   await setFaults(settings, `${scope === EVERY_ROUTE ? "Every route" : scope}: “${def.label}” is ${on ? "on" : "off"}.`);
 }

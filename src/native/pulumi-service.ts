@@ -2,11 +2,9 @@
  * The ResourceProvider gRPC service of `pulumi-resource-analytics`: each method decodes its
  * request, calls {@link NativeProvider} and encodes the answer. Errors go back as a gRPC status
  * with the message alone (no stack); methods the provider does not serve answer UNIMPLEMENTED, so
- * the engine falls back. The protocol is grpc-wire.ts's, over node:http2; the message bindings are
- * @pulumi/pulumi's own.
+ * the engine falls back. The server and the protocol are grpc/'s, over node:http2; the message
+ * bindings are @pulumi/pulumi's own.
  */
-import type * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import type * as NodeModule from "node:module";
 import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
@@ -14,9 +12,9 @@ import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import { notifyOnStderr } from "../provider-core/notices";
-import { HEALTH_CHECK_PATH, decodeHealthCheckRequest, healthCheck } from "./grpc-health";
-import { exceedsGrpcMessageCap } from "./grpc-status";
-import { GrpcStatus, http2Module, respondFailure, serveUnary, unaryClient, type GrpcFailure, type UnaryMethod } from "./grpc-wire";
+import { startGrpcServer, type GrpcServer } from "./grpc/server";
+import { GrpcStatus, exceedsGrpcMessageCap, type GrpcFailure } from "./grpc/status";
+import { unaryClient, type UnaryMethod } from "./grpc/wire";
 import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
 
@@ -63,68 +61,8 @@ export function loadBindings(): Bindings {
   return loaded;
 }
 
-/** A running plugin server. */
-export interface PluginServer {
-  /** The port on 127.0.0.1 the engine connects to. */
-  port: number;
-  /**
-   * Answers new calls UNAVAILABLE, waits for the calls in flight however long they take (a create
-   * the service may already have done must reach the engine), then closes the server once their
-   * answers are written, or {@link FLUSH_GRACE_MS} later at most.
-   */
-  shutdown(): Promise<void>;
-}
-
-/**
- * How long shutdown waits, after the last call in flight is answered, for the connections to close
- * by themselves: writing an answer takes far less, and the engine, whose connection does not close
- * gracefully, is waiting for the plugin to exit.
- */
-export const FLUSH_GRACE_MS = 50;
-
-/**
- * The calls being answered. {@link close} refuses new ones and resolves when the last one is
- * answered: the provider's HTTP client bounds each call with its request timeouts, and the engine
- * kills a plugin that has not exited 5 s after its interrupt.
- */
-class CallsInFlight {
-  private pending = new Set<Promise<unknown>>();
-  /** Whether {@link close} was called. */
-  closed = false;
-
-  /** Counts `call` in flight until it settles. */
-  track(call: Promise<unknown>): void {
-    const settled: Promise<unknown> = call.then(
-      () => this.pending.delete(settled),
-      () => this.pending.delete(settled),
-    );
-    this.pending.add(settled);
-  }
-
-  /** Refuses new calls; resolves once every call in flight has settled. */
-  async close(): Promise<void> {
-    this.closed = true;
-    while (this.pending.size > 0) await Promise.all(this.pending);
-  }
-}
-
-/**
- * Waits for the calls in flight, then closes `server` once their answers are written (its
- * connections closed), or {@link FLUSH_GRACE_MS} later, when it drops the connections still open.
- */
-async function closeAfterCalls(server: http2.Http2Server, sessions: Set<http2.Http2Session>, calls: CallsInFlight): Promise<void> {
-  await calls.close();
-  await new Promise<void>((resolve) => {
-    const flushed = (): void => {
-      clearTimeout(timer);
-      for (const session of sessions) session.destroy();
-      resolve();
-    };
-    const timer = setTimeout(flushed, FLUSH_GRACE_MS);
-    server.close(flushed);
-    for (const session of sessions) session.close();
-  });
-}
+/** A running plugin server: its port, and its shutdown once the calls in flight are answered. */
+export type PluginServer = GrpcServer;
 
 /** Options of {@link startPluginServer}. */
 export interface PluginServerOptions {
@@ -180,13 +118,11 @@ function requestUrn(request: unknown): string | undefined {
 }
 
 /**
- * One unary method: the handler's answer, or its error as a status; UNAVAILABLE once shutting
- * down. An error too long for `grpc-message` is logged whole first, under the request's resource:
+ * One unary method: the handler's answer, or its error as a status. An error too long for `grpc-message` is logged whole first, under the request's resource:
  * the status carries its head and tail only.
  */
-function unaryMethods(codec: WireCodec, calls: CallsInFlight, provider: NativeProvider): Unary {
+function unaryMethods(codec: WireCodec, provider: NativeProvider): Unary {
   return (handler) => async (request, signal) => {
-    if (calls.closed) return { code: GrpcStatus.UNAVAILABLE, details: "The analytics provider is shutting down." };
     try {
       return (await handler(request as never, signal as never)).serializeBinary();
     } catch (error) {
@@ -284,31 +220,8 @@ function methodTable(b: Bindings, handlers: Record<string, Handle>): Map<string,
   );
 }
 
-/** The services the health check names SERVING, as `rpcutil` registers them for a Go plugin (it also serves reflection, which the plugin does not). */
-const SERVICES = ["pulumirpc.ResourceProvider", "grpc.health.v1.Health"] as const;
-
-/** `grpc.health.v1.Health/Check`: SERVING while the plugin serves, NOT_SERVING once it is shutting down. */
-function healthMethod(calls: CallsInFlight): UnaryMethod {
-  return { decode: decodeHealthCheckRequest, handle: async (service) => healthCheck(service as string, SERVICES, calls.closed) };
-}
-
-/** An HTTP/2 server answering `methods`, each call counted in `calls`; keeps its open connections in `sessions`. */
-function grpcServer(methods: ReadonlyMap<string, UnaryMethod>, calls: CallsInFlight, sessions: Set<http2.Http2Session>): http2.Http2Server {
-  // A session may buffer up to 100 MB (the default, 10 MB, is less than a large program's requests in flight).
-  const server = http2Module().createServer({ maxSessionMemory: 100 });
-  server.on("session", (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
-    session.on("close", () => sessions.delete(session));
-    session.on("error", () => undefined);
-  });
-  server.on("stream", (stream, headers) => {
-    stream.on("error", () => undefined);
-    serveUnary(stream, headers, methods, (answered) => calls.track(answered)).catch((error: unknown) =>
-      respondFailure(stream, { code: GrpcStatus.INTERNAL, details: `The analytics provider could not read the request: ${error instanceof Error ? error.message : String(error)}` }),
-    );
-  });
-  return server;
-}
+/** The services the health check names SERVING besides itself, as `rpcutil` registers them for a Go plugin (it also serves reflection, which the plugin does not). */
+const SERVICES = ["pulumirpc.ResourceProvider"] as const;
 
 /** Serves `provider` on 127.0.0.1 at a free port. */
 export async function startPluginServer(provider: NativeProvider, options: PluginServerOptions = {}): Promise<PluginServer> {
@@ -322,21 +235,14 @@ export async function startPluginServer(provider: NativeProvider, options: Plugi
   if (options.engineAddress) attach(options.engineAddress);
 
   const codec = wireCodec(b);
-  const calls = new CallsInFlight();
-  const unary = unaryMethods(codec, calls, provider);
+  const unary = unaryMethods(codec, provider);
   const methods = methodTable(b, { ...pluginMethods(b, provider, codec, unary, attach), ...resourceMethods(b, provider, codec, unary) });
-  methods.set(HEALTH_CHECK_PATH, healthMethod(calls));
-  const sessions = new Set<http2.Http2Session>();
-  const server = grpcServer(methods, calls, sessions);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
+  const server = await startGrpcServer(methods, SERVICES);
   let closing: Promise<void> | undefined;
   return {
-    port: (server.address() as AddressInfo).port,
+    port: server.port,
     shutdown() {
-      closing ??= closeAfterCalls(server, sessions, calls).then(() => engine?.close());
+      closing ??= server.shutdown().then(() => engine?.close());
       return closing;
     },
   };

@@ -8,9 +8,9 @@ import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { frame } from "./grpc-frames";
-import { GRPC_MESSAGE_CAP, encodeGrpcMessage } from "./grpc-status";
-import { GrpcStatus, isGrpcContentType, parseGrpcTimeout, serveUnary, unaryClient, type UnaryMethod } from "./grpc-wire";
+import { frame } from "./frames";
+import { GRPC_MESSAGE_CAP, GrpcStatus, encodeGrpcMessage } from "./status";
+import { isGrpcContentType, parseGrpcTimeout, serveUnary, unaryClient, type UnaryMethod } from "./wire";
 
 const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text));
 const text = (data: Uint8Array): string => Buffer.from(data).toString();

@@ -1,8 +1,8 @@
 /** The health check's two messages, and its answers as grpc-go's health server gives them. */
 import { BinaryReader, BinaryWriter } from "google-protobuf";
 import { describe, expect, it } from "vitest";
-import { ServingStatus, decodeHealthCheckRequest, encodeHealthCheckResponse, healthCheck } from "./grpc-health";
-import { GrpcStatus } from "./grpc-status";
+import { ServingStatus, decodeHealthCheckRequest, encodeHealthCheckResponse, healthCheck } from "./health";
+import { GrpcStatus } from "./status";
 
 /** A HealthCheckRequest written by google-protobuf, with fields it does not know around `service`. */
 function request(service: string | undefined, unknownFields = false): Uint8Array {
