@@ -281,18 +281,24 @@ async function smokePlugin(executable, options = {}) {
   }
 }
 
-module.exports = { STEP_TIMEOUT_MS, checkVersion, exited, packageVersion, runToEnd, smokePlugin, stdioOf };
+module.exports = { STEP_TIMEOUT_MS, checkVersion, exited, packageVersion, runToEnd, smokeMain, smokePlugin, stdioOf };
 
-if (require.main === module) {
+/**
+ * The command line of a smoke script: `node tools/<script> <executable> [--stdio-files] [-- <launcher> [launcher args]]`,
+ * running `smoke` on the executable and exiting 0, 1 (its failure) or 2 (bad usage).
+ * @param {string} script The script's file name, for the usage line.
+ * @param {(executable: string, options: { launcher: string[], stdioFiles: boolean }) => Promise<unknown>} smoke
+ */
+function smokeMain(script, smoke) {
   const args = process.argv.slice(2);
   const dashes = args.indexOf("--");
   const own = dashes < 0 ? args : args.slice(0, dashes);
   const executable = own.find((arg) => !arg.startsWith("--"));
   if (!executable) {
-    process.stderr.write("usage: node tools/smoke-plugin.js <executable> [--stdio-files] [-- <launcher> [launcher args]]\n");
+    process.stderr.write(`usage: node tools/${script} <executable> [--stdio-files] [-- <launcher> [launcher args]]\n`);
     process.exit(2);
   }
-  smokePlugin(path.resolve(executable), { launcher: dashes < 0 ? [] : args.slice(dashes + 1), stdioFiles: own.includes("--stdio-files") }).then(
+  smoke(path.resolve(executable), { launcher: dashes < 0 ? [] : args.slice(dashes + 1), stdioFiles: own.includes("--stdio-files") }).then(
     () => process.exit(0),
     (error) => {
       process.stderr.write(`smoke test of ${executable} failed: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -300,3 +306,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) smokeMain("smoke-plugin.js", smokePlugin);

@@ -17,7 +17,7 @@ const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { STEP_TIMEOUT_MS, checkVersion, exited, packageVersion, runToEnd, stdioOf } = require("./smoke-plugin.js");
+const { STEP_TIMEOUT_MS, checkVersion, exited, packageVersion, runToEnd, smokeMain, stdioOf } = require("./smoke-plugin.js");
 
 /** The line the server prints once it listens, with its URL. */
 const LISTENING = /^Reference server listening on (http:\/\/\S+)$/m;
@@ -94,20 +94,4 @@ async function smokeReferenceServer(executable, options = {}) {
 
 module.exports = { smokeReferenceServer };
 
-if (require.main === module) {
-  const args = process.argv.slice(2);
-  const dashes = args.indexOf("--");
-  const own = dashes < 0 ? args : args.slice(0, dashes);
-  const executable = own.find((arg) => !arg.startsWith("--"));
-  if (!executable) {
-    process.stderr.write("usage: node tools/smoke-reference-server.js <executable> [--stdio-files] [-- <launcher> [launcher args]]\n");
-    process.exit(2);
-  }
-  smokeReferenceServer(path.resolve(executable), { launcher: dashes < 0 ? [] : args.slice(dashes + 1), stdioFiles: own.includes("--stdio-files") }).then(
-    () => process.exit(0),
-    (error) => {
-      process.stderr.write(`smoke test of ${executable} failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) smokeMain("smoke-reference-server.js", smokeReferenceServer);
