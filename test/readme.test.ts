@@ -39,7 +39,7 @@ const MOVED: Moved[] = [
   { was: "With npm (a Pulumi CLI)", doc: "docs/install.md", heading: "A Pulumi CLI", holds: ["npm run --silent toolchain"] },
   { was: "With npm (a CI job)", doc: "docs/install.md", heading: "A CI job against the reference server", holds: ["mint-key --user ci", "pulumi up --yes"] },
   { was: "Usage (type-checking TypeScript)", doc: "docs/usage.md", heading: "Type-checking a TypeScript program", holds: ["PULUMI_NODEJS_TRANSPILE_ONLY=true", "--stack-trace-limit=0"] },
-  { was: "Other languages: the native provider", doc: "docs/languages.md", heading: "Other languages: the native provider", holds: ["| C# |", "DataSourceDialect", "test/enum-upgrade.test.ts"] },
+  { was: "Other languages: the native provider", doc: "docs/languages.md", heading: "Other languages: the native provider", holds: ["| C# |", "DataSourceDialect", "test/languages/enum-upgrade.test.ts"] },
   { was: "Configuration", doc: "docs/usage.md", heading: "Configuration", holds: ["ANALYTICS_REQUEST_TIMEOUT_MS", "**in the state**"] },
   { was: "Resources", doc: "docs/usage.md", heading: "Resources", holds: ["statusObservedAt", "**Status outputs are as reported when created, and never change.**"] },
   { was: "Validation at preview", doc: "docs/usage.md", heading: "Validation at preview", holds: ["must be an integer from 0 to 65535"] },

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Debian's Chromium, driven by playwright-core, as the console's browser test
- * (test/console-browser.test.ts) and tools/console-screenshot.js launch it: the installed
+ * (test/engine/console-browser.test.ts) and tools/console-screenshot.js launch it: the installed
  * browser (no browser download), headless, a fresh profile every time.
  */
 "use strict";

@@ -256,7 +256,7 @@ function generateSchema() {
 /**
  * The oldest Pulumi Python SDK the generated Python SDK accepts, and the `Requires-Python` of that
  * release's wheel: the generated SDK asks for the same interpreters, so pip never pairs it with a
- * Python its own `pulumi` floor refuses (test/sdks.test.ts reads the wheel's metadata to hold it).
+ * Python its own `pulumi` floor refuses (test/languages/sdks.test.ts reads the wheel's metadata to hold it).
  */
 const PYTHON_SDK_FLOOR = { pulumi: "3.165.0", requiresPython: ">=3.9" };
 

@@ -3,7 +3,7 @@
 /**
  * Generates the native provider's SDKs from its package schema (src/native/schema.json) with the
  * pinned toolchain, into sdk/go, sdk/python, sdk/nodejs, sdk/dotnet and sdk/java. Nothing under
- * those directories is written by hand; test/sdks.test.ts regenerates them into a temporary directory
+ * those directories is written by hand; test/languages/sdks.test.ts regenerates them into a temporary directory
  * and fails on any difference. sdk/go.mod and sdk/go.sum (the Go module holding sdk/go) are kept
  * by hand: `go mod tidy` in sdk/ after a change of imports.
  *

@@ -6,7 +6,7 @@
  * takes PNG or JPEG only; tools/generate-sdks.js writes it to sdk/dotnet/logo.png). Both outputs are
  * the same bytes on every run and Node.js release: the PNG's pixels come from exact coverage
  * sampling and its zlib stream uses stored blocks, so no compressor version changes them.
- * test/registry.test.ts holds the committed files to this.
+ * test/languages/registry.test.ts holds the committed files to this.
  * Usage: node tools/logo.js   (writes assets/logo.svg)
  */
 "use strict";

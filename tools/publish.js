@@ -191,7 +191,7 @@ async function centralPortal({ api }) {
 /**
  * The release's oci-archive of the reference server's image index: the name
  * tools/build-reference-server-image.js gives it (which this script cannot load: it needs esbuild,
- * and the publishing jobs run no npm ci); test/release-rehearsal-container.test.ts holds them equal.
+ * and the publishing jobs run no npm ci); test/release/release-rehearsal-container.test.ts holds them equal.
  * @param {string} [version]
  */
 const containerArchiveName = (version = releaseVersion()) => `analytics-reference-server-v${version}-oci.tar`;

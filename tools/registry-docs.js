@@ -5,7 +5,7 @@
  * and example) and docs/installation-configuration.md (packages, plugin, configuration), written
  * from the package schema (src/native/schema.json: names, version, descriptions), the provider's
  * settings in src/kinds (built, dist/kinds) and the example programs (tools/example-programs.js).
- * Nothing in them is kept by hand: test/registry.test.ts fails when the committed pages differ.
+ * Nothing in them is kept by hand: test/languages/registry.test.ts fails when the committed pages differ.
  * Usage: npm run build && node tools/registry-docs.js   (writes both pages)
  */
 "use strict";

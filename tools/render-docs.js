@@ -5,7 +5,7 @@
  * src/native/schema.json) into a folder outside the repository, with gen-docs: pkg/v3's
  * codegen/docs, the Registry's generator, pinned by tools/pulumi-docsgen and built into the
  * project cache on first use (docs/toolchain.md, "gen-docs, for the Registry's pages").
- * test/registry-docs.test.ts checks the pages against the schema.
+ * test/release/registry-docs.test.ts checks the pages against the schema.
  *
  * Usage: npm run build && node tools/render-docs.js [--schema <schema.json>] <out-dir>
  */

@@ -13,10 +13,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, syncSchema, type ReferenceServer } from "../src/reference-server";
-import { startDemoWarehouse, type DemoWarehouse } from "../demo/demo-warehouse";
-import { launchChromium } from "../tools/chromium.js";
-import { PulumiWorkspace, repoRoot } from "./support/pulumi-workspace";
+import { startReferenceServer, syncSchema, type ReferenceServer } from "../../src/reference-server";
+import { startDemoWarehouse, type DemoWarehouse } from "../../demo/demo-warehouse";
+import { launchChromium } from "../../tools/chromium.js";
+import { PulumiWorkspace, repoRoot } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 

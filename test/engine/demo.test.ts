@@ -3,10 +3,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import type { ConsoleState } from "../src/reference-server";
-import { trackProcessTree } from "../toolchain/src/process-group";
-import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
-import { repoRoot } from "./support/pulumi-workspace";
+import type { ConsoleState } from "../../src/reference-server";
+import { trackProcessTree } from "../../toolchain/src/process-group";
+import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
+import { repoRoot } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 

@@ -6,11 +6,11 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { ORPHANS_HINT } from "../src/provider-core/notices";
-import { trackProcessTree } from "../toolchain/src/process-group";
-import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { ORPHANS_HINT } from "../../src/provider-core/notices";
+import { trackProcessTree } from "../../toolchain/src/process-group";
+import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
+import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "pulumi-nodejs:dynamic/analytics:Organization";

@@ -5,8 +5,8 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "pulumi-nodejs:dynamic/analytics:Organization";

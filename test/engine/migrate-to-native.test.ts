@@ -10,9 +10,9 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
-import { writePluginShim } from "./support/plugin-shim";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { writePluginShim } from "../support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "migrate-password-5e6f7a";

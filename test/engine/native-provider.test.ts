@@ -5,9 +5,9 @@
  */
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "./support/pulumi-workspace";
-import { writePluginShim } from "./support/plugin-shim";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { writePluginShim } from "../support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "analytics:index:Organization";

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PulumiWorkspace, repoRoot, type CommandResult } from "./support/pulumi-workspace";
+import { PulumiWorkspace, repoRoot, type CommandResult } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const PACK = path.join(repoRoot, "policy-pack");

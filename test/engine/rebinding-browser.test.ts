@@ -13,9 +13,9 @@
 import { randomBytes } from "node:crypto";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ORGANIZATIONS_PATH } from "../src/contract";
-import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../src/reference-server";
-import { launchChromium } from "../tools/chromium.js";
+import { ORGANIZATIONS_PATH } from "../../src/contract";
+import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/reference-server";
+import { launchChromium } from "../../tools/chromium.js";
 
 // The page's global, which this Node.js program's types (no DOM library) do not declare.
 declare const window: { attack: Promise<Attempt[]> };

@@ -8,11 +8,11 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { trackProcessTree } from "../toolchain/src/process-group";
-import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, type CommandResult } from "./support/pulumi-workspace";
-import { resolveVersitygw, startS3Server, type S3Server } from "./support/s3-server";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { trackProcessTree } from "../../toolchain/src/process-group";
+import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
+import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, type CommandResult } from "../support/pulumi-workspace";
+import { resolveVersitygw, startS3Server, type S3Server } from "../support/s3-server";
 
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "s3-backend-password-5d1f7a";

@@ -12,11 +12,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { configureExample, writePluginShim } from "./support/plugin-shim";
-import { DS_TYPE } from "./support/example-lifecycle";
-import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
-import { PYTHON_TEST_VARIABLES, buildPythonSdk, createProgramVenv, resolvePythonEnv, runPython, type PythonEnv } from "./support/python-env";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { configureExample, writePluginShim } from "../support/plugin-shim";
+import { DS_TYPE } from "../support/example-lifecycle";
+import { PulumiWorkspace, repoRoot, resourcesOfType } from "../support/pulumi-workspace";
+import { PYTHON_TEST_VARIABLES, buildPythonSdk, createProgramVenv, resolvePythonEnv, runPython, type PythonEnv } from "../support/python-env";
 
 const toolchain = inject("pulumiToolchain");
 const FIXTURES = path.join(repoRoot, "test/fixtures/upgrade");

@@ -3,9 +3,9 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { PulumiWorkspace, repoRoot } from "./support/pulumi-workspace";
-import { writePluginShim } from "./support/plugin-shim";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { PulumiWorkspace, repoRoot } from "../support/pulumi-workspace";
+import { writePluginShim } from "../support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
 const examplesDir = path.join(repoRoot, "examples");
@@ -52,7 +52,7 @@ const EXAMPLES: Record<
     // Previewed as its workflow does: with the package's policy pack and the example's config.
     policyConfig: "policy-config.json",
   },
-  // A Pulumi YAML program through the native provider plugin (test/yaml-native.test.ts runs its whole lifecycle).
+  // A Pulumi YAML program through the native provider plugin (test/languages/yaml-native.test.ts runs its whole lifecycle).
   yaml: {
     yaml: true,
     config: [
@@ -62,7 +62,7 @@ const EXAMPLES: Record<
     ],
     creates: ["Organization acme", "DataSource warehouse"],
   },
-  // A Go program with the generated SDK through the native provider plugin (test/go-program.test.ts runs its whole lifecycle).
+  // A Go program with the generated SDK through the native provider plugin (test/languages/go-program.test.ts runs its whole lifecycle).
   go: {
     go: true,
     config: [
@@ -101,9 +101,9 @@ function goProgramEnv(): NodeJS.ProcessEnv {
 
 /**
  * Examples this file does not preview, by their program files, checked below as far as that goes
- * without their runtime: Python runs in test/python-program.test.ts; there is no .NET SDK here;
+ * without their runtime: Python runs in test/languages/python-program.test.ts; there is no .NET SDK here;
  * TypeScript on the generated Node.js SDK is converted from examples/yaml and type-checked in
- * test/registry.test.ts.
+ * test/languages/registry.test.ts.
  */
 const GENERATED_SDK_EXAMPLES: Record<string, string[]> = {
   python: ["__main__.py", "requirements.txt"],
@@ -111,7 +111,7 @@ const GENERATED_SDK_EXAMPLES: Record<string, string[]> = {
   typescript: ["index.ts", "package.json", "tsconfig.json"],
 };
 
-/** Examples whose whole lifecycle runs in a test of their own, by their program files: java in test/release-rehearsal-java.test.ts (Maven, minutes). */
+/** Examples whose whole lifecycle runs in a test of their own, by their program files: java in test/release/release-rehearsal-java.test.ts (Maven, minutes). */
 const OWN_TEST_EXAMPLES: Record<string, string[]> = {
   java: ["pom.xml", "src/main/java/myproject/App.java"],
 };

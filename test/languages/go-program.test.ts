@@ -2,7 +2,7 @@
  * A Go Automation API program (test/fixtures/go-automation) on the generated SDK in sdk/go,
  * running an inline program with `auto.UpsertStackInlineSource` through the pinned engine and the
  * native provider plugin against a reference server, on a file backend, with no Go language host.
- * (examples/go runs with the Go language host in test/release-rehearsal-go.test.ts, on the
+ * (examples/go runs with the Go language host in test/release/release-rehearsal-go.test.ts, on the
  * released SDK and plugin.) Modules are downloaded once (`go mod download`); the build after that
  * runs with GOPROXY=off and -mod=readonly, so the committed go.sum is complete. Needs `npm run
  * build` (the plugin runs dist/native/bin.js) and Go >= 1.24 on PATH.
@@ -13,11 +13,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
-import { expectAutomationSteps } from "./support/example-lifecycle";
-import { TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";
-import { writePluginShim } from "./support/plugin-shim";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
+import { expectAutomationSteps } from "../support/example-lifecycle";
+import { TEST_PASSPHRASE, repoRoot } from "../support/pulumi-workspace";
+import { writePluginShim } from "../support/plugin-shim";
 
 const execFileAsync = promisify(execFile);
 const toolchain = inject("pulumiToolchain");

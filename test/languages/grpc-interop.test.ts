@@ -14,10 +14,10 @@ import * as path from "node:path";
 import { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { resolvePinnedGoTool, type PinnedGoTool } from "../toolchain/src/pulumi-cli";
-import { call, startEngine, startPlugin, struct, type EngineLogEntry } from "./support/native-plugin";
-import { repoRoot } from "./support/pulumi-workspace";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { resolvePinnedGoTool, type PinnedGoTool } from "../../toolchain/src/pulumi-cli";
+import { call, startEngine, startPlugin, struct, type EngineLogEntry } from "../support/native-plugin";
+import { repoRoot } from "../support/pulumi-workspace";
 
 const MODULE_DIR = path.join(repoRoot, "test", "fixtures", "grpc-interop");
 const ENGINE_MODULE_DIR = path.join(repoRoot, "toolchain", "go", "pulumi");
@@ -106,7 +106,7 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
 
   it("answers a request of 0 bytes (GetPluginInfo's Empty)", async () => {
     const { result, apiRequests } = await runCase("empty");
-    expect([result.code, result.data]).toEqual(["OK", { requestBytes: 0, version: (require("../package.json") as { version: string }).version }]);
+    expect([result.code, result.data]).toEqual(["OK", { requestBytes: 0, version: (require("../../package.json") as { version: string }).version }]);
     expect(apiRequests).toBe(0);
   });
 

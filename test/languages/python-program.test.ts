@@ -4,7 +4,7 @@
  * and a Python Automation API program (test/fixtures/python-automation) running an inline program
  * through the pinned engine and the native provider plugin against a reference server, on a file
  * backend. (examples/python runs with the Python language host in
- * test/release-rehearsal-python.test.ts, on the released wheel and plugin.) The pinned Python packages live in a cached virtualenv (test/support/python-env.ts),
+ * test/release/release-rehearsal-python.test.ts, on the released wheel and plugin.) The pinned Python packages live in a cached virtualenv (test/support/python-env.ts),
  * made on the first run. Needs `npm run build` (the plugin runs dist/native/bin.js) and python3.
  */
 import { execFileSync } from "node:child_process";
@@ -12,11 +12,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { pulumiEnvironment } from "../toolchain/src/pulumi-cli";
-import { writePluginShim } from "./support/plugin-shim";
-import { expectAutomationSteps } from "./support/example-lifecycle";
-import { TEST_PASSPHRASE, repoRoot } from "./support/pulumi-workspace";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
+import { writePluginShim } from "../support/plugin-shim";
+import { expectAutomationSteps } from "../support/example-lifecycle";
+import { TEST_PASSPHRASE, repoRoot } from "../support/pulumi-workspace";
 import {
   PINNED_PYTHON_SDK_VERSION,
   buildPythonSdk,
@@ -25,7 +25,7 @@ import {
   runPython,
   type PythonEnv,
   type SdkDistributions,
-} from "./support/python-env";
+} from "../support/python-env";
 
 const toolchain = inject("pulumiToolchain");
 const EXAMPLE = path.join(repoRoot, "examples/python");

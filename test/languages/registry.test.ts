@@ -9,13 +9,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { configKey, providerConfigSpec } from "../src/kinds";
-import * as toolchainModule from "../toolchain/src/pulumi-cli";
-import * as examples from "../tools/example-programs.js";
-import * as logo from "../tools/logo.js";
-import { projectIdentity } from "../tools/project-identity.js";
-import * as docs from "../tools/registry-docs.js";
-import { repoRoot } from "./support/pulumi-workspace";
+import { configKey, providerConfigSpec } from "../../src/kinds";
+import * as toolchainModule from "../../toolchain/src/pulumi-cli";
+import * as examples from "../../tools/example-programs.js";
+import * as logo from "../../tools/logo.js";
+import { projectIdentity } from "../../tools/project-identity.js";
+import * as docs from "../../tools/registry-docs.js";
+import { repoRoot } from "../support/pulumi-workspace";
 
 const identity = projectIdentity();
 

@@ -12,10 +12,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import * as toolchainModule from "../toolchain/src/pulumi-cli";
-import { PYTHON_SDK_FLOOR } from "../tools/generate-schema.js";
-import { LANGUAGES, generateSdks, listFiles } from "../tools/generate-sdks.js";
-import { repoRoot } from "./support/pulumi-workspace";
+import * as toolchainModule from "../../toolchain/src/pulumi-cli";
+import { PYTHON_SDK_FLOOR } from "../../tools/generate-schema.js";
+import { LANGUAGES, generateSdks, listFiles } from "../../tools/generate-sdks.js";
+import { repoRoot } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const SDK = path.join(repoRoot, "sdk");

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { PulumiWorkspace, repoRoot } from "./support/pulumi-workspace";
+import { PulumiWorkspace, repoRoot } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 

@@ -8,10 +8,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { buildPluginArchive } from "../tools/build-plugin-archive.js";
-import { expectImportRefused, expectNoCredentialLeak, expectRejectedKey, expectRenameReplaces, output } from "./support/example-lifecycle";
-import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { buildPluginArchive } from "../../tools/build-plugin-archive.js";
+import { expectImportRefused, expectNoCredentialLeak, expectRejectedKey, expectRenameReplaces, output } from "../support/example-lifecycle";
+import { PulumiWorkspace, repoRoot, resourcesOfType } from "../support/pulumi-workspace";
 
 
 const toolchain = inject("pulumiToolchain");

@@ -15,13 +15,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { resolvePinnedGoTool } from "@pulumi-analytics/toolchain";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { prepareBridgeProgram } from "../bench/lib/restapi-bridge";
-import { yamlDataSources } from "../bench/lib/tofu";
-import { occurrences, pulumiStateObjects, pulumiSummary } from "../bench/lib/tofu-parse";
-import { BRIDGE_SCHEMA, resolveRestapiBridge, restapiTfgenTool } from "../bench/lib/tofu-tools";
-import { startReferenceServer, type ReferenceServer } from "../src/reference-server";
-import { LIFECYCLE_ROWS, lifecycleCells, tableColumn, type LifecycleObservation, type LifecycleRow, type StepObservation } from "./support/lifecycle-cells";
-import { PulumiWorkspace, repoRoot } from "./support/pulumi-workspace";
+import { prepareBridgeProgram } from "../../bench/lib/restapi-bridge";
+import { yamlDataSources } from "../../bench/lib/tofu";
+import { occurrences, pulumiStateObjects, pulumiSummary } from "../../bench/lib/tofu-parse";
+import { BRIDGE_SCHEMA, resolveRestapiBridge, restapiTfgenTool } from "../../bench/lib/tofu-tools";
+import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
+import { LIFECYCLE_ROWS, lifecycleCells, tableColumn, type LifecycleObservation, type LifecycleRow, type StepObservation } from "../support/lifecycle-cells";
+import { PulumiWorkspace, repoRoot } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 /** Data sources: distinct from the small counts the cells say as numbers (see countText). */

@@ -22,14 +22,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { toolchainPathDirs } from "../toolchain/src/pulumi-cli";
-import { pythonDistributions } from "../tools/publish.js";
-import { DS_TYPE, ORG_TYPE, expectNoCredentialLeak } from "./support/example-lifecycle";
-import { PulumiWorkspace, repoRoot, resourcesOfType } from "./support/pulumi-workspace";
-import { createProgramVenv, resolvePythonEnv } from "./support/python-env";
-import { createNetwork, createVolume, podman, referenceImage, removeContainers, run, startContainer, type StartedContainer } from "./support/reference-image";
-import { DB_PASSWORD, PLATFORM_ARCHIVE, VERSION } from "./support/release-rehearsal";
-import { sharedReleaseFolder } from "./support/release-folder";
+import { toolchainPathDirs } from "../../toolchain/src/pulumi-cli";
+import { pythonDistributions } from "../../tools/publish.js";
+import { DS_TYPE, ORG_TYPE, expectNoCredentialLeak } from "../support/example-lifecycle";
+import { PulumiWorkspace, repoRoot, resourcesOfType } from "../support/pulumi-workspace";
+import { createProgramVenv, resolvePythonEnv } from "../support/python-env";
+import { createNetwork, createVolume, podman, referenceImage, removeContainers, run, startContainer, type StartedContainer } from "../support/reference-image";
+import { DB_PASSWORD, PLATFORM_ARCHIVE, VERSION } from "../support/release-rehearsal";
+import { sharedReleaseFolder } from "../support/release-folder";
 
 const toolchain = inject("pulumiToolchain");
 

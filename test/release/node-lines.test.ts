@@ -11,10 +11,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultCacheRoot } from "../toolchain/src/pulumi-cli";
-import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../tools/node-runtime.js";
-import { commandEnvironment } from "../tools/on-supported-node.js";
-import { repoRoot } from "./support/pulumi-workspace";
+import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
+import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../../tools/node-runtime.js";
+import { commandEnvironment } from "../../tools/on-supported-node.js";
+import { repoRoot } from "../support/pulumi-workspace";
 
 const execFileAsync = promisify(execFile);
 const today = new Date().toISOString().slice(0, 10);

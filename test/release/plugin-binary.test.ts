@@ -16,12 +16,12 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { CANCELLED_NOTICE } from "../src/native/provider";
-import { TARGETS, buildPluginBinaries, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn, type BuiltPlugin } from "../tools/build-plugin-binary.js";
-import { NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../tools/node-runtime.js";
-import { call, startEngine, startPluginCommand, struct } from "./support/native-plugin";
-import { repoRoot } from "./support/pulumi-workspace";
-import { sharedReleaseFolder } from "./support/release-folder";
+import { CANCELLED_NOTICE } from "../../src/native/provider";
+import { TARGETS, buildPluginBinaries, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn, type BuiltPlugin } from "../../tools/build-plugin-binary.js";
+import { NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../../tools/node-runtime.js";
+import { call, startEngine, startPluginCommand, struct } from "../support/native-plugin";
+import { repoRoot } from "../support/pulumi-workspace";
+import { sharedReleaseFolder } from "../support/release-folder";
 
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };

@@ -20,14 +20,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { executableName, platformArchiveName, targetOf } from "../tools/build-plugin-binary.js";
-import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
-import { smokePlugin } from "../tools/smoke-plugin.js";
-import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRefreshKeeps } from "./support/example-lifecycle";
-import { configureExample } from "./support/plugin-shim";
-import { copyExample, DB_PASSWORD, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
-import { sharedReleaseFolder } from "./support/release-folder";
-import { WINE, stopWine, winePrefix, withoutVirtualAlloc2 } from "./support/wine";
+import { executableName, platformArchiveName, targetOf } from "../../tools/build-plugin-binary.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
+import { smokePlugin } from "../../tools/smoke-plugin.js";
+import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRefreshKeeps } from "../support/example-lifecycle";
+import { configureExample } from "../support/plugin-shim";
+import { copyExample, DB_PASSWORD, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";
+import { sharedReleaseFolder } from "../support/release-folder";
+import { WINE, stopWine, winePrefix, withoutVirtualAlloc2 } from "../support/wine";
 
 const toolchain = inject("pulumiToolchain");
 /** Where Debian's libc6-arm64-cross puts the arm64 dynamic loader and libraries the arm64 `node` links. */

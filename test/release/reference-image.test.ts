@@ -15,9 +15,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REFERENCE_SERVER, referenceServerArchiveName } from "../tools/build-reference-server-binary.js";
-import { repoRoot } from "./support/pulumi-workspace";
-import { createNetwork, createVolume, podman, referenceImage, removeContainers, run, startContainer, type ReferenceImage, type StartedContainer } from "./support/reference-image";
+import { REFERENCE_SERVER, referenceServerArchiveName } from "../../tools/build-reference-server-binary.js";
+import { repoRoot } from "../support/pulumi-workspace";
+import { createNetwork, createVolume, podman, referenceImage, removeContainers, run, startContainer, type ReferenceImage, type StartedContainer } from "../support/reference-image";
 
 const LIMIT_BYTES = 60_000_000;
 const KEY = "analytics_key_0123456789abcdefghijklmnopqrstuv";

@@ -12,14 +12,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName } from "../tools/build-reference-server-binary.js";
-import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
-import { executableFileName, targetOf, targetsBuiltOn } from "../tools/single-executable.js";
-import { smokeReferenceServer } from "../tools/smoke-reference-server.js";
-import { repoRoot } from "./support/pulumi-workspace";
-import { sharedReleaseFolder } from "./support/release-folder";
-import { connectTestPostgres, type TestPostgres } from "./support/test-postgres";
-import { stopWine, winePrefix, WINE, withoutVirtualAlloc2 } from "./support/wine";
+import { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName } from "../../tools/build-reference-server-binary.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
+import { executableFileName, targetOf, targetsBuiltOn } from "../../tools/single-executable.js";
+import { smokeReferenceServer } from "../../tools/smoke-reference-server.js";
+import { repoRoot } from "../support/pulumi-workspace";
+import { sharedReleaseFolder } from "../support/release-folder";
+import { connectTestPostgres, type TestPostgres } from "../support/test-postgres";
+import { stopWine, winePrefix, WINE, withoutVirtualAlloc2 } from "../support/wine";
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 /** A PATH holding no `node`. */

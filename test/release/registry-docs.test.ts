@@ -11,9 +11,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pinnedGoToolCacheKey, resolvePinnedGoTool } from "../toolchain/src/pulumi-cli";
-import { DOC_LANGUAGES, expectedPages, missingFromPages, schemaExamples, type PackageSchema } from "./support/registry-pages";
-import { GEN_DOCS, SCHEMA_FILE, renderDocs } from "../tools/render-docs.js";
+import { pinnedGoToolCacheKey, resolvePinnedGoTool } from "../../toolchain/src/pulumi-cli";
+import { DOC_LANGUAGES, expectedPages, missingFromPages, schemaExamples, type PackageSchema } from "../support/registry-pages";
+import { GEN_DOCS, SCHEMA_FILE, renderDocs } from "../../tools/render-docs.js";
 
 const BUILD_TIMEOUT = 20 * 60_000;
 const temps: string[] = [];

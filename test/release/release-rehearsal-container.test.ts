@@ -13,12 +13,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { imageArchiveName } from "../tools/build-reference-server-image.js";
-import { containerArchiveName, containerIndexDigest } from "../tools/publish.js";
-import { startDockerRegistry, type ContainerRegistry } from "./support/registries";
-import { removeContainers, startContainer } from "./support/reference-image";
-import { publish, VERSION } from "./support/release-rehearsal";
-import { sharedReleaseFolder } from "./support/release-folder";
+import { imageArchiveName } from "../../tools/build-reference-server-image.js";
+import { containerArchiveName, containerIndexDigest } from "../../tools/publish.js";
+import { startDockerRegistry, type ContainerRegistry } from "../support/registries";
+import { removeContainers, startContainer } from "../support/reference-image";
+import { publish, VERSION } from "../support/release-rehearsal";
+import { sharedReleaseFolder } from "../support/release-folder";
 
 /** The repository's path in the registry, as on ghcr.io. */
 const REPOSITORY = "pulumi-analytics/analytics-reference-server";

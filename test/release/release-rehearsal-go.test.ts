@@ -16,10 +16,10 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { modulePath } from "../tools/go-module-proxy.js";
-import { goTag } from "../tools/publish.js";
-import { repoRoot } from "./support/pulumi-workspace";
-import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { modulePath } from "../../tools/go-module-proxy.js";
+import { goTag } from "../../tools/publish.js";
+import { repoRoot } from "../support/pulumi-workspace";
+import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 const MODULE = modulePath(path.join(repoRoot, "sdk"));

@@ -18,9 +18,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { javaCoordinates } from "../tools/publish.js";
-import { throwawayGpgKey, verifySignature, type ThrowawayKey } from "./support/registries";
-import { copyExample, publish, runLifecycle, serveFolder, startRehearsal, VERSION, type FileServer, type Rehearsal } from "./support/release-rehearsal";
+import { javaCoordinates } from "../../tools/publish.js";
+import { throwawayGpgKey, verifySignature, type ThrowawayKey } from "../support/registries";
+import { copyExample, publish, runLifecycle, serveFolder, startRehearsal, VERSION, type FileServer, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 const SDK = javaCoordinates();

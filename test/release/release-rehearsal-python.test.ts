@@ -10,11 +10,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { pythonDistributions } from "../tools/publish.js";
-import { createProgramVenv, resolvePythonEnv, runPython, type PythonEnv } from "./support/python-env";
-import type { PythonTool } from "./support/python-tool";
-import { resolvePypiTools, startPypiServer, type RegistryServer } from "./support/registries";
-import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { pythonDistributions } from "../../tools/publish.js";
+import { createProgramVenv, resolvePythonEnv, runPython, type PythonEnv } from "../support/python-env";
+import type { PythonTool } from "../support/python-tool";
+import { resolvePypiTools, startPypiServer, type RegistryServer } from "../support/registries";
+import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";
 
 
 const toolchain = inject("pulumiToolchain");

@@ -16,11 +16,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createHash } from "node:crypto";
-import { npmPackages } from "../tools/publish.js";
+import { npmPackages } from "../../tools/publish.js";
 import { npm } from "./packed/packed-app";
-import { repoRoot } from "./support/pulumi-workspace";
-import { startVerdaccio, type RegistryServer } from "./support/registries";
-import { copyExample, publish, renameInFile, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "./support/release-rehearsal";
+import { repoRoot } from "../support/pulumi-workspace";
+import { startVerdaccio, type RegistryServer } from "../support/registries";
+import { copyExample, publish, renameInFile, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 /** The package of the native types, the one a TypeScript program on the plugin installs. */

@@ -12,10 +12,10 @@ import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { PulumiToolchain } from "../toolchain/src/pulumi-cli";
+import type { PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { yamlPackageFileName } from "../tools/release.js";
-import { copyExample, renameInFile, runLifecycle, serveFolder, startRehearsal, VERSION, PLATFORM_ARCHIVE, PLUGIN_DOWNLOAD_URL, type Rehearsal } from "./support/release-rehearsal";
+import { yamlPackageFileName } from "../../tools/release.js";
+import { copyExample, renameInFile, runLifecycle, serveFolder, startRehearsal, VERSION, PLATFORM_ARCHIVE, PLUGIN_DOWNLOAD_URL, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 const newest = inject("newestPulumiToolchain");

@@ -12,12 +12,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { resolvePinnedGoTool, type PinnedGoTool } from "../toolchain/src/pulumi-cli";
-import { TARGETS } from "../tools/build-plugin-binary.js";
-import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
-import { checkTag } from "../tools/publish.js";
-import { repoRoot } from "./support/pulumi-workspace";
-import { resolvePythonTool } from "./support/python-tool";
+import { resolvePinnedGoTool, type PinnedGoTool } from "../../toolchain/src/pulumi-cli";
+import { TARGETS } from "../../tools/build-plugin-binary.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
+import { checkTag } from "../../tools/publish.js";
+import { repoRoot } from "../support/pulumi-workspace";
+import { resolvePythonTool } from "../support/python-tool";
 
 
 const ACTIONLINT: PinnedGoTool = {

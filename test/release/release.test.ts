@@ -13,17 +13,17 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPluginArchive } from "../tools/build-plugin-archive.js";
-import { executableName, platformArchiveName, pulumiPlatform, targetsBuiltOn } from "../tools/build-plugin-binary.js";
-import { REFERENCE_SERVER, referenceServerArchiveName } from "../tools/build-reference-server-binary.js";
-import { imageArchiveName } from "../tools/build-reference-server-image.js";
-import { PLUGIN_LINE, supportedLine } from "../tools/node-runtime.js";
-import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../tools/node-sdk-package.js";
-import * as sboms from "../tools/release-sboms.js";
-import { RELEASE_STEPS, javaSdkFiles, release, type ReleaseStep } from "../tools/release.js";
-import { repoRoot } from "./support/pulumi-workspace";
-import { resolvePythonEnv, type PythonEnv } from "./support/python-env";
-import { sharedReleaseFolder } from "./support/release-folder";
+import { buildPluginArchive } from "../../tools/build-plugin-archive.js";
+import { executableName, platformArchiveName, pulumiPlatform, targetsBuiltOn } from "../../tools/build-plugin-binary.js";
+import { REFERENCE_SERVER, referenceServerArchiveName } from "../../tools/build-reference-server-binary.js";
+import { imageArchiveName } from "../../tools/build-reference-server-image.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
+import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../../tools/node-sdk-package.js";
+import * as sboms from "../../tools/release-sboms.js";
+import { RELEASE_STEPS, javaSdkFiles, release, type ReleaseStep } from "../../tools/release.js";
+import { repoRoot } from "../support/pulumi-workspace";
+import { resolvePythonEnv, type PythonEnv } from "../support/python-env";
+import { sharedReleaseFolder } from "../support/release-folder";
 
 const execFileAsync = promisify(execFile);
 

@@ -6,9 +6,9 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { stopProcessTree, trackProcessTree } from "../../toolchain/src/process-group";
-import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
-import { repoRoot } from "../support/pulumi-workspace";
+import { stopProcessTree, trackProcessTree } from "../../../toolchain/src/process-group";
+import { defaultCacheRoot } from "../../../toolchain/src/pulumi-cli";
+import { repoRoot } from "../../support/pulumi-workspace";
 
 /** The newest `@pulumi/pulumi` the package is tested with; bumped by hand, so CI never changes under us. */
 export const NEWEST_SDK = "3.270.0";
