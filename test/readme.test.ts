@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { supportedLines } from "../tools/node-runtime.js";
+import { supportedLines } from "../tools/lib/node-runtime.js";
 import { headings, links, section } from "./support/markdown";
 import { repoRoot } from "./support/pulumi-workspace";
 
@@ -82,7 +82,7 @@ describe("the README", () => {
     for (const command of ["npm install && npm run demo", "npm test"]) expect(quickStart).toContain(command);
   });
 
-  it("names the supported Node.js lines of tools/node-runtime.js", () => {
+  it("names the supported Node.js lines of tools/lib/node-runtime.js", () => {
     const lines = supportedLines().map((l) => l.line);
     expect(section(read(README), "Quick start")).toContain(`Node.js ${lines.slice(0, -1).join(", ")} or ${lines.at(-1)}`);
   });

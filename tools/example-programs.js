@@ -15,7 +15,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { ROOT } = require("./project-identity.js");
+const { ROOT } = require("./lib/project-identity.js");
 
 /** @typedef {{ language: string, label: string, file: string }} ExampleProgram */
 /** @typedef {typeof import("@pulumi-analytics/toolchain")} ToolchainModule The built toolchain (toolchain/dist), as the scripts load it. */

@@ -12,7 +12,7 @@
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
-const { LOGO_FILE, ROOT } = require("./project-identity.js");
+const { LOGO_FILE, ROOT } = require("./lib/project-identity.js");
 
 /** The logo's width and height, in SVG user units. */
 const SIZE = 100;

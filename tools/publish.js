@@ -38,7 +38,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { modulePath } = require("./go-module-proxy.js");
+const { modulePath } = require("./lib/go-module-proxy.js");
 
 /** @typedef {Record<string, string>} CommandOptions The `--name value` pairs of a command line, by name. */
 

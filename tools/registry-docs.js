@@ -12,7 +12,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { EXAMPLE_PROGRAMS, EXAMPLE_TITLE, programText } = require("./example-programs.js");
-const { ROOT, projectIdentity, readManifest } = require("./project-identity.js");
+const { ROOT, projectIdentity, readManifest } = require("./lib/project-identity.js");
 
 /** @typedef {import("./generate-schema.js").PackageSchema} PackageSchema */
 /** @typedef {typeof import("../src/kinds")} Kinds The built kind specs (dist/kinds). */
@@ -63,7 +63,7 @@ function indexPage(schema = readSchema(), kinds = require(path.join(ROOT, "dist"
 
 /**
  * The package each language installs, with the names the schema gives them.
- * @param {PackageSchema} schema @param {import("./project-identity.js").ProjectIdentity} identity
+ * @param {PackageSchema} schema @param {import("./lib/project-identity.js").ProjectIdentity} identity
  */
 function packageList(schema, identity) {
   const { language } = schema;

@@ -1,6 +1,6 @@
 /**
  * The reference server's console in a real browser: Debian's Chromium driven by playwright-core
- * (tools/chromium.js), after real `pulumi up`s of the demo's program through the CLI against an
+ * (tools/lib/chromium.js), after real `pulumi up`s of the demo's program through the CLI against an
  * in-process server with inspection on. The page shows the stack's organization and data
  * source, follows the sync without a reload, switches a fault that the next `pulumi up` retries
  * (and lists the retry), shows no secret in its DOM or in anything it loaded, works from the
@@ -15,7 +15,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, syncSchema, type ReferenceServer } from "../../src/reference-server";
 import { startDemoWarehouse, type DemoWarehouse } from "../../demo/demo-warehouse";
-import { launchChromium } from "../../tools/chromium.js";
+import { launchChromium } from "../../tools/lib/chromium.js";
 import { PulumiWorkspace, repoRoot } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");

@@ -1,6 +1,6 @@
 /**
  * DNS rebinding against the reference server in a real browser: Debian's Chromium (driven by
- * playwright-core through tools/chromium.js) resolves evil.test to 127.0.0.1, as a rebinding
+ * playwright-core through tools/lib/chromium.js) resolves evil.test to 127.0.0.1, as a rebinding
  * attacker's DNS would once the page is loaded, and loads the attacker's page from
  * `http://evil.test:<server port>/attack`: for the browser it is same-origin with the server, so
  * neither CORS nor the Origin check stands in its way. The browser's own Local
@@ -15,7 +15,7 @@ import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH } from "../../src/contract";
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/reference-server";
-import { launchChromium } from "../../tools/chromium.js";
+import { launchChromium } from "../../tools/lib/chromium.js";
 
 // The page's global, which this Node.js program's types (no DOM library) do not declare.
 declare const window: { attack: Promise<Attempt[]> };

@@ -1,6 +1,6 @@
 /**
  * The real `pulumi` CLI on a shared S3-compatible DIY backend (versitygw, built from
- * tools/versitygw/ into the project cache, serving a temp directory on 127.0.0.1): a stack created,
+ * tools/pinned/versitygw/ into the project cache, serving a temp directory on 127.0.0.1): a stack created,
  * replaced and destroyed there with `analytics-orphans` reading its history from the bucket; two
  * stacks updated at once; the lock refusing a second `up` of a stack, surviving a killed runner
  * until `pulumi cancel`; no lock object and no credential in plain text left in the bucket.

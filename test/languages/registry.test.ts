@@ -13,7 +13,7 @@ import { configKey, providerConfigSpec } from "../../src/kinds";
 import * as toolchainModule from "../../toolchain/src/pulumi-cli";
 import * as examples from "../../tools/example-programs.js";
 import * as logo from "../../tools/logo.js";
-import { projectIdentity } from "../../tools/project-identity.js";
+import { projectIdentity } from "../../tools/lib/project-identity.js";
 import * as docs from "../../tools/registry-docs.js";
 import { repoRoot } from "../support/pulumi-workspace";
 

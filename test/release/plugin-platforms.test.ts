@@ -21,7 +21,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { executableName, platformArchiveName, targetOf } from "../../tools/build-plugin-binary.js";
-import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/lib/node-runtime.js";
 import { smokePlugin } from "../../tools/smoke-plugin.js";
 import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRefreshKeeps } from "../support/example-lifecycle";
 import { configureExample } from "../support/plugin-shim";

@@ -62,7 +62,7 @@ describe("the Registry's pages of src/native/schema.json", () => {
     expect(await render(SCHEMA_FILE)).toEqual(pages);
   });
 
-  it("are built by gen-docs of tools/pulumi-docsgen, on the pkg/v3 release it is named for", () => {
+  it("are built by gen-docs of tools/pinned/pulumi-docsgen, on the pkg/v3 release it is named for", () => {
     const goMod = fs.readFileSync(path.join(GEN_DOCS.moduleDir, "go.mod"), "utf8");
     expect(goMod).toMatch(new RegExp(`^require github\\.com/pulumi/pulumi/pkg/v3 v${GEN_DOCS.version.replace(/\./g, "\\.")}$`, "m"));
     expect(fs.readFileSync(path.join(GEN_DOCS.moduleDir, "go.sum"), "utf8")).toContain(`github.com/pulumi/pulumi/pkg/v3 v${GEN_DOCS.version} h1:`);

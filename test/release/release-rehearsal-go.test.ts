@@ -16,7 +16,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { modulePath } from "../../tools/go-module-proxy.js";
+import { modulePath } from "../../tools/lib/go-module-proxy.js";
 import { goTag } from "../../tools/publish.js";
 import { repoRoot } from "../support/pulumi-workspace";
 import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";

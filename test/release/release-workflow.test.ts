@@ -1,7 +1,7 @@
 /**
  * .github/workflows/release.yml and examples/gitops' workflow linted by actionlint (pinned in
- * tools/actionlint, built into the project cache as versitygw is): they pass, and a broken copy
- * fails. Both audited by zizmor (pinned with hashes in tools/zizmor/requirements.txt, run offline)
+ * tools/pinned/actionlint, built into the project cache as versitygw is): they pass, and a broken copy
+ * fails. Both audited by zizmor (pinned with hashes in tools/pinned/zizmor/requirements.txt, run offline)
  * with no finding, and a copy whose checkouts keep their credentials and that takes an action by
  * tag fails. The release's shape: the tag checked against package.json, publishing after the test
  * suite and the GitHub release, secrets and OIDC tokens only in jobs with an environment, the
@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolvePinnedGoTool, type PinnedGoTool } from "../../toolchain/src/pulumi-cli";
 import { TARGETS } from "../../tools/build-plugin-binary.js";
-import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/lib/node-runtime.js";
 import { checkTag } from "../../tools/publish.js";
 import { repoRoot } from "../support/pulumi-workspace";
 import { resolvePythonTool } from "../support/python-tool";
@@ -23,7 +23,7 @@ import { resolvePythonTool } from "../support/python-tool";
 const ACTIONLINT: PinnedGoTool = {
   name: "actionlint",
   version: "1.7.12",
-  moduleDir: path.join(repoRoot, "tools", "actionlint"),
+  moduleDir: path.join(repoRoot, "tools", "pinned", "actionlint"),
   goPackage: "github.com/rhysd/actionlint/cmd/actionlint",
   binary: "actionlint",
 };
@@ -101,7 +101,7 @@ describe("the release workflow", () => {
   describe("zizmor", () => {
     let zizmorBinary: string;
     beforeAll(async () => {
-      zizmorBinary = (await resolvePythonTool("zizmor", path.join(repoRoot, "tools", "zizmor", "requirements.txt"))).bin("zizmor");
+      zizmorBinary = (await resolvePythonTool("zizmor", path.join(repoRoot, "tools", "pinned", "zizmor", "requirements.txt"))).bin("zizmor");
     }, 900_000);
 
     it("finds nothing in the release workflow and examples/gitops' workflow", () => {

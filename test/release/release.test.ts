@@ -17,9 +17,9 @@ import { buildPluginArchive } from "../../tools/build-plugin-archive.js";
 import { executableName, platformArchiveName, pulumiPlatform, targetsBuiltOn } from "../../tools/build-plugin-binary.js";
 import { REFERENCE_SERVER, referenceServerArchiveName } from "../../tools/build-reference-server-binary.js";
 import { imageArchiveName } from "../../tools/build-reference-server-image.js";
-import { PLUGIN_LINE, supportedLine } from "../../tools/node-runtime.js";
-import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../../tools/node-sdk-package.js";
-import * as sboms from "../../tools/release-sboms.js";
+import { PLUGIN_LINE, supportedLine } from "../../tools/lib/node-runtime.js";
+import { BUILD_ONLY_FIELDS, buildNodeSdkPackage } from "../../tools/lib/node-sdk-package.js";
+import * as sboms from "../../tools/lib/release-sboms.js";
 import { RELEASE_STEPS, javaSdkFiles, release, type ReleaseStep } from "../../tools/release.js";
 import { repoRoot } from "../support/pulumi-workspace";
 import { resolvePythonEnv, type PythonEnv } from "../support/python-env";
@@ -55,7 +55,7 @@ async function cyclonedxSchemaErrors(python: string, file: string, specVersion =
 }
 
 /**
- * Makes the Python and Go SBOMs again (tools/release-sboms.js) into `out`, which holds the wheel, in a
+ * Makes the Python and Go SBOMs again (tools/lib/release-sboms.js) into `out`, which holds the wheel, in a
  * child Node process: the tools run for a minute, which the test worker must not block for.
  */
 async function remakeSboms(ctx: { out: string; time: string; python: string }): Promise<void> {

@@ -123,7 +123,7 @@ function nodePackage(line, platform = "linux-x64") {
   const version = /** @type {string} */ (entry.pinned);
   const integrity = entry.integrity?.[platform];
   if (!integrity) {
-    throw new Error(`tools/node-runtime.js pins no node-${platform} for Node.js ${line}: add its integrity (npm view node-${platform}@${version} dist.integrity) to NODE_LINES`);
+    throw new Error(`tools/lib/node-runtime.js pins no node-${platform} for Node.js ${line}: add its integrity (npm view node-${platform}@${version} dist.integrity) to NODE_LINES`);
   }
   return { name: `node-${platform}`, version, integrity, executable: platform.startsWith("win-") ? "bin/node.exe" : "bin/node" };
 }
@@ -175,7 +175,7 @@ async function download(pkg, log) {
 function verify(tarball, pkg) {
   const actual = `sha512-${crypto.createHash("sha512").update(tarball).digest("base64")}`;
   if (actual !== pkg.integrity) {
-    throw new Error(`${pkg.name}@${pkg.version} from ${registryUrl()} has integrity ${actual}, but tools/node-runtime.js pins ${pkg.integrity}: refusing to use it`);
+    throw new Error(`${pkg.name}@${pkg.version} from ${registryUrl()} has integrity ${actual}, but tools/lib/node-runtime.js pins ${pkg.integrity}: refusing to use it`);
   }
 }
 

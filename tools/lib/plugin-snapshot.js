@@ -17,7 +17,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 const esbuild = require("esbuild");
-const { BUNDLE_OPTIONS, ROOT } = require("./build-plugin-archive.js");
+const { BUNDLE_OPTIONS, ROOT } = require("../build-plugin-archive.js");
 
 /**
  * The flags of the `node` that builds the snapshot. `--predictable`: V8 runs no concurrent compiler

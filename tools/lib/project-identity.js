@@ -9,7 +9,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 
-const ROOT = path.join(__dirname, "..");
+const ROOT = path.join(__dirname, "..", "..");
 
 /** The repository's logo, whose raw GitHub address the schema names (tools/logo.js writes it). */
 const LOGO_FILE = "assets/logo.svg";

@@ -4,10 +4,10 @@
  * ecosystem, from what the machine already has (the release's Python environment, the Go module
  * cache, the Maven repository), and made deterministic (no serial number or the tool's
  * name-based one, the release's time or no timestamp), since SHA256SUMS covers them:
- * - Python: `cyclonedx-py environment` (pinned in tools/python-env/requirements.txt) over the
+ * - Python: `cyclonedx-py environment` (pinned in tools/pinned/python-env/requirements.txt) over the
  *   release's interpreter, cut down to the wheel's dependency closure: its Requires-Dist and theirs,
  *   markers evaluated for that interpreter, at the versions installed there;
- * - Go: `cyclonedx-gomod mod` (pinned in tools/cyclonedx-gomod, built into the project cache on
+ * - Go: `cyclonedx-gomod mod` (pinned in tools/pinned/cyclonedx-gomod, built into the project cache on
  *   first use) over the Go SDK's module: every module of its go.sum's graph, licenses as evidence;
  * - Java: the `makeBom` goal of `cyclonedx-maven-plugin`, in the Maven run that packages the jar.
  */
@@ -16,7 +16,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
-/** @typedef {Pick<import("./release.js").ReleaseContext, "root" | "out" | "version" | "time" | "python">} SbomContext What making an SBOM needs of the release. */
+/** @typedef {Pick<import("../release.js").ReleaseContext, "root" | "out" | "version" | "time" | "python">} SbomContext What making an SBOM needs of the release. */
 /** @typedef {{ "bom-ref": string, name: string, purl: string, version?: string, [field: string]: unknown }} BomComponent */
 /** @typedef {{ ref: string, dependsOn?: string[] }} BomDependency */
 /**
@@ -24,11 +24,11 @@ const path = require("node:path");
  * @typedef {{ metadata: { component: BomComponent, [field: string]: unknown }, components?: BomComponent[], dependencies?: BomDependency[], [field: string]: unknown }} Bom
  */
 
-/** cyclonedx-gomod, as a PinnedGoTool of toolchain/src/pulumi-cli.ts; tools/cyclonedx-gomod/go.mod pins the same version. */
+/** cyclonedx-gomod, as a PinnedGoTool of toolchain/src/pulumi-cli.ts; tools/pinned/cyclonedx-gomod/go.mod pins the same version. */
 const CYCLONEDX_GOMOD = {
   name: "cyclonedx-gomod",
   version: "1.10.0",
-  moduleDir: path.join(__dirname, "cyclonedx-gomod"),
+  moduleDir: path.join(__dirname, "..", "pinned", "cyclonedx-gomod"),
   goPackage: "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod",
   binary: process.platform === "win32" ? "cyclonedx-gomod.exe" : "cyclonedx-gomod",
 };

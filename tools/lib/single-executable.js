@@ -3,7 +3,7 @@
  * What every single executable of the release is made of, whichever program it carries (the
  * native plugin, tools/build-plugin-binary.js; the reference server,
  * tools/build-reference-server-binary.js): a copy of the pinned Node.js of PLUGIN_LINE
- * (tools/node-runtime.js) with a Node.js single-executable blob injected by `postject`. {@link TARGETS}
+ * (tools/lib/node-runtime.js) with a Node.js single-executable blob injected by `postject`. {@link TARGETS}
  * says which platform is built where: on linux-x64, Linux x64, Linux arm64 and Windows x64, each from
  * the npm registry's official Node.js of that platform, fetched and sha512-checked into the project
  * cache; macOS, for which the npm registry has no Node.js 24, only on macOS, from the `node` running
@@ -16,7 +16,7 @@
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
-const { writePluginArchive } = require("./build-plugin-archive.js");
+const { writePluginArchive } = require("../build-plugin-archive.js");
 const { PLUGIN_LINE, nodeExecutable, supportedLine } = require("./node-runtime.js");
 
 /** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
@@ -99,7 +99,7 @@ async function pinnedBaseNode(building = THIS_NODE, log = undefined, target = ta
   }
   if (building.version === pinned) return building.execPath;
   throw new Error(
-    `A single file embeds Node.js ${pinned} (Node.js ${PLUGIN_LINE}, pinned in tools/node-runtime.js); on ${building.platform}-${building.arch} it is made from the node running the build, ` +
+    `A single file embeds Node.js ${pinned} (Node.js ${PLUGIN_LINE}, pinned in tools/lib/node-runtime.js); on ${building.platform}-${building.arch} it is made from the node running the build, ` +
       `which is ${building.version}: run the build with Node.js ${pinned}`,
   );
 }

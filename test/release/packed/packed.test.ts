@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defaultCacheRoot } from "../../../toolchain/src/pulumi-cli";
-import { nodeRuntime, supportedLines } from "../../../tools/node-runtime.js";
+import { nodeRuntime, supportedLines } from "../../../tools/lib/node-runtime.js";
 import { FIGURE_ROWS, documentedFigures, measureInstall } from "./install-size";
 import { npmPackages } from "../../../tools/publish.js";
 import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../../support/pulumi-workspace";
