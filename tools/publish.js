@@ -3,7 +3,7 @@
 /**
  * Publishes a release folder (`npm run release`, tools/release.js) to the registries users install
  * from. The release workflow (.github/workflows/release.yml) runs each command against the public
- * registry; the publish rehearsal (test/release-rehearsal-*.test.ts) runs the same command against
+ * registry; the publish rehearsal (test/release/release-rehearsal-*.test.ts) runs the same command against
  * the same registry software on 127.0.0.1. Only the registry address and the credentials, which
  * every command reads from its environment, differ.
  *

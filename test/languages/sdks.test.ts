@@ -3,7 +3,7 @@
  * test run's toolchain (file list and bytes), and the ones that can be checked without a package
  * registry are: the Python SDK byte-compiles (in a temp copy), the Node.js SDK type-checks. The Go,
  * Python, Java and Node.js SDKs are built, installed and run as their users install them by the
- * release rehearsals (test/release-rehearsal-*.test.ts); the C# SDK is
+ * release rehearsals (test/release/release-rehearsal-*.test.ts); the C# SDK is
  * only generated (no .NET SDK or NuGet here).
  * Needs `npm run build`.
  */

@@ -7,7 +7,7 @@
  * settings of src/native/memory.ts hold inside it; a build from this checkout gives the release's
  * bytes. (The engine installing it from
  * a plugin server and a YAML program running on it with no `node` on PATH: the release rehearsals,
- * test/release-rehearsal-*.test.ts.) Needs `npm run build`.
+ * test/release/release-rehearsal-*.test.ts.) Needs `npm run build`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
