@@ -52,9 +52,9 @@ import { writeOpenApiDocument } from "./lib/prism";
 import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, persistenceFigures, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
-import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
-import { writeSpeedTable } from "./lib/speed-doc";
-import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
+import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu/tofu";
+import { writeSpeedTable } from "./lib/tofu/speed-doc";
+import { tofuFigures, tofuMarkdown } from "./lib/tofu/tofu-report";
 import { loadAverage, systemInfo, type SystemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 
