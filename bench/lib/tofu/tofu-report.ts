@@ -1,8 +1,8 @@
 /** Scenario T's figures (with the targets) and its report, bench/results/tofu.md. */
 import { switchFigures, switchTable } from "./backend-switches";
-import type { Figure } from "./figure";
-import { round } from "./stats";
-import type { SystemInfo } from "./system";
+import type { Figure } from "../figure";
+import { round } from "../stats";
+import type { SystemInfo } from "../system";
 import { PLUGIN_SIDES, type SideRun, type StepResult, type TofuResult, type TofuSide } from "./tofu";
 
 /** How each side is named in the report. */

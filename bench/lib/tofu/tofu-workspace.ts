@@ -9,9 +9,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { stopProcessTree, trackProcessTree } from "@pulumi-analytics/toolchain";
-import { PeakRssSampler } from "./proc";
+import { PeakRssSampler } from "../proc";
 import { RESTAPI_VERSION } from "./tofu-tools";
-import { repoRoot, type TimedRun } from "./workspace";
+import { repoRoot, type TimedRun } from "../workspace";
 
 /** The provider's address in the fixture's `required_providers` (OpenTofu's default registry). */
 const PROVIDER_ADDRESS = "registry.opentofu.org/mastercard/restapi";

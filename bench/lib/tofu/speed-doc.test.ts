@@ -74,7 +74,7 @@ describe("the speed table of docs/compared-with-rest-provider.md", () => {
   });
 
   it("is, as committed, the table of the committed bench/results/tofu.json (node bench/dist/run.js T --render rewrites it)", () => {
-    const root = path.resolve(__dirname, "..", "..");
+    const root = path.resolve(__dirname, "..", "..", "..");
     const saved = JSON.parse(fs.readFileSync(path.join(root, "bench", "results", "tofu.json"), "utf8")) as SpeedMetaWithRaw;
     const page = fs.readFileSync(path.join(root, "docs", "compared-with-rest-provider.md"), "utf8");
     expect(withSpeedTable(page, speedTable(saved.raw, saved))).toBe(page);

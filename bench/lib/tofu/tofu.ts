@@ -16,14 +16,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
-import { OURS, startBenchServer, upArgs, type Subject } from "./engine";
-import { pluginSubject, singleFilePlugin } from "./single-file";
+import { OURS, startBenchServer, upArgs, type Subject } from "../engine";
+import { pluginSubject, singleFilePlugin } from "../single-file";
 import { occurrences, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary, type ChangeSummary } from "./tofu-parse";
 import { runBackendSwitches, type SwitchRun } from "./backend-switches";
 import { bridgeSubject, configureBridgeStack, stateObjectsOf } from "./restapi-bridge";
 import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveRestapiBridge, resolveTofuTools, TFBRIDGE_VERSION } from "./tofu-tools";
 import { collect, TofuWorkspace } from "./tofu-workspace";
-import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "./workspace";
+import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "../workspace";
 
 /**
  * The sides of scenario T. The TypeScript program runs four ways: as the Node.js host runs it by

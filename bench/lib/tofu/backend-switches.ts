@@ -7,11 +7,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
-import { startBenchServer, upArgs, type Subject } from "./engine";
-import type { Figure } from "./figure";
-import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";
-import { round } from "./stats";
-import { BenchWorkspace, repoRoot, upTimeLimitMs, type Backend } from "./workspace";
+import { startBenchServer, upArgs, type Subject } from "../engine";
+import type { Figure } from "../figure";
+import { startVersitygw, versitygwTool, type S3Server } from "../s3-server";
+import { round } from "../stats";
+import { BenchWorkspace, repoRoot, upTimeLimitMs, type Backend } from "../workspace";
 
 /** The switches measured, each alone; `none` is the up as users run it by default. */
 export const BACKEND_SWITCHES = {

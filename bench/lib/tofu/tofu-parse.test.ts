@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuMicrosOfStat, programOfCmdline } from "./proc";
+import { cpuMicrosOfStat, programOfCmdline } from "../proc";
 import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary } from "./tofu-parse";
 
 describe("tofuSummary", () => {

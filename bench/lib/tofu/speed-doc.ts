@@ -4,12 +4,12 @@
  * the prose around it is the page's own.
  */
 import * as fs from "node:fs";
-import { round } from "./stats";
+import { round } from "../stats";
 import { SIDE_NAMES, cpuPerCreate, engineCpuPerCreate } from "./tofu-report";
 import { TOFU_SIDES, type SideRun, type StepResult, type TofuResult } from "./tofu";
 
 /** The line that opens the generated table. */
-export const SPEED_BEGIN = "<!-- speed table: written by `npm run bench` (bench/lib/speed-doc.ts) from bench/results/tofu.json; edit the generator, not the table -->";
+export const SPEED_BEGIN = "<!-- speed table: written by `npm run bench` (bench/lib/tofu/speed-doc.ts) from bench/results/tofu.json; edit the generator, not the table -->";
 /** The line that closes it. */
 export const SPEED_END = "<!-- end of the speed table -->";
 

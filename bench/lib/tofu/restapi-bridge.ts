@@ -5,9 +5,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Subject } from "./engine";
+import type { Subject } from "../engine";
 import { pulumiStateObjects } from "./tofu-parse";
-import { repoRoot, type BenchWorkspace } from "./workspace";
+import { repoRoot, type BenchWorkspace } from "../workspace";
 
 /** The bridged `restapi_object`'s type token. */
 export const BRIDGE_OBJECT_TYPE = "restapi:index/object:Object";
