@@ -1,6 +1,6 @@
 /**
  * The side "restapi through Pulumi" of scenario T: Mastercard's terraform-provider-restapi bridged
- * into Pulumi by Pulumi's Terraform bridge (tools/restapi-bridge, built by tofu-tools.ts), driven by
+ * into Pulumi by Pulumi's Terraform bridge (tools/pinned/restapi-bridge, built by tofu-tools.ts), driven by
  * the YAML program bench/fixtures/restapi-yaml with the 1 + N objects of bench/fixtures/tofu/main.tf.
  */
 import * as fs from "node:fs";

@@ -1,7 +1,7 @@
 /**
- * The bench-only Go programs of scenario T: OpenTofu (tools/opentofu/), Mastercard's generic REST
- * provider terraform-provider-restapi (tools/restapi/), and that provider bridged into Pulumi with
- * Pulumi's Terraform bridge (tools/restapi-bridge/: the plugin `pulumi-resource-restapi` and its
+ * The bench-only Go programs of scenario T: OpenTofu (tools/pinned/opentofu/), Mastercard's generic REST
+ * provider terraform-provider-restapi (tools/pinned/restapi/), and that provider bridged into Pulumi with
+ * Pulumi's Terraform bridge (tools/pinned/restapi-bridge/: the plugin `pulumi-resource-restapi` and its
  * schema generator `pulumi-tfgen-restapi`), each pinned by a module of its own under tools/ and
  * built into the project's cache with the toolchain's `resolvePinnedGoTool` (progress lines on the
  * first build: about three minutes for OpenTofu, ten or more for the bridge on two cores). Users
@@ -10,22 +10,22 @@
 import * as path from "node:path";
 import { resolvePinnedGoTool, type PinnedGoTool } from "@pulumi-analytics/toolchain";
 
-/** The OpenTofu release tools/opentofu/go.mod pins. */
+/** The OpenTofu release tools/pinned/opentofu/go.mod pins. */
 export const OPENTOFU_VERSION = "1.10.7";
 
-/** The terraform-provider-restapi release tools/restapi/go.mod pins. */
+/** The terraform-provider-restapi release tools/pinned/restapi/go.mod pins. */
 export const RESTAPI_VERSION = "1.20.0";
 
-/** The release of Pulumi's Terraform bridge (github.com/pulumi/pulumi-terraform-bridge/v3) tools/restapi-bridge/go.mod pins. */
+/** The release of Pulumi's Terraform bridge (github.com/pulumi/pulumi-terraform-bridge/v3) tools/pinned/restapi-bridge/go.mod pins. */
 export const TFBRIDGE_VERSION = "3.120.0";
 
 /** The bridged restapi's module, relative to the repository. */
-const BRIDGE_MODULE = path.join("tools", "restapi-bridge");
+const BRIDGE_MODULE = path.join("tools", "pinned", "restapi-bridge");
 
 /** The bridged restapi's package schema as `pulumi-tfgen-restapi schema` wrote it, which the plugin embeds. */
 export const BRIDGE_SCHEMA = path.join(BRIDGE_MODULE, "cmd", "pulumi-resource-restapi", "schema.json");
 
-/** One main of tools/restapi-bridge as a pinned Go tool: its version names both pins (restapi's, then the bridge's). */
+/** One main of tools/pinned/restapi-bridge as a pinned Go tool: its version names both pins (restapi's, then the bridge's). */
 function bridgeTool(repoRoot: string, binary: string, sources: string[]): PinnedGoTool {
   return {
     name: binary,
@@ -57,7 +57,7 @@ export function opentofuTool(repoRoot: string): PinnedGoTool {
   return {
     name: "OpenTofu",
     version: OPENTOFU_VERSION,
-    moduleDir: path.join(repoRoot, "tools", "opentofu"),
+    moduleDir: path.join(repoRoot, "tools", "pinned", "opentofu"),
     goPackage: "github.com/opentofu/opentofu/cmd/tofu",
     binary: "tofu",
     ldflags: "-X github.com/opentofu/opentofu/version.dev=no",
@@ -69,7 +69,7 @@ export function restapiTool(repoRoot: string): PinnedGoTool {
   return {
     name: "terraform-provider-restapi",
     version: RESTAPI_VERSION,
-    moduleDir: path.join(repoRoot, "tools", "restapi"),
+    moduleDir: path.join(repoRoot, "tools", "pinned", "restapi"),
     goPackage: "github.com/Mastercard/terraform-provider-restapi",
     binary: "terraform-provider-restapi",
   };
