@@ -1,42 +1,23 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: scenarios A-E, S (start-up), P (persistent state), N (native), T (OpenTofu), F (the single-file plugin) and memory in one run, written to
- * bench/results/latest.json, latest.md (with bench/analysis.md appended) and the SVG charts beside
- * them. `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/ instead;
- * `--render` recomputes the figures and charts from latest.json's raw data and rewrites the files
- * without measuring anything. Scenario L (scale) is in a full run only when asked (`--with-L`): at
- * full size it takes hours; `--quick` runs it small. `node bench/dist/run.js E` runs scenario E alone (full size, or
- * small with `--quick`) and prints its figures, writing nothing. `node bench/dist/run.js N` runs
- * scenario N (the native provider plugin against the dynamic floor) alone and prints its figures;
- * full size, it writes them to bench/results/native.md and native.json (latest.md is left as it
- * is), with `--quick` to bench/tmp/results/; `--plans=100x3,500x1` sets its sizes. `node bench/dist/run.js L`
- * runs scenario L (scale on one shared backend: one large stack against the floor on `file://` and on
- * an S3 backend, then stacks updated at once on that backend) alone; full size it writes
- * bench/results/scale.md and scale.json, with `--quick` to bench/tmp/results/; `--plans=2000x1`
- * sets its single-stack sizes and `--stacks=8x250` its stacks at once. `node bench/dist/run.js F`
- * runs scenario F (the single-file plugin against the script plugin) alone into
- * bench/results/single-file.md and single-file.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js R`
- * runs scenario R (the single-file plugin made of the pinned Node.js against the same made of another,
- * by default the first other `node` on PATH, or `--against=<node>`) alone into bench/results/plugin-runtime.md
- * and plugin-runtime.json (`--quick`: bench/tmp/results/). `node bench/dist/run.js T`
- * runs scenario T (OpenTofu with the generic REST provider, and the same provider bridged into Pulumi, beside the native plugin and the dynamic
- * classes, then the DIY backend's switches) alone; full size it writes bench/results/tofu.md and tofu.json, with `--quick` to
- * bench/tmp/results/; `--plans=100x1` sets its sizes, `--sides=tofu,yaml` its sides, `--checkpoints=skipped` runs the Pulumi sides only with checkpoints skipped, `--switches=300` the switches' N (0: none), and `--merge`
- * adds its runs to the tofu.json already there; `T --render` redraws tofu.md from tofu.json. The bench's own tools
- * (Prism, Vega) are installed into bench/peers on first use. `node bench/dist/run.js B` runs scenario B
- * alone at N=100 (`--plans=100x15`: N and pairs) in interleaved pairs of previews, with the ratio's
- * confidence interval and each preview's CPU split, into bench/results/preview.md and preview.json
- * (`--quick`: bench/tmp/results/). `node bench/dist/run.js P` runs scenario P alone and puts its
- * measurements into bench/results/latest.json in place of the last run's, redrawing latest.md (the
- * commands table says when P was measured); with `--quick` it only prints its figures, as
- * `npm run bench:persistence` does. `node bench/dist/run.js container` runs scenario container (the
- * reference server's image started by podman against its single file and `node
- * dist/reference-server/bin.js`, and the image's size per platform) alone into
- * bench/results/container.md and container.json (`--quick`: two starts each, bench/tmp/results/).
+ * `npm run bench`: the full run, every scenario the table of bench/lib/scenarios.ts marks as in it
+ * (A-E, S, memory, P, N, T, F; L with `--quick` or `--with-L`), written to bench/results/latest.json,
+ * latest.md (with bench/analysis.md appended), tofu.md, single-file.md and the SVG charts beside them.
+ * `npm run bench -- T F` (any names of that table; `--help` lists it) runs exactly those scenarios
+ * alone, one after another, each into its own bench/results/<name>.md and .json as the table says
+ * (E only prints its figures; P puts its measurements into latest.json in place of the last run's and
+ * redraws latest.md). `--quick` is a smoke run (small N, one repetition) written to bench/tmp/results/
+ * instead; `--render` recomputes the figures and charts from latest.json's raw data (or, with T,
+ * tofu.md from tofu.json) without measuring anything. Sizes: `--plans=100x3,500x1` (N, L, T with
+ * repetitions of 1, B with N x pairs), `--stacks=8x250` (L's stacks at once); scenario T also takes
+ * `--sides=tofu,yaml`, `--checkpoints=skipped` (the Pulumi sides only with checkpoints skipped),
+ * `--switches=300` (0: none) and `--merge` (its runs added to the tofu.json already there); scenario R
+ * takes `--against=<node>` (by default the first other `node` on PATH). The bench's own tools (Prism,
+ * Vega) are installed into bench/peers on first use.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resolvePulumiToolchain } from "@pulumi-analytics/toolchain";
+import { resolvePulumiToolchain, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { runClientScenario } from "./lib/client";
 import { containerFigures, containerMarkdown, runContainerScenario } from "./lib/container";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
@@ -52,25 +33,23 @@ import { writeOpenApiDocument } from "./lib/prism";
 import { clientFigures, figuresOf, nativeFigures, nativeMarkdown, persistenceFigures, scaleFigures, scaleMarkdown, writeReport, type BenchReport } from "./lib/report";
 import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
-import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu";
-import { writeSpeedTable } from "./lib/speed-doc";
-import { tofuFigures, tofuMarkdown } from "./lib/tofu-report";
+import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu/tofu";
+import { writeSpeedTable } from "./lib/tofu/speed-doc";
+import { tofuFigures, tofuMarkdown } from "./lib/tofu/tofu-report";
 import { loadAverage, systemInfo, type SystemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
+import { parseBenchArgs, scenarioHelp, type AloneScenario, type BenchArgs } from "./lib/scenarios";
 
-const quick = process.argv.includes("--quick");
-const renderOnly = process.argv.includes("--render");
-/** `--with-L`: a full run measures scenario L too (hours at full size; see SCALE_PLAN). */
-const withScale = process.argv.includes("--with-L");
-const onlyE = process.argv.slice(2).includes("E");
-const onlyN = process.argv.slice(2).includes("N");
-const onlyL = process.argv.slice(2).includes("L");
-const onlyF = process.argv.slice(2).includes("F");
-const onlyT = process.argv.slice(2).includes("T");
-const onlyR = process.argv.slice(2).includes("R");
-const onlyB = process.argv.slice(2).includes("B");
-const onlyP = process.argv.slice(2).includes("P");
-const onlyContainer = process.argv.slice(2).includes("container");
+/** The command line, parsed; a bad one ends the run with a clear error before anything is measured. */
+const args: BenchArgs = (() => {
+  try {
+    return parseBenchArgs(process.argv.slice(2), TOFU_SIDES);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
+})();
+const quick = args.quick;
 
 /** Scenario E's sizes: each repetition is `requests` creates per mode in `blocksPerRep` ABBA blocks. */
 const CLIENT_PLAN = { concurrencies: [1, 8], requests: quick ? 200 : 4000, reps: quick ? 1 : 9, blocksPerRep: quick ? 2 : 8, warmup: quick ? 200 : 3000 };
@@ -103,7 +82,7 @@ const NATIVE_PLANS: EnginePlan[] = plansArg() ??
  */
 const SCALE_PLAN: ScalePlan = {
   engine: plansArg() ?? (quick ? [{ count: 200, reps: 1, skipCheckpoints: false }] : [{ count: 2000, reps: 1, skipCheckpoints: false }]),
-  ...(stacksArg() ?? (quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 })),
+  ...(args.stacks ?? (quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 })),
 };
 
 /**
@@ -116,52 +95,16 @@ function tofuPlan(): TofuPlan {
     if (reps !== 1) throw new Error(`--plans: scenario T runs each side once per N; write ${count}x1`);
     return count;
   }),
-  ...sidesArg(),
+  ...(args.sides ? { sides: args.sides as TofuSide[] } : {}),
   // `--checkpoints=skipped`: each Pulumi side only with PULUMI_SKIP_CHECKPOINTS=true, where the targets are.
-  onlySkipCheckpointRuns: process.argv.includes("--checkpoints=skipped"),
-  switches: switchesArg(),
+  onlySkipCheckpointRuns: args.skipCheckpointsOnly,
+  switches: args.switches,
   };
-}
-
-/** `--switches=N`: N of the DIY backend switches' measurement (300, or 10 with `--quick`; `--switches=0` leaves it out). */
-function switchesArg(): number {
-  const arg = process.argv.find((a) => a.startsWith("--switches="));
-  if (!arg) return quick ? 10 : 300;
-  const n = Number(arg.slice("--switches=".length));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--switches: ${JSON.stringify(arg.slice("--switches=".length))} is not a whole number of data sources (0 leaves the switches out)`);
-  return n;
-}
-
-/** `--sides=tofu,yaml`: scenario T's sides (all by default). */
-function sidesArg(): { sides?: TofuSide[] } {
-  const arg = process.argv.find((a) => a.startsWith("--sides="));
-  if (!arg) return {};
-  const sides = arg.slice("--sides=".length).split(",");
-  for (const side of sides) if (!(TOFU_SIDES as readonly string[]).includes(side)) throw new Error(`--sides: ${JSON.stringify(side)} is not one of ${TOFU_SIDES.join(", ")}`);
-  return { sides: sides as TofuSide[] };
-}
-
-/** `--stacks=8x250`: scenario L's stacks updated at once (stacks x DataSources each). */
-function stacksArg(): { stacks: number; perStack: number } | undefined {
-  const arg = process.argv.find((a) => a.startsWith("--stacks="));
-  if (!arg) return undefined;
-  const [stacks, perStack] = arg.slice("--stacks=".length).split("x").map(Number);
-  if (!Number.isInteger(stacks) || !Number.isInteger(perStack) || stacks! < 1 || perStack! < 1) throw new Error(`--stacks: ${JSON.stringify(arg)} is not <stacks>x<DataSources per stack>`);
-  return { stacks: stacks!, perStack: perStack! };
 }
 
 /** `--plans=100x3,500x1`: scenario N's (or L's) sizes (N x repetitions) when the default ones do not fit the time at hand. */
 function plansArg(): EnginePlan[] | undefined {
-  const arg = process.argv.find((a) => a.startsWith("--plans="));
-  if (!arg) return undefined;
-  return arg
-    .slice("--plans=".length)
-    .split(",")
-    .map((item) => {
-      const [count, reps] = item.split("x").map(Number);
-      if (!Number.isInteger(count) || !Number.isInteger(reps) || count! < 1 || reps! < 1) throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
-      return { count: count!, reps: reps!, skipCheckpoints: false };
-    });
+  return args.plans?.map(({ count, reps }) => ({ count, reps, skipCheckpoints: false }));
 }
 
 /** The hand-written analysis of misses (bench/analysis.md), appended to latest.md when present. */
@@ -233,7 +176,7 @@ function writeSingleFileResult(dir: string, result: SingleFileResult, meta: RunM
  * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
  */
 async function scenarioTAlone(started: number): Promise<void> {
-  if (renderOnly) {
+  if (args.render) {
     // Redraws tofu.md from tofu.json, measuring nothing.
     const dir = path.join(repoRoot, "bench", "results");
     const saved = JSON.parse(fs.readFileSync(path.join(dir, "tofu.json"), "utf8")) as Parameters<typeof tofuMarkdown>[1] & { commands: string[]; raw: TofuResult };
@@ -249,7 +192,7 @@ async function scenarioTAlone(started: number): Promise<void> {
   const command = aloneCommand();
   const meta = { ...run.meta(toolchain.version), commands: [command] };
   const file = path.join(dir, "tofu.json");
-  if (process.argv.includes("--merge") && fs.existsSync(file)) {
+  if (args.merge && fs.existsSync(file)) {
     const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
     const same = (a: SideRun, b: SideRun): boolean => a.side === b.side && a.count === b.count && a.checkpoints === b.checkpoints;
     tofu.runs = [...before.raw.runs.filter((old) => !tofu.runs.some((run) => same(old, run))), ...tofu.runs].sort((a, b) => a.count - b.count || TOFU_SIDES.indexOf(a.side) - TOFU_SIDES.indexOf(b.side) || Number(b.checkpoints) - Number(a.checkpoints));
@@ -272,7 +215,7 @@ async function scenarioRAlone(started: number): Promise<void> {
   const run = aloneRun(started);
   const log = run.log;
   const toolchain = await resolvePulumiToolchain({ log });
-  const against = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
+  const against = args.against;
   const plans = quick ? [{ count: 10, reps: 1, skipCheckpoints: false }] : PLUGIN_RUNTIME_PLANS;
   const result = await runPluginRuntimeScenario(toolchain, { startReps: quick ? 2 : 21, plans, against }, log);
   const dir = aloneResultsDir();
@@ -313,88 +256,98 @@ async function scenarioPAlone(started: number): Promise<void> {
   log("wrote bench/results/latest.md and latest.json with this run's scenario P");
 }
 
-async function main(): Promise<void> {
-  if (renderOnly && !onlyT) {
-    // Re-renders latest.md from latest.json and bench/analysis.md, measuring nothing.
-    const dir = path.join(repoRoot, "bench", "results");
-    const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
-    // Figures are derived from the raw data again, so a change to how they are computed shows.
-    report.figures = figuresOf(report.raw);
-    ensurePeers((line) => process.stdout.write(`${line}\n`));
-    await writeReport(dir, report, methodNotes(report) + analysis());
-    if (report.raw.tofu) writeTofuReport(dir, report.raw.tofu, report, "`npm run bench`");
-    return;
-  }
-  const started = Date.now();
-  if (onlyE) {
-    const log = progressLog(started);
-    const client = await runClientScenario(CLIENT_PLAN, log);
-    for (const c of client) {
-      const ratios = c.runs.client.map((run, i) => (run.mean / c.runs.raw[i]!.mean).toFixed(3));
-      log(`E c=${c.concurrency} mean ratio per repetition: ${ratios.join(", ")}`);
-    }
-    for (const f of clientFigures(client)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
-    return;
-  }
-  if (onlyN) {
-    const run = aloneRun(started);
-    const log = run.log;
-    const toolchain = await resolvePulumiToolchain({ log });
-    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
-    const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
-    const dir = aloneResultsDir();
-    const meta = run.meta(toolchain.version);
-    writeResult(dir, "native", meta, native, nativeMarkdown(native, meta));
-    log(`wrote ${path.relative(repoRoot, dir)}/native.md and native.json`);
-    for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
-    return;
-  }
-  if (onlyF) {
-    const run = aloneRun(started);
-    const log = run.log;
-    const toolchain = await resolvePulumiToolchain({ log });
-    const plans = quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS;
-    const result = await runSingleFileScenario(toolchain, quick ? 2 : 9, plans, log);
-    const dir = aloneResultsDir();
-    writeSingleFileResult(dir, result, run.meta(toolchain.version), aloneCommand());
-    log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
-    return;
-  }
-  if (onlyContainer) {
-    const run = aloneRun(started);
-    const result = await runContainerScenario(quick ? 2 : 9, run.log);
-    const dir = aloneResultsDir();
-    const meta = run.meta("none (no Pulumi CLI in this scenario)");
-    writeResult(dir, "container", meta, result, containerMarkdown(result, meta, aloneCommand()));
-    run.log(`wrote ${path.relative(repoRoot, dir)}/container.md and container.json`);
-    for (const f of containerFigures(result)) run.log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
-    return;
-  }
-  if (onlyT) return scenarioTAlone(started);
-  if (onlyR) return scenarioRAlone(started);
-  if (onlyB) return scenarioBAlone(started);
-  if (onlyP) return scenarioPAlone(started);
-  if (onlyL) {
-    const run = aloneRun(started);
-    const log = run.log;
-    const toolchain = await resolvePulumiToolchain({ log });
-    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
-    const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
-    const dir = aloneResultsDir();
-    const meta = run.meta(toolchain.version);
-    writeResult(dir, "scale", meta, scale, scaleMarkdown(scale, meta, aloneCommand()));
-    log(`wrote ${path.relative(repoRoot, dir)}/scale.md and scale.json`);
-    for (const f of scaleFigures(scale)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
-    return;
-  }
-  const startedAt = new Date().toISOString();
-  const loadStart = loadAverage();
+/** `node bench/dist/run.js E`: scenario E alone, its figures printed, nothing written. */
+async function scenarioEAlone(started: number): Promise<void> {
   const log = progressLog(started);
+  const client = await runClientScenario(CLIENT_PLAN, log);
+  for (const c of client) {
+    const ratios = c.runs.client.map((run, i) => (run.mean / c.runs.raw[i]!.mean).toFixed(3));
+    log(`E c=${c.concurrency} mean ratio per repetition: ${ratios.join(", ")}`);
+  }
+  for (const f of clientFigures(client)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+/** `node bench/dist/run.js N`: scenario N alone, written to native.md and native.json. */
+async function scenarioNAlone(started: number): Promise<void> {
+  const run = aloneRun(started);
+  const log = run.log;
   const toolchain = await resolvePulumiToolchain({ log });
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+  const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
+  const dir = aloneResultsDir();
+  const meta = run.meta(toolchain.version);
+  writeResult(dir, "native", meta, native, nativeMarkdown(native, meta));
+  log(`wrote ${path.relative(repoRoot, dir)}/native.md and native.json`);
+  for (const f of nativeFigures(native)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+/** `node bench/dist/run.js F`: scenario F alone, written to single-file.md and single-file.json. */
+async function scenarioFAlone(started: number): Promise<void> {
+  const run = aloneRun(started);
+  const log = run.log;
+  const toolchain = await resolvePulumiToolchain({ log });
+  const result = await runSingleFileScenario(toolchain, quick ? 2 : 9, singleFilePlans(), log);
+  const dir = aloneResultsDir();
+  writeSingleFileResult(dir, result, run.meta(toolchain.version), aloneCommand());
+  log(`wrote ${path.relative(repoRoot, dir)}/single-file.md and single-file.json`);
+}
+
+/** `node bench/dist/run.js container`: scenario container alone, written to container.md and container.json. */
+async function scenarioContainerAlone(started: number): Promise<void> {
+  const run = aloneRun(started);
+  const result = await runContainerScenario(quick ? 2 : 9, run.log);
+  const dir = aloneResultsDir();
+  const meta = run.meta("none (no Pulumi CLI in this scenario)");
+  writeResult(dir, "container", meta, result, containerMarkdown(result, meta, aloneCommand()));
+  run.log(`wrote ${path.relative(repoRoot, dir)}/container.md and container.json`);
+  for (const f of containerFigures(result)) run.log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+/** `node bench/dist/run.js L`: scenario L alone, written to scale.md and scale.json. */
+async function scenarioLAlone(started: number): Promise<void> {
+  const run = aloneRun(started);
+  const log = run.log;
+  const toolchain = await resolvePulumiToolchain({ log });
+  log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+  const scale = await runScaleScenario(toolchain, SCALE_PLAN, log);
+  const dir = aloneResultsDir();
+  const meta = run.meta(toolchain.version);
+  writeResult(dir, "scale", meta, scale, scaleMarkdown(scale, meta, aloneCommand()));
+  log(`wrote ${path.relative(repoRoot, dir)}/scale.md and scale.json`);
+  for (const f of scaleFigures(scale)) log(`${f.status.padEnd(4)} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+/** Each scenario that runs alone (see SCENARIOS in bench/lib/scenarios.ts), by name. */
+const ALONE: Record<AloneScenario, (started: number) => Promise<void>> = {
+  B: scenarioBAlone,
+  E: scenarioEAlone,
+  P: scenarioPAlone,
+  N: scenarioNAlone,
+  L: scenarioLAlone,
+  T: scenarioTAlone,
+  F: scenarioFAlone,
+  R: scenarioRAlone,
+  container: scenarioContainerAlone,
+};
+
+/** Scenario F's sizes. */
+const singleFilePlans = (): EnginePlan[] => (quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS);
+
+/** `--render` without names: re-renders latest.md (and tofu.md) from latest.json and bench/analysis.md, measuring nothing. */
+async function renderLatest(): Promise<void> {
+  const dir = path.join(repoRoot, "bench", "results");
+  const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
+  // Figures are derived from the raw data again, so a change to how they are computed shows.
+  report.figures = figuresOf(report.raw);
+  ensurePeers((line) => process.stdout.write(`${line}\n`));
+  await writeReport(dir, report, methodNotes(report) + analysis());
+  if (report.raw.tofu) writeTofuReport(dir, report.raw.tofu, report, "`npm run bench`");
+}
+
+/** The full run's measurements, every scenario of it in turn. */
+async function measureAll(toolchain: PulumiToolchain, log: (line: string) => void) {
   ensurePeers(log);
   const document = writeOpenApiDocument();
-
   const memory = await runMemoryScenario(quick ? 10_000 : 100_000, log);
   const startup = await runStartupScenario(document, quick ? 2 : 11, log);
   const http = await runHttpScenario(
@@ -405,37 +358,61 @@ async function main(): Promise<void> {
   const persistence = await runPersistenceScenario(persistencePlan(quick), log);
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
-  const scale = quick || withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;
+  const scale = quick || args.withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;
   const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
-  const singleFile = await runSingleFileScenario(toolchain, quick ? 2 : 9, quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS, log);
+  const singleFile = await runSingleFileScenario(toolchain, quick ? 2 : 9, singleFilePlans(), log);
+  return { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile };
+}
 
+/** The commands table of the full run's report. */
+function fullRunCommands(raw: Awaited<ReturnType<typeof measureAll>>): Record<string, string> {
+  const { engine, http, persistence, native, scale, startup } = raw;
+  return {
+    bench: "npm run bench",
+    "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
+    "B: no-change preview of the same stack": engine.commands.preview,
+    "C: state footprint": engine.commands.export,
+    "D: load (reference server, Prism and the bare server, same flags)": http.command,
+    "D: Prism": http.prismCommand ?? "",
+    "P: persistent state": persistence.command,
+    "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
+    ...Object.fromEntries(Object.entries(scale?.commands ?? {}).map(([k, v]) => [`L: ${k}`, v])),
+    "T: OpenTofu + restapi and the Pulumi sides, each N once (every command of each side is in tofu.md)": "tofu apply -auto-approve -input=false -no-color; pulumi up --yes --skip-preview --stack <stack>",
+    ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
+  };
+}
+
+/** `npm run bench` with no names: every scenario of the full run, into latest.md, latest.json, tofu.md and single-file.md. */
+async function fullRun(started: number): Promise<void> {
+  const startedAt = new Date().toISOString();
+  const loadStart = loadAverage();
+  const log = progressLog(started);
+  const toolchain = await resolvePulumiToolchain({ log });
+  log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
+  const raw = await measureAll(toolchain, log);
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
     system: systemInfo(repoRoot, toolchain.version),
     load: { start: loadStart, end: loadAverage() },
-    figures: figuresOf({ engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile }),
-    commands: {
-      bench: "npm run bench",
-      "A: pulumi up (each N, each repetition, ours and floor)": engine.commands.up,
-      "B: no-change preview of the same stack": engine.commands.preview,
-      "C: state footprint": engine.commands.export,
-      "D: load (reference server, Prism and the bare server, same flags)": http.command,
-      "D: Prism": http.prismCommand ?? "",
-      "P: persistent state": persistence.command,
-      "N: native plugin and dynamic floor, each N, each repetition (checkpoints on)": `${native.commands.up}; ${native.commands.preview}; ${native.commands.export}`,
-      ...Object.fromEntries(Object.entries(scale?.commands ?? {}).map(([k, v]) => [`L: ${k}`, v])),
-      "T: OpenTofu + restapi and the Pulumi sides, each N once (every command of each side is in tofu.md)": "tofu apply -auto-approve -input=false -no-color; pulumi up --yes --skip-preview --stack <stack>",
-      ...Object.fromEntries(Object.entries(startup.commands).map(([who, line]) => [`S: start-up, ${who}`, line])),
-    },
-    raw: { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile },
+    figures: figuresOf(raw),
+    commands: fullRunCommands(raw),
+    raw,
   };
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
-  writeTofuResult(dir, tofu, { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load, commands: ["npm run bench"] });
-  writeSingleFileResult(dir, singleFile, { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load }, "npm run bench");
+  const meta = { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load };
+  writeTofuResult(dir, raw.tofu, { ...meta, commands: ["npm run bench"] });
+  writeSingleFileResult(dir, raw.singleFile, meta, "npm run bench");
   log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md, single-file.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);
+}
+
+async function main(): Promise<void> {
+  if (args.help) return void process.stdout.write(scenarioHelp());
+  if (args.render && args.names.length === 0) return renderLatest();
+  if (args.names.length === 0) return fullRun(Date.now());
+  for (const name of args.names) await ALONE[name](Date.now());
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,8 @@
-/** tools/chromium.js without a browser: a missing Chromium fails, naming the package to install. */
+/** tools/lib/chromium.js without a browser: a missing Chromium fails, naming the package to install. */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from "../tools/chromium.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from "../tools/lib/chromium.js";
 
 describe("launchChromium", () => {
   it("fails when the browser is missing, naming apt-get install chromium, and leaves no profile behind", async () => {

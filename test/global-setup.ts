@@ -53,7 +53,7 @@ async function newestToolchain(): Promise<PulumiToolchain | { unavailable: strin
     return newest;
   } catch (err) {
     const unavailable = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`[toolchain] the newest CLI could not be built, so test/compat-newest-cli.test.ts will fail: ${unavailable}\n`);
+    process.stderr.write(`[toolchain] the newest CLI could not be built, so test/languages/compat-newest-cli.test.ts will fail: ${unavailable}\n`);
     return { unavailable };
   }
 }

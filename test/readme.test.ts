@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { supportedLines } from "../tools/node-runtime.js";
+import { supportedLines } from "../tools/lib/node-runtime.js";
 import { headings, links, section } from "./support/markdown";
 import { repoRoot } from "./support/pulumi-workspace";
 
@@ -39,7 +39,7 @@ const MOVED: Moved[] = [
   { was: "With npm (a Pulumi CLI)", doc: "docs/install.md", heading: "A Pulumi CLI", holds: ["npm run --silent toolchain"] },
   { was: "With npm (a CI job)", doc: "docs/install.md", heading: "A CI job against the reference server", holds: ["mint-key --user ci", "pulumi up --yes"] },
   { was: "Usage (type-checking TypeScript)", doc: "docs/usage.md", heading: "Type-checking a TypeScript program", holds: ["PULUMI_NODEJS_TRANSPILE_ONLY=true", "--stack-trace-limit=0"] },
-  { was: "Other languages: the native provider", doc: "docs/languages.md", heading: "Other languages: the native provider", holds: ["| C# |", "DataSourceDialect", "test/enum-upgrade.test.ts"] },
+  { was: "Other languages: the native provider", doc: "docs/languages.md", heading: "Other languages: the native provider", holds: ["| C# |", "DataSourceDialect", "test/languages/enum-upgrade.test.ts"] },
   { was: "Configuration", doc: "docs/usage.md", heading: "Configuration", holds: ["ANALYTICS_REQUEST_TIMEOUT_MS", "**in the state**"] },
   { was: "Resources", doc: "docs/usage.md", heading: "Resources", holds: ["statusObservedAt", "**Status outputs are as reported when created, and never change.**"] },
   { was: "Validation at preview", doc: "docs/usage.md", heading: "Validation at preview", holds: ["must be an integer from 0 to 65535"] },
@@ -82,7 +82,7 @@ describe("the README", () => {
     for (const command of ["npm install && npm run demo", "npm test"]) expect(quickStart).toContain(command);
   });
 
-  it("names the supported Node.js lines of tools/node-runtime.js", () => {
+  it("names the supported Node.js lines of tools/lib/node-runtime.js", () => {
     const lines = supportedLines().map((l) => l.line);
     expect(section(read(README), "Quick start")).toContain(`Node.js ${lines.slice(0, -1).join(", ")} or ${lines.at(-1)}`);
   });

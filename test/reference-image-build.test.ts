@@ -2,7 +2,7 @@
  * tools/build-reference-server-image.js on two small stand-in executables: the layout it writes
  * (an index of a linux/amd64 and a linux/arm64 image, each one layer with the executable, the
  * Debian runtime libraries, the user and the volume), its config, and that two builds of the same
- * files give the same bytes. test/reference-image.test.ts runs the real image.
+ * files give the same bytes. test/release/reference-image.test.ts runs the real image.
  */
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";

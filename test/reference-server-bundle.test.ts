@@ -2,7 +2,7 @@
  * What tools/build-reference-server-binary.js bundles into the reference server's single file: the
  * bin with what it loads at start in the main script, zod and pg each in an asset of its own
  * compiled on first use (as the npm package loads them), pg without its native bindings. The
- * files as shipped: test/reference-server-binary.test.ts. Needs `npm run build`.
+ * files as shipped: test/release/reference-server-binary.test.ts. Needs `npm run build`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stop as stopEsbuild } from "esbuild";

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { providerConfigSpec } from "../src/kinds/provider-config";
-import { projectIdentity } from "../tools/project-identity.js";
+import { projectIdentity } from "../tools/lib/project-identity.js";
 import { repoRoot } from "./support/pulumi-workspace";
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };

@@ -1,9 +1,9 @@
 // @ts-check
 /**
  * The test suite's tiers, in the order `npm test` runs them (tools/test-tiers.js), each a vitest
- * project of vitest.config.ts. A file belongs to the first tier whose globs match it; `unit` takes
- * the rest. test/tiers.test.ts holds every file to exactly one tier and keeps the unit tier off the
- * engine.
+ * project of vitest.config.ts, with the folder of test/ named after it. A file belongs to the first
+ * tier whose globs match it; `unit` takes the rest. test/tiers.test.ts holds every file to exactly
+ * one tier and keeps the unit tier off the engine.
  * - unit: no Pulumi CLI, no Go build, no network, no database: `npm run test:unit`, under a minute.
  * - engine: the real CLI on the TypeScript dynamic classes and the native plugin, the services the
  *   tests start (Postgres, S3), and the short runs of the reliability campaign (faults, kills, fuzz).
@@ -27,42 +27,21 @@ const ALL = ["src/**/*.test.ts", "toolchain/src/**/*.test.ts", "demo/**/*.test.t
  * @property {boolean} newestEngine Whether it also resolves the newest CLI of the compatibility tier.
  */
 
-const RELEASE = [
-  "test/release.test.ts",
-  "test/release-rehearsal-*.test.ts",
-  "test/release-workflow.test.ts",
-  "test/packed/**/*.test.ts",
-  "test/plugin-binary.test.ts",
-  "test/plugin-platforms.test.ts",
-  "test/reference-server-binary.test.ts",
-  "test/container-programs.test.ts",
-  "test/registry-docs.test.ts",
-  "test/node-lines.test.ts",
-  "test/reference-image.test.ts",
-];
-const LANGUAGES = [
-  "test/yaml-*.test.ts",
-  "test/go-program.test.ts",
-  "test/grpc-interop.test.ts",
-  "test/python-program.test.ts",
-  "test/sdks.test.ts",
-  "test/registry.test.ts",
-  "test/enum-upgrade.test.ts",
-  "test/examples.test.ts",
-  "test/compat-newest-cli.test.ts",
-  "toolchain/src/pulumi-cli.test.ts",
-];
+/*
+ * A tier is its folder: test/engine/, test/languages/ and test/release/ hold the tests of those
+ * tiers, and the files flat in test/ (and beside their sources in src/, toolchain/ and bench/lib/)
+ * are unit tests. Outside those folders, only these take a tier other than unit:
+ * - test/reliability/: the reliability campaign (engine tier), a folder of its own because
+ *   `npm run test:campaign` runs it with its own config (test/reliability/vitest.campaign.config.ts);
+ * - test/support/{s3-server,test-postgres}.test.ts: tests of the services test/support/ starts, kept
+ *   beside the modules they test;
+ * - demo/ and examples/testing-recipe/: suites that live with the programs they run;
+ * - toolchain/src/pulumi-cli.test.ts: builds both engines, kept beside the module it tests.
+ */
+const RELEASE = ["test/release/**/*.test.ts"];
+const LANGUAGES = ["test/languages/**/*.test.ts", "toolchain/src/pulumi-cli.test.ts"];
 const ENGINE = [
-  "test/console-browser.test.ts",
-  "test/rebinding-browser.test.ts",
-  "test/demo.test.ts",
-  "test/edges.test.ts",
-  "test/engine.test.ts",
-  "test/lifecycle.test.ts",
-  "test/migrate-to-native.test.ts",
-  "test/native-provider.test.ts",
-  "test/policy.test.ts",
-  "test/s3-backend.test.ts",
+  "test/engine/**/*.test.ts",
   "test/reliability/**/*.test.ts",
   "test/support/{s3-server,test-postgres}.test.ts",
   "demo/**/*.test.ts",

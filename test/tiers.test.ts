@@ -21,6 +21,11 @@ describe("the test tiers", () => {
     expect(new Set(placed).size).toBe(placed.length);
   });
 
+  it("take each tier but unit from its folder of test/, named after it", () => {
+    for (const tier of TIERS.filter((t) => t.name !== "unit")) expect(tier.include[0]).toBe(`test/${tier.name}/**/*.test.ts`);
+    expect(fs.readdirSync(path.join(repoRoot, "test")).filter((f) => f.endsWith(".test.ts") && TIERS.some((t) => t.name !== "unit" && filesOf(t).includes(`test/${f}`)))).toEqual([]);
+  });
+
   it("give no file a glob that matches nothing", () => {
     for (const tier of TIERS) for (const pattern of tier.include) expect(glob([pattern]), `${tier.name}: ${pattern}`).not.toEqual([]);
   });

@@ -8,7 +8,7 @@
  * `pulumi plugin install resource analytics <version> --file <archive>` installs. The file runs on
  * the Node.js found on PATH (20.18.1 or newer); the archive holds no other dependency, and does
  * not depend on the platform (tools/build-plugin-binary.js builds the single-file executable).
- * Two builds of one commit give the same bytes (tools/tar-gz.js).
+ * Two builds of one commit give the same bytes (tools/lib/tar-gz.js).
  * Usage: npm run build && node tools/build-plugin-archive.js [output directory, default dist/plugin]
  */
 "use strict";
@@ -17,7 +17,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const esbuild = require("esbuild");
-const { writeTarGz } = require("./tar-gz.js");
+const { writeTarGz } = require("./lib/tar-gz.js");
 
 const ROOT = path.join(__dirname, "..");
 const PLUGIN = "pulumi-resource-analytics";

@@ -3,16 +3,16 @@
 /**
  * Builds the native provider as single executables: the plugin bundle
  * (tools/build-plugin-archive.js) injected with `postject` into a copy of the pinned Node.js of
- * PLUGIN_LINE (tools/node-runtime.js) as a Node.js single-executable application, so the plugin
+ * PLUGIN_LINE (tools/lib/node-runtime.js) as a Node.js single-executable application, so the plugin
  * starts with no Node.js installed (the targets, the pinned `node` and the injection are
- * tools/single-executable.js's, which the reference server's single file shares). {@link TARGETS} says which platform is built where: on
+ * tools/lib/single-executable.js's, which the reference server's single file shares). {@link TARGETS} says which platform is built where: on
  * linux-x64, Linux x64, Linux arm64 and Windows x64, each from the npm registry's official
  * Node.js of that platform, fetched and sha512-checked into the project cache; macOS, for which
  * the npm registry has no Node.js 24, only on macOS, from the `node` running the build, which must
  * be exactly the pinned release. The blob is prepared once, by the pinned linux-x64 Node.js (on
  * macOS, by that `node`), and injected into each platform's `node`: it carries no code cache or
  * snapshot, so it does not depend on the platform. The file of the platform the build runs on
- * carries the plugin's V8 start-up snapshot instead (tools/plugin-snapshot.js), made by its own
+ * carries the plugin's V8 start-up snapshot instead (tools/lib/plugin-snapshot.js), made by its own
  * `node`. Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
  * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root,
@@ -24,10 +24,10 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
-const { snapshotBlob } = require("./plugin-snapshot.js");
-const { THIS_NODE, TARGETS, executableFileName, pinnedBaseNode, scriptsBlob, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./single-executable.js");
+const { snapshotBlob } = require("./lib/plugin-snapshot.js");
+const { THIS_NODE, TARGETS, executableFileName, pinnedBaseNode, scriptsBlob, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
 
-/** @typedef {import("./single-executable.js").PluginTarget} PluginTarget */
+/** @typedef {import("./lib/single-executable.js").PluginTarget} PluginTarget */
 
 /** Pulumi's names (Go's GOOS and GOARCH) of a Node.js platform and architecture. @param {string} [platform] @param {string} [arch] */
 function pulumiPlatform(platform = process.platform, arch = process.arch) {
@@ -53,7 +53,7 @@ function executableName(platform) {
  * Makes the single-executable blob of the bundle in `staging` with `node`, which runs here;
  * returns its path. Without `snapshot` the blob holds only the scripts (no code cache), so one blob
  * serves every platform. With `snapshot`, it holds the plugin's start-up snapshot instead
- * (tools/plugin-snapshot.js), which only the Node.js build that made it loads: `node` must then be
+ * (tools/lib/plugin-snapshot.js), which only the Node.js build that made it loads: `node` must then be
  * the executable the blob is injected into.
  * @param {string} staging
  * @param {string} node
@@ -67,7 +67,7 @@ function seaBlob(staging, node, snapshot) {
   return scriptsBlob(staging, node, { main: fs.readFileSync(bundle, "utf8"), assets: { [LAZY_FILE]: LAZY_FILE } });
 }
 
-/** @typedef {import("./single-executable.js").BuiltExecutable} BuiltPlugin A single-file executable, its plugin archive and its platform. */
+/** @typedef {import("./lib/single-executable.js").BuiltExecutable} BuiltPlugin A single-file executable, its plugin archive and its platform. */
 
 /**
  * Writes `target`'s executable, a copy of `node` with `blob` injected, and its archive into `outDir`.

@@ -8,7 +8,7 @@
  * ({@link LAZY_PACKAGES}), and the console page's files (src/reference-server/control/console-page/)
  * as assets that the page's routes read with `node:sea`'s getAsset, in a blob of scripts injected into a copy of the pinned Node.js of
  * PLUGIN_LINE: the same Node.js, targets and injection as the single-file plugin
- * (tools/single-executable.js). pg's native bindings (`pg-native`) stay out: the bundle's
+ * (tools/lib/single-executable.js). pg's native bindings (`pg-native`) stay out: the bundle's
  * `pg-native` is a module that is not found, as pg expects when they are not installed. Writes
  * `<out>/<os>-<arch>/analytics-reference-server[.exe]` and
  * `<out>/analytics-reference-server-v<version>-<os>-<arch>.tar.gz` (the executable at its root, and
@@ -22,7 +22,7 @@ const os = require("node:os");
 const path = require("node:path");
 const esbuild = require("esbuild");
 const { BUNDLE_OPTIONS, ROOT, packageVersion } = require("./build-plugin-archive.js");
-const { THIS_NODE, pinnedBaseNode, scriptsBlob, targetsBuiltOn, writeSingleExecutable } = require("./single-executable.js");
+const { THIS_NODE, pinnedBaseNode, scriptsBlob, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
 
 /** The executable's name (package.json's bin). */
 const REFERENCE_SERVER = "analytics-reference-server";
@@ -115,8 +115,8 @@ function referenceServerArchiveName(version, platform) {
  * Builds the executables and archives of `options.targets` (default: every target this platform
  * builds) into `outDir`, from one blob made by the pinned Node.js of this platform.
  * @param {string} [outDir]
- * @param {{ targets?: readonly import("./single-executable.js").PluginTarget[], log?: (line: string) => void }} [options]
- * @returns {Promise<import("./single-executable.js").BuiltExecutable[]>}
+ * @param {{ targets?: readonly import("./lib/single-executable.js").PluginTarget[], log?: (line: string) => void }} [options]
+ * @returns {Promise<import("./lib/single-executable.js").BuiltExecutable[]>}
  */
 async function buildReferenceServerBinaries(outDir = path.join(ROOT, "build", "reference-server"), options = {}) {
   const targets = options.targets ?? targetsBuiltOn();

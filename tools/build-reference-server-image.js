@@ -16,7 +16,7 @@
  * owns the volume /data; and /tmp. No shell and no other program.
  *
  * Two builds from the same files and time give the same bytes: tar entries sorted, one mtime,
- * fixed owners, gzip without a timestamp or name (tools/tar-gz.js), and canonical JSON (keys
+ * fixed owners, gzip without a timestamp or name (tools/lib/tar-gz.js), and canonical JSON (keys
  * sorted, no spaces).
  * Usage: node tools/build-reference-server-image.js --amd64 <file> --arm64 <file> [--out <dir>, default build/image]
  */
@@ -27,8 +27,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { packageVersion, sourceDateEpoch } = require("./build-plugin-archive.js");
 const { REFERENCE_SERVER: SERVER } = require("./build-reference-server-binary.js");
-const { ROOT, projectIdentity, readManifest } = require("./project-identity.js");
-const { gzipReproducible, tarBytes, writeTar } = require("./tar-gz.js");
+const { ROOT, projectIdentity, readManifest } = require("./lib/project-identity.js");
+const { gzipReproducible, tarBytes, writeTar } = require("./lib/tar-gz.js");
 
 /** The user the server runs as, and who owns /data: the conventional "nonroot" ids of distroless images. */
 const USER = { name: "analytics", uid: 65532, gid: 65532 };
@@ -107,11 +107,11 @@ const sha256 = (data) => `sha256:${crypto.createHash("sha256").update(data).dige
 /**
  * The entries of one platform's file system, sorted by name (a folder before what it holds).
  * @param {string} binary @param {PlatformRuntime} runtime
- * @returns {import("./tar-gz.js").TarEntry[]}
+ * @returns {import("./lib/tar-gz.js").TarEntry[]}
  */
 function rootfsEntries(binary, runtime) {
   const owned = { uid: USER.uid, gid: USER.gid };
-  /** @type {import("./tar-gz.js").TarEntry[]} */
+  /** @type {import("./lib/tar-gz.js").TarEntry[]} */
   const entries = [
     { name: "data/", type: "directory", mode: 0o755, ...owned },
     { name: "etc/", type: "directory", mode: 0o755 },
@@ -273,7 +273,7 @@ function buildReferenceServerImage({ binaries, outDir, time, log = (line) => pro
   fs.rmSync(layout, { recursive: true, force: true });
   fs.mkdirSync(path.join(layout, "blobs", "sha256"), { recursive: true });
   for (const [name, data] of files) fs.writeFileSync(path.join(layout, name), data);
-  /** @type {import("./tar-gz.js").TarEntry[]} */
+  /** @type {import("./lib/tar-gz.js").TarEntry[]} */
   const entries = [{ name: "blobs/", type: "directory", mode: 0o755 }, { name: "blobs/sha256/", type: "directory", mode: 0o755 }, ...[...files].map(([name, data]) => ({ name, mode: 0o644, data }))];
   const archive = path.join(outDir, imageArchiveName(version));
   writeTar(archive, entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), Math.floor(time.getTime() / 1000));

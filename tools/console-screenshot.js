@@ -3,7 +3,7 @@
 /**
  * Regenerates docs/assets/console.png, the reference server's console after the demo's
  * `pulumi up`, as docs/reference-server.md shows it: runs `npm run demo -- --keep`, opens the
- * console it prints in Debian's Chromium (tools/chromium.js) once the sync has succeeded, takes a
+ * console it prints in Debian's Chromium (tools/lib/chromium.js) once the sync has succeeded, takes a
  * full-page screenshot at a fixed size, then stops the demo as Ctrl-C would.
  * Usage: node tools/console-screenshot.js [output.png]
  * The layout is the same at every run; ids, times and latencies are the run's own.
@@ -11,7 +11,7 @@
 "use strict";
 const { spawn } = require("node:child_process");
 const path = require("node:path");
-const { launchChromium } = require("./chromium.js");
+const { launchChromium } = require("./lib/chromium.js");
 
 const repoRoot = path.resolve(__dirname, "..");
 /** Where docs/reference-server.md expects the picture. */

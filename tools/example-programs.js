@@ -6,7 +6,7 @@
  * typescript` of examples/yaml, set to run compiled to JavaScript (the converters of the pinned CLI's hosts; C# has none here, and
  * the Go, Python and Java projects are the ones their tests run). tools/generate-schema.js puts
  * them in each resource's description as Pulumi's docs generator reads them ({{% examples %}}),
- * tools/registry-docs.js in docs/_index.md; test/registry.test.ts converts examples/yaml again and
+ * tools/registry-docs.js in docs/_index.md; test/languages/registry.test.ts converts examples/yaml again and
  * fails when examples/typescript differs.
  * Usage: npm run build && node tools/example-programs.js   (writes examples/typescript)
  */
@@ -15,7 +15,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { ROOT } = require("./project-identity.js");
+const { ROOT } = require("./lib/project-identity.js");
 
 /** @typedef {{ language: string, label: string, file: string }} ExampleProgram */
 /** @typedef {typeof import("@pulumi-analytics/toolchain")} ToolchainModule The built toolchain (toolchain/dist), as the scripts load it. */

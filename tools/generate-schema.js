@@ -6,7 +6,7 @@
  * comment the same field carries in src/kinds (an input's followed by the rules its spec sets), an
  * enum type per input with a closed set of values, each resource's description from its class in
  * src/resources followed by the example programs (tools/example-programs.js), and the publisher's
- * metadata from package.json (tools/project-identity.js). Nothing in the schema is written by
+ * metadata from package.json (tools/lib/project-identity.js). Nothing in the schema is written by
  * hand; test/schema.test.ts fails when the committed file and this output differ.
  * Usage: npm run build && node tools/generate-schema.js   (writes the file)
  *        ANALYTICS_PLUGIN_DOWNLOAD_URL=https://mirror.example.com/analytics/ node tools/generate-schema.js
@@ -17,7 +17,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const ts = require("typescript");
 const { examplesSection } = require("./example-programs.js");
-const { projectIdentity } = require("./project-identity.js");
+const { projectIdentity } = require("./lib/project-identity.js");
 
 const ROOT = path.join(__dirname, "..");
 /** @typedef {typeof import("../src/kinds")} Kinds The built kind specs (dist/kinds). */
@@ -256,7 +256,7 @@ function generateSchema() {
 /**
  * The oldest Pulumi Python SDK the generated Python SDK accepts, and the `Requires-Python` of that
  * release's wheel: the generated SDK asks for the same interpreters, so pip never pairs it with a
- * Python its own `pulumi` floor refuses (test/sdks.test.ts reads the wheel's metadata to hold it).
+ * Python its own `pulumi` floor refuses (test/languages/sdks.test.ts reads the wheel's metadata to hold it).
  */
 const PYTHON_SDK_FLOOR = { pulumi: "3.165.0", requiresPython: ">=3.9" };
 
@@ -288,7 +288,7 @@ function languageSections(name, manifest) {
 /**
  * The Python SDK's README (its wheel's long description, which PyPI shows): what the package is
  * and where its documentation is.
- * @param {Manifest} manifest @param {import("./project-identity.js").ProjectIdentity} identity
+ * @param {Manifest} manifest @param {import("./lib/project-identity.js").ProjectIdentity} identity
  */
 function pythonReadme(manifest, identity) {
   return [

@@ -3,7 +3,7 @@
 /**
  * Generates the native provider's SDKs from its package schema (src/native/schema.json) with the
  * pinned toolchain, into sdk/go, sdk/python, sdk/nodejs, sdk/dotnet and sdk/java. Nothing under
- * those directories is written by hand; test/sdks.test.ts regenerates them into a temporary directory
+ * those directories is written by hand; test/languages/sdks.test.ts regenerates them into a temporary directory
  * and fails on any difference. sdk/go.mod and sdk/go.sum (the Go module holding sdk/go) are kept
  * by hand: `go mod tidy` in sdk/ after a change of imports.
  *
@@ -25,7 +25,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { DOTNET_ICON_SIZE, logoPng } = require("./logo.js");
-const { projectIdentity } = require("./project-identity.js");
+const { projectIdentity } = require("./lib/project-identity.js");
 
 /** @typedef {import("./generate-schema.js").PackageSchema} PackageSchema */
 /** @typedef {import("@pulumi-analytics/toolchain").PulumiToolchain} PulumiToolchain */
@@ -77,7 +77,7 @@ const JAVADOC_CONFIGURATION = (license) =>
 
 /**
  * The POM's project metadata Maven Central asks for: name, url, licenses, developers, scm.
- * @param {Pick<PackageSchema, "displayName" | "description" | "license">} schema @param {import("./project-identity.js").ProjectIdentity} identity
+ * @param {Pick<PackageSchema, "displayName" | "description" | "license">} schema @param {import("./lib/project-identity.js").ProjectIdentity} identity
  */
 function pomMetadata({ displayName, description, license }, identity) {
   const licenseUrl = LICENSE_URLS[license];
@@ -109,10 +109,10 @@ function pomMetadata({ displayName, description, license }, identity) {
 
 /**
  * The Maven build of sdk/java: the artifact `<groupId>:<name>` (the project's own namespace,
- * tools/project-identity.js) at the schema's version, compiled for Java 11 (the generator's Gradle
+ * tools/lib/project-identity.js) at the schema's version, compiled for Java 11 (the generator's Gradle
  * toolchain) against com.pulumi:pulumi of pulumi-java `javaSdkVersion`, which programs get with it;
  * `mvn package` writes the jar, the sources jar and the javadoc jar.
- * @param {PackageSchema} schema @param {string} javaSdkVersion @param {import("./project-identity.js").ProjectIdentity} [identity]
+ * @param {PackageSchema} schema @param {string} javaSdkVersion @param {import("./lib/project-identity.js").ProjectIdentity} [identity]
  */
 function javaPom(schema, javaSdkVersion, identity = projectIdentity()) {
   /** @type {(d: { groupId: string, artifactId: string, version: string }) => string} */

@@ -6,13 +6,13 @@
  * takes PNG or JPEG only; tools/generate-sdks.js writes it to sdk/dotnet/logo.png). Both outputs are
  * the same bytes on every run and Node.js release: the PNG's pixels come from exact coverage
  * sampling and its zlib stream uses stored blocks, so no compressor version changes them.
- * test/registry.test.ts holds the committed files to this.
+ * test/languages/registry.test.ts holds the committed files to this.
  * Usage: node tools/logo.js   (writes assets/logo.svg)
  */
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
-const { LOGO_FILE, ROOT } = require("./project-identity.js");
+const { LOGO_FILE, ROOT } = require("./lib/project-identity.js");
 
 /** The logo's width and height, in SVG user units. */
 const SIZE = 100;

@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Runs a command on a supported Node.js line: as it is when this `node` is on one, otherwise (on
- * linux-x64) with the pinned Node.js of tools/node-runtime.js's PLUGIN_LINE first on PATH, fetched
+ * linux-x64) with the pinned Node.js of tools/lib/node-runtime.js's PLUGIN_LINE first on PATH, fetched
  * and verified into the project cache on first use. `npm test` and `npm run demo` go through it, so
  * the README's two commands work on a machine whose own `node` is past its end of life.
  * Usage: node tools/on-supported-node.js <command> [args...]
@@ -10,7 +10,7 @@
 "use strict";
 const { spawn } = require("node:child_process");
 const path = require("node:path");
-const { NODE_LINES, PLUGIN_LINE, isSupported, majorOf, nodeRuntime, supportedLines } = require("./node-runtime.js");
+const { NODE_LINES, PLUGIN_LINE, isSupported, majorOf, nodeRuntime, supportedLines } = require("./lib/node-runtime.js");
 
 /** The sentence that says why Node.js `version` is not used. @param {string} version */
 function refusal(version) {

@@ -3,7 +3,7 @@
 /**
  * Publishes a release folder (`npm run release`, tools/release.js) to the registries users install
  * from. The release workflow (.github/workflows/release.yml) runs each command against the public
- * registry; the publish rehearsal (test/release-rehearsal-*.test.ts) runs the same command against
+ * registry; the publish rehearsal (test/release/release-rehearsal-*.test.ts) runs the same command against
  * the same registry software on 127.0.0.1. Only the registry address and the credentials, which
  * every command reads from its environment, differ.
  *
@@ -38,7 +38,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { modulePath } = require("./go-module-proxy.js");
+const { modulePath } = require("./lib/go-module-proxy.js");
 
 /** @typedef {Record<string, string>} CommandOptions The `--name value` pairs of a command line, by name. */
 
@@ -191,7 +191,7 @@ async function centralPortal({ api }) {
 /**
  * The release's oci-archive of the reference server's image index: the name
  * tools/build-reference-server-image.js gives it (which this script cannot load: it needs esbuild,
- * and the publishing jobs run no npm ci); test/release-rehearsal-container.test.ts holds them equal.
+ * and the publishing jobs run no npm ci); test/release/release-rehearsal-container.test.ts holds them equal.
  * @param {string} [version]
  */
 const containerArchiveName = (version = releaseVersion()) => `analytics-reference-server-v${version}-oci.tar`;

@@ -5,14 +5,14 @@
  * and example) and docs/installation-configuration.md (packages, plugin, configuration), written
  * from the package schema (src/native/schema.json: names, version, descriptions), the provider's
  * settings in src/kinds (built, dist/kinds) and the example programs (tools/example-programs.js).
- * Nothing in them is kept by hand: test/registry.test.ts fails when the committed pages differ.
+ * Nothing in them is kept by hand: test/languages/registry.test.ts fails when the committed pages differ.
  * Usage: npm run build && node tools/registry-docs.js   (writes both pages)
  */
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
 const { EXAMPLE_PROGRAMS, EXAMPLE_TITLE, programText } = require("./example-programs.js");
-const { ROOT, projectIdentity, readManifest } = require("./project-identity.js");
+const { ROOT, projectIdentity, readManifest } = require("./lib/project-identity.js");
 
 /** @typedef {import("./generate-schema.js").PackageSchema} PackageSchema */
 /** @typedef {typeof import("../src/kinds")} Kinds The built kind specs (dist/kinds). */
@@ -63,7 +63,7 @@ function indexPage(schema = readSchema(), kinds = require(path.join(ROOT, "dist"
 
 /**
  * The package each language installs, with the names the schema gives them.
- * @param {PackageSchema} schema @param {import("./project-identity.js").ProjectIdentity} identity
+ * @param {PackageSchema} schema @param {import("./lib/project-identity.js").ProjectIdentity} identity
  */
 function packageList(schema, identity) {
   const { language } = schema;

@@ -14,16 +14,16 @@
  * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive made
  *   from the Linux executables of the release's archives, and the SBOM of the Debian packages of
  *   its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables);
- * - the Go SDK in the module proxy layout under go-proxy/ (tools/go-module-proxy.js);
+ * - the Go SDK in the module proxy layout under go-proxy/ (tools/lib/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
- *   `--python`, default `python3`, needs `build` and `setuptools`, as tools/python-env/requirements.txt pins them);
- * - CycloneDX SBOMs of the Python, Go and Java SDKs, each by its ecosystem's tool (tools/release-sboms.js;
+ *   `--python`, default `python3`, needs `build` and `setuptools`, as tools/pinned/python-env/requirements.txt pins them);
+ * - CycloneDX SBOMs of the Python, Go and Java SDKs, each by its ecosystem's tool (tools/lib/release-sboms.js;
  *   the interpreter also needs `cyclonedx-bom`, Go builds cyclonedx-gomod, Maven fetches its plugin);
  * - the YAML package file `analytics-<version>.yaml`, which a YAML project copies to `sdks/analytics/`
  *   so the engine fetches the plugin from the schema's pluginDownloadURL;
  * - the Java SDK's jar, sources jar, javadoc jar and pom (Maven 3 and a JDK >= 11 on PATH);
- * - the Node.js SDK of the native types as an npm tarball (tools/node-sdk-package.js).
+ * - the Node.js SDK of the native types as an npm tarball (tools/lib/node-sdk-package.js).
  * Another artifact is one more entry of RELEASE_STEPS: a `run(context)` that writes its files
  * into `context.out`.
  * `--no-binary` leaves out every single-file executable (the SBOMs stay).
@@ -39,12 +39,12 @@ const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = requi
 const { buildPluginBinaries } = require("./build-plugin-binary.js");
 const { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle } = require("./build-reference-server-binary.js");
 const { buildReferenceServerImage } = require("./build-reference-server-image.js");
-const { writeGoModuleProxy } = require("./go-module-proxy.js");
-const { buildNodeSdkPackage } = require("./node-sdk-package.js");
-const { PLUGIN_LINE, nodePackage, supportedLine } = require("./node-runtime.js");
-const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./release-sboms.js");
-const { normalizeSdist } = require("./python-sdist.js");
-const { writeTarGz } = require("./tar-gz.js");
+const { writeGoModuleProxy } = require("./lib/go-module-proxy.js");
+const { buildNodeSdkPackage } = require("./lib/node-sdk-package.js");
+const { PLUGIN_LINE, nodePackage, supportedLine } = require("./lib/node-runtime.js");
+const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./lib/release-sboms.js");
+const { normalizeSdist } = require("./lib/python-sdist.js");
+const { writeTarGz } = require("./lib/tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executables and the Python interpreter. */
 /** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean, python: string }} ReleaseContext */
@@ -84,7 +84,7 @@ function npmPackage(ctx) {
 }
 
 /**
- * The Node.js the single files embed (tools/single-executable.js), as a CycloneDX
+ * The Node.js the single files embed (tools/lib/single-executable.js), as a CycloneDX
  * component: the pinned release of PLUGIN_LINE, a runtime ("platform" in CycloneDX 1.5), with the
  * purl and CPE scanners look Node.js up by, and the sha512 of each npm package an executable is
  * made from. The script archive runs on the `node` of PATH instead.
@@ -92,7 +92,7 @@ function npmPackage(ctx) {
 function embeddedNodeComponent() {
   const { pinned, integrity = {} } = supportedLine(PLUGIN_LINE);
   const purl = `pkg:generic/node@${pinned}`;
-  const distributions = /** @type {import("./node-runtime.js").NodePlatform[]} */ (Object.keys(integrity)).map((platform) => {
+  const distributions = /** @type {import("./lib/node-runtime.js").NodePlatform[]} */ (Object.keys(integrity)).map((platform) => {
     const pkg = nodePackage(PLUGIN_LINE, platform);
     const sha512 = Buffer.from(pkg.integrity.replace(/^sha512-/, ""), "base64").toString("hex");
     return { type: "distribution", url: `https://registry.npmjs.org/${pkg.name}/-/${pkg.name}-${pinned}.tgz`, comment: `The ${platform} build, as the npm registry serves it`, hashes: [{ alg: "SHA-512", content: sha512 }] };

@@ -3,9 +3,9 @@
 /**
  * Renders the Pulumi Registry's API pages of a package schema (by default the native provider's,
  * src/native/schema.json) into a folder outside the repository, with gen-docs: pkg/v3's
- * codegen/docs, the Registry's generator, pinned by tools/pulumi-docsgen and built into the
+ * codegen/docs, the Registry's generator, pinned by tools/pinned/pulumi-docsgen and built into the
  * project cache on first use (docs/toolchain.md, "gen-docs, for the Registry's pages").
- * test/registry-docs.test.ts checks the pages against the schema.
+ * test/release/registry-docs.test.ts checks the pages against the schema.
  *
  * Usage: npm run build && node tools/render-docs.js [--schema <schema.json>] <out-dir>
  */
@@ -19,13 +19,13 @@ const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 
 /**
  * gen-docs, as a PinnedGoTool of toolchain/src/pulumi-cli.ts. Its version is the release of
- * github.com/pulumi/pulumi/pkg/v3 that tools/pulumi-docsgen/go.mod pins: 3.143.0, the last one
+ * github.com/pulumi/pulumi/pkg/v3 that tools/pinned/pulumi-docsgen/go.mod pins: 3.143.0, the last one
  * holding codegen/docs.
  */
 const GEN_DOCS = {
   name: "gen-docs",
   version: "3.143.0",
-  moduleDir: path.join(__dirname, "pulumi-docsgen"),
+  moduleDir: path.join(__dirname, "pinned", "pulumi-docsgen"),
   goPackage: "./gen-docs",
   binary: process.platform === "win32" ? "gen-docs.exe" : "gen-docs",
   sources: [path.join("gen-docs", "main.go")],

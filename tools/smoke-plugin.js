@@ -20,7 +20,7 @@ const fs = require("node:fs");
 const http2 = require("node:http2");
 const os = require("node:os");
 const path = require("node:path");
-const { PLUGIN_LINE, supportedLine } = require("./node-runtime.js");
+const { PLUGIN_LINE, supportedLine } = require("./lib/node-runtime.js");
 
 /** The package's version, which the plugin must say. (Not build-plugin-archive.js's: this script runs where no `npm ci` has.) */
 const packageVersion = () => String(JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).version);

@@ -167,7 +167,6 @@ export async function compareWithFloor<V extends string>(
 ): Promise<Comparison<V>> {
   const previews = options.previews ?? true;
   const variants = Object.keys(subjects) as V[];
-  const perVariant = <T>(make: () => T): Record<V, T> => Object.fromEntries(variants.map((v) => [v, make()])) as Record<V, T>;
   const { server, env } = await startBenchServer();
   const workspaces = {} as Record<V, BenchWorkspace>;
   try {
@@ -188,56 +187,77 @@ export async function compareWithFloor<V extends string>(
     const runs: Array<EngineRuns<V>> = [];
     const footprints: Footprints<V> = [];
     for (const plan of plans) {
-      const result: EngineRuns<V> = {
-        plan,
-        upMs: perVariant(() => []),
-        previewMs: perVariant(() => []),
-        previewRequests: [],
-        upRequests: [],
-        providerPeakMiB: perVariant(() => []),
-        providerAnonPeakMiB: perVariant(() => []),
-        serializations: perVariant(() => []),
-      };
-      const extraEnv = plan.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
-      for (let rep = 0; rep < plan.reps; rep++) {
-        // Alternate which variant goes first, so drift and warm caches favour neither.
-        const order = rep % 2 === 0 ? variants : [...variants].reverse();
-        const stack = `n${plan.count}-r${rep}`;
-        for (const variant of order) {
-          const ws = workspaces[variant];
-          await ws.initStack(stack, plan.count);
-          fs.rmSync(counterFile, { force: true });
-          const before = server.inspect.requestCount();
-          const up = await ws.pulumi(upArgs(stack), { ...extraEnv, BENCH_SERIALIZE_COUNT_FILE: counterFile }, upTimeLimitMs(plan.count));
-          if (variant === measured) result.upRequests.push(server.inspect.requestCount() - before);
-          result.upMs[variant].push(up.ms);
-          result.providerPeakMiB[variant].push(up.providerPeakMiB);
-          result.providerAnonPeakMiB[variant].push(up.providerAnonPeakMiB);
-          result.serializations[variant].push(fs.existsSync(counterFile) ? Number(fs.readFileSync(counterFile, "utf8")) : 0);
-          log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: up ${(up.ms / 1000).toFixed(2)} s, provider peak ${up.providerPeakMiB.toFixed(0)} MiB`);
-        }
-        for (const variant of previews ? order : []) {
-          const before = server.inspect.requestCount();
-          const preview = await workspaces[variant].pulumi(previewArgs(stack));
-          if (variant === measured) result.previewRequests.push(server.inspect.requestCount() - before);
-          result.previewMs[variant].push(preview.ms);
-          log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: preview ${(preview.ms / 1000).toFixed(2)} s`);
-        }
-        if (rep === 0) {
-          const footprint = { count: plan.count } as { count: number } & Record<V, Footprint>;
-          for (const v of variants) {
-            (footprint as Record<V, Footprint>)[v] = footprintOf((await workspaces[v].pulumi(["stack", "export", "--stack", stack])).stdout);
-          }
-          footprints.push(footprint);
-        }
-      }
+      const { result, footprint } = await measurePlan({ server, workspaces, variants, measured, previews, counterFile, log }, plan);
       runs.push(result);
+      if (footprint) footprints.push(footprint);
     }
     return { runs, footprints, commands: engineCommands(previews) };
   } finally {
     await server.close();
     for (const v of variants) workspaces[v]?.dispose();
   }
+}
+
+/** What every repetition of one comparison shares. */
+interface CompareContext<V extends string> {
+  server: ReferenceServer;
+  workspaces: Record<V, BenchWorkspace>;
+  variants: V[];
+  measured: V;
+  previews: boolean;
+  counterFile: string;
+  log: (line: string) => void;
+}
+
+/** One plan of {@link compareWithFloor}: its repetitions, interleaved, and the footprint of its first repetition's stacks (none without repetitions). */
+async function measurePlan<V extends string>(
+  { server, workspaces, variants, measured, previews, counterFile, log }: CompareContext<V>,
+  plan: EnginePlan,
+): Promise<{ result: EngineRuns<V>; footprint: Footprints<V>[number] | undefined }> {
+  const perVariant = <T>(make: () => T): Record<V, T> => Object.fromEntries(variants.map((v) => [v, make()])) as Record<V, T>;
+  const result: EngineRuns<V> = {
+    plan,
+    upMs: perVariant(() => []),
+    previewMs: perVariant(() => []),
+    previewRequests: [],
+    upRequests: [],
+    providerPeakMiB: perVariant(() => []),
+    providerAnonPeakMiB: perVariant(() => []),
+    serializations: perVariant(() => []),
+  };
+  const footprint = { count: plan.count } as { count: number } & Record<V, Footprint>;
+  const extraEnv = plan.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
+  for (let rep = 0; rep < plan.reps; rep++) {
+    // Alternate which variant goes first, so drift and warm caches favour neither.
+    const order = rep % 2 === 0 ? variants : [...variants].reverse();
+    const stack = `n${plan.count}-r${rep}`;
+    for (const variant of order) {
+      const ws = workspaces[variant];
+      await ws.initStack(stack, plan.count);
+      fs.rmSync(counterFile, { force: true });
+      const before = server.inspect.requestCount();
+      const up = await ws.pulumi(upArgs(stack), { ...extraEnv, BENCH_SERIALIZE_COUNT_FILE: counterFile }, upTimeLimitMs(plan.count));
+      if (variant === measured) result.upRequests.push(server.inspect.requestCount() - before);
+      result.upMs[variant].push(up.ms);
+      result.providerPeakMiB[variant].push(up.providerPeakMiB);
+      result.providerAnonPeakMiB[variant].push(up.providerAnonPeakMiB);
+      result.serializations[variant].push(fs.existsSync(counterFile) ? Number(fs.readFileSync(counterFile, "utf8")) : 0);
+      log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: up ${(up.ms / 1000).toFixed(2)} s, provider peak ${up.providerPeakMiB.toFixed(0)} MiB`);
+    }
+    for (const variant of previews ? order : []) {
+      const before = server.inspect.requestCount();
+      const preview = await workspaces[variant].pulumi(previewArgs(stack));
+      if (variant === measured) result.previewRequests.push(server.inspect.requestCount() - before);
+      result.previewMs[variant].push(preview.ms);
+      log(`N=${plan.count} rep ${rep + 1}/${plan.reps} ${variant}: preview ${(preview.ms / 1000).toFixed(2)} s`);
+    }
+    if (rep === 0) {
+      for (const v of variants) {
+        (footprint as Record<V, Footprint>)[v] = footprintOf((await workspaces[v].pulumi(["stack", "export", "--stack", stack])).stdout);
+      }
+    }
+  }
+  return { result, footprint: plan.reps > 0 ? footprint : undefined };
 }
 
 /**

@@ -3,7 +3,11 @@ import type { BenchReport } from "./report";
 
 /** Markdown describing the methods behind `report`. */
 export function methodNotes(report: BenchReport): string {
-  const e = report.raw.client[0];
+  return engineNotes(report) + serverNotes(report) + startupClientMemoryNotes(report);
+}
+
+/** The method of the comparisons as a whole and of scenarios A, B, L and N. */
+function engineNotes(report: BenchReport): string {
   const plans = report.raw.engine.runs.map((r) => `N=${r.plan.count}: ${r.plan.reps} repetitions${r.plan.skipCheckpoints ? " with `PULUMI_SKIP_CHECKPOINTS=true`" : ""}`).join("; ");
   return `## Method
 
@@ -52,7 +56,12 @@ ${
   preview found any change. [preview.md](preview.md) holds a run of B alone (\`node bench/dist/run.js B\`):
   15 interleaved pairs of previews at N=100, with the interval of the median ratio and each
   preview's CPU split into the dynamic provider's and the rest's.
-- **P: the disk's floor.** Each repetition first times a bare loop of one 8 KiB append and one
+`;
+}
+
+/** The method of scenarios P, C and D (the reference server under load, and Prism). */
+function serverNotes(report: BenchReport): string {
+  return `- **P: the disk's floor.** Each repetition first times a bare loop of one 8 KiB append and one
   \`fdatasync\` in the directory the state files go to, for as long as one measured run: how many
   flushes a second the disk gives at that moment. With \`--state\` a create is answered after its
   journal line is flushed, so creates per second with \`--state\` divided by that is the creates one
@@ -85,7 +94,13 @@ ${
   connections, between them in each repetition (ABC, then CBA); what it does not do is what
   the reference server adds: know the key, check the organization exists and belongs to the
   key's user, store the data source and answer with it, and queue its sync.
-- **S: start-up.** Each subject is spawned fresh (${report.raw.startup?.reps ?? 0} starts each, the order rotating
+`;
+}
+
+/** The method of scenarios S and E, of the charts and of the memory figures. */
+function startupClientMemoryNotes(report: BenchReport): string {
+  const e = report.raw.client[0];
+  return `- **S: start-up.** Each subject is spawned fresh (${report.raw.startup?.reps ?? 0} starts each, the order rotating
   every round, after one untimed start of each). The bench polls the port, sending its first
   request the moment a connection is accepted (retried every millisecond while refused):
   *first answer* is the time from just before the spawn to the complete answer of that request,

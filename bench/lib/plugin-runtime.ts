@@ -1,6 +1,6 @@
 /**
  * Scenario R: the single-file plugin as released, made of the pinned Node.js of PLUGIN_LINE
- * (tools/node-runtime.js), against the same plugin made of another Node.js, by default the first
+ * (tools/lib/node-runtime.js), against the same plugin made of another Node.js, by default the first
  * `node` on PATH outside the project cache (this machine's own, Node.js 20): both built by
  * tools/build-plugin-binary.js from one bundle. Side by side, interleaved: time from start to the
  * port line, the plugin's CPU time (all its threads) from start to its answer to the first call the
@@ -218,7 +218,7 @@ export function pluginRuntimeMarkdown(result: PluginRuntimeResult, meta: { start
     `# Scenario R: the single-file plugin on Node.js ${p} against the same on ${o}`,
     "",
     `Run ${meta.startedAt}, ${round(meta.durationS / 60, 1)} min: \`${command}\`. Both executables are tools/build-plugin-binary.js's build of one bundle, one made of the pinned`,
-    `Node.js of tools/node-runtime.js (\`${result.nodes.pinned.path}\`), the other of \`${result.nodes.other.path}\`. Medians; "paired" is the median of the ratios of back-to-back runs.`,
+    `Node.js of tools/lib/node-runtime.js (\`${result.nodes.pinned.path}\`), the other of \`${result.nodes.other.path}\`. Medians; "paired" is the median of the ratios of back-to-back runs.`,
     `Target: Node.js ${p} at most ${RUNTIME_TARGET}x ${o} on the first three figures; the rest is reported. CPU is the plugin's user + system time summed over its threads`,
     "(/proc/<pid>/task/*/schedstat) when GetPluginInfo's answer has arrived. Both executables were dropped from the page cache after the build, so their",
     "file-backed pages (part of RSS) are read through page faults as after a reboot. Executables: " +

@@ -13,8 +13,8 @@ import type { StartupResult, StartupSubject } from "./startup";
 import type { SystemInfo } from "./system";
 import { STATUS_MARK, type Figure } from "./figure";
 import { singleFileFigures, type SingleFileResult } from "./single-file";
-import { tofuFigures } from "./tofu-report";
-import type { TofuResult } from "./tofu";
+import { tofuFigures } from "./tofu/tofu-report";
+import type { TofuResult } from "./tofu/tofu";
 
 export type { Figure } from "./figure";
 

@@ -2,8 +2,8 @@
  * A real S3-compatible server (versitygw, Apache-2.0, a Go S3 server serving a plain directory, one
  * sub-directory per bucket) for the `s3://` DIY backend, shared by the tests
  * (test/support/s3-server.ts) and the bench (scenario L, bench/lib/scale.ts). It is a test tool,
- * pinned by tools/versitygw/ and built into the project's cache with the toolchain's
- * `resolvePinnedGoTool`; users never build it and tools/versitygw/ is not in the package's files.
+ * pinned by tools/pinned/versitygw/ and built into the project's cache with the toolchain's
+ * `resolvePinnedGoTool`; users never build it and tools/pinned/versitygw/ is not in the package's files.
  *
  * This module imports nothing but Node: each side passes its own repository root and process-group
  * functions (the tests take them from toolchain/src/, the bench from the built `@pulumi-analytics/toolchain`),
@@ -21,7 +21,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 
-/** The versitygw release tools/versitygw/go.mod pins. */
+/** The versitygw release tools/pinned/versitygw/go.mod pins. */
 export const VERSITYGW_VERSION = "1.8.0";
 
 /** versitygw as a pinned Go tool (the toolchain's `PinnedGoTool`) of the repository at `repoRoot`. */
@@ -29,7 +29,7 @@ export function versitygwTool(repoRoot: string): { name: string; version: string
   return {
     name: "versitygw",
     version: VERSITYGW_VERSION,
-    moduleDir: path.join(repoRoot, "tools", "versitygw"),
+    moduleDir: path.join(repoRoot, "tools", "pinned", "versitygw"),
     goPackage: "github.com/versity/versitygw/cmd/versitygw",
     binary: "versitygw",
   };

@@ -1,5 +1,5 @@
 /**
- * The entry of the single file's V8 start-up snapshot (tools/plugin-snapshot.js). Run once, when
+ * The entry of the single file's V8 start-up snapshot (tools/lib/plugin-snapshot.js). Run once, when
  * the single file is built: it loads what every command needs (the gRPC service, the protobuf
  * messages, the provider and its shared check, diff and create logic) and runs a Check of each kind,
  * so that the contract's zod schemas are built, then names {@link runPlugin} as what the single

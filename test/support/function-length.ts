@@ -39,7 +39,7 @@ function nameOf(node: ts.FunctionLikeDeclaration): string {
 
 /** Every function of `source` of `limit` lines or more. */
 export function longFunctions(source: string, fileName = "module.ts", limit = FUNCTION_LINE_LIMIT): LongFunction[] {
-  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, fileName.endsWith(".js") ? ts.ScriptKind.JS : ts.ScriptKind.TS);
   const found: LongFunction[] = [];
   const visit = (node: ts.Node): void => {
     if (isFunctionLike(node) && node.body !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * What one Pulumi program of 1 + N objects did to the reference server through each command of
- * its life (test/yaml-restapi-bridge.test.ts observes it for the native plugin and for restapi
+ * its life (test/languages/yaml-restapi-bridge.test.ts observes it for the native plugin and for restapi
  * bridged into Pulumi), and the words of docs/compared-with-rest-provider.md's comparison table
  * for it: each cell rendered from the observation, with counts said per object so that they hold
  * for any N.

@@ -1,6 +1,6 @@
 /**
  * The Python the tests run Python programs, `python -m build` and mypy with: a virtualenv in the
- * project cache holding every package of tools/python-env/requirements.txt (the pinned Pulumi
+ * project cache holding every package of tools/pinned/python-env/requirements.txt (the pinned Pulumi
  * Python SDK, sdk/python's dependencies and build backend, `build`, mypy, cyclonedx-bom), made once under the
  * toolchain's cross-process build lock and reused after; and what the tests do with it: build
  * sdk/python into an sdist and a wheel outside the repository, and give a program a virtualenv of
@@ -20,7 +20,7 @@ import { repoRoot } from "./pulumi-workspace";
 const execFileAsync = promisify(execFile);
 
 /** The pinned packages of the environment, one `name==version` a line. */
-export const PYTHON_REQUIREMENTS = path.join(repoRoot, "tools/python-env/requirements.txt");
+export const PYTHON_REQUIREMENTS = path.join(repoRoot, "tools/pinned/python-env/requirements.txt");
 
 /** The `pulumi==` pin of a requirements text. */
 const pulumiPin = (requirements: string): string | undefined => /^pulumi==(\S+)$/m.exec(requirements)?.[1];

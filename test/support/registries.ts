@@ -1,7 +1,7 @@
 /**
  * The registries of the publish rehearsal, real registry software on 127.0.0.1 at ports the system
- * picks: Verdaccio for npm (installed by `npm ci` from tools/verdaccio's lock into the project
- * cache), pypiserver for PyPI (tools/pypiserver/requirements.txt, hash-pinned, with twine), each
+ * picks: Verdaccio for npm (installed by `npm ci` from tools/pinned/verdaccio's lock into the project
+ * cache), pypiserver for PyPI (tools/pinned/pypiserver/requirements.txt, hash-pinned, with twine), each
  * with one user whose random password or token exists only in the rehearsal; Debian's
  * `docker-registry` (distribution 2.8.2) for container images, over plain HTTP with no user; and a
  * throwaway gpg key that signs the Maven artifacts. Each registry keeps its files in a folder of
@@ -20,7 +20,7 @@ import { pythonEnvironment } from "./python-env";
 import { resolvePythonTool, type PythonTool } from "./python-tool";
 
 const execFileAsync = promisify(execFile);
-const VERDACCIO_DIR = path.join(repoRoot, "tools", "verdaccio");
+const VERDACCIO_DIR = path.join(repoRoot, "tools", "pinned", "verdaccio");
 
 /** A registry server: its address, its one user's credentials and how to stop it. */
 export interface RegistryServer {
@@ -60,7 +60,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Verdaccio installed by `npm ci` from tools/verdaccio's package.json and lock into the project cache, once. */
+/** Verdaccio installed by `npm ci` from tools/pinned/verdaccio's package.json and lock into the project cache, once. */
 async function resolveVerdaccio(log: (line: string) => void): Promise<string> {
   const lock = fs.readFileSync(path.join(VERDACCIO_DIR, "package-lock.json"));
   const dir = path.join(defaultCacheRoot(), `verdaccio-${createHash("sha256").update(lock).digest("hex").slice(0, 12)}`);
@@ -68,7 +68,7 @@ async function resolveVerdaccio(log: (line: string) => void): Promise<string> {
   if (fs.existsSync(marker)) return dir;
   await withLock(`${dir}.lock`, log, async () => {
     if (fs.existsSync(marker)) return;
-    log(`[verdaccio] npm ci of tools/verdaccio into ${dir} (first run only)`);
+    log(`[verdaccio] npm ci of tools/pinned/verdaccio into ${dir} (first run only)`);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     for (const file of ["package.json", "package-lock.json"]) fs.copyFileSync(path.join(VERDACCIO_DIR, file), path.join(dir, file));
@@ -114,9 +114,9 @@ print(f"listening {server.server_port}", flush=True)
 server.serve_forever()
 `;
 
-/** The virtualenv of pypiserver and twine (tools/pypiserver/requirements.txt). */
+/** The virtualenv of pypiserver and twine (tools/pinned/pypiserver/requirements.txt). */
 export function resolvePypiTools(): Promise<PythonTool> {
-  return resolvePythonTool("pypiserver", path.join(repoRoot, "tools", "pypiserver", "requirements.txt"));
+  return resolvePythonTool("pypiserver", path.join(repoRoot, "tools", "pinned", "pypiserver", "requirements.txt"));
 }
 
 /** pypiserver serving and taking uploads into `dir`; its URL is the upload URL, `<url>simple/` the index. */

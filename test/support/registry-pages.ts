@@ -1,6 +1,6 @@
 /**
  * What the Registry's pages of a package schema must show, read from the schema itself, and what
- * a set of rendered pages (tools/render-docs.js, codegen/docs) leaves out: for test/registry-docs.test.ts.
+ * a set of rendered pages (tools/render-docs.js, codegen/docs) leaves out: for test/release/registry-docs.test.ts.
  * Pure (schema and pages in, findings out), so a table test can prove each check can fail.
  *
  * How codegen/docs lays a resource's page out, which the checks follow:

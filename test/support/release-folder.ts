@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { withLock } from "../../toolchain/src/go-build";
-import { copyCheckout, userEnvironment } from "../packed/packed-app";
+import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
 import { TEST_RUN_MARKER, runFolder } from "./test-run.js";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";

@@ -14,7 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
-import { userEnvironment } from "../packed/packed-app";
+import { userEnvironment } from "../release/packed/packed-app";
 import type { PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { platformArchiveName, pulumiPlatform } from "../../tools/build-plugin-binary.js";
 import {

@@ -22,7 +22,7 @@ function copyModule(from: string): string {
 }
 
 describe("versitygw as a pinned Go tool", () => {
-  it("tools/versitygw pins the version the tests name, imports its main, and has a complete go.sum", () => {
+  it("tools/pinned/versitygw pins the version the tests name, imports its main, and has a complete go.sum", () => {
     const goMod = fs.readFileSync(path.join(VERSITYGW.moduleDir, "go.mod"), "utf8");
     expect(goMod).toMatch(new RegExp(`^require github\\.com/versity/versitygw v${VERSITYGW_VERSION.replace(/\./g, "\\.")}$`, "m"));
     expect(fs.readFileSync(path.join(VERSITYGW.moduleDir, "tools.go"), "utf8")).toContain(`_ "${VERSITYGW.goPackage}"`);

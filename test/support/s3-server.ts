@@ -1,6 +1,6 @@
 /**
  * A real S3-compatible server for the tests of the `s3://` DIY backend: versitygw, pinned by
- * tools/versitygw/ and built into the project's cache beside the engine with the toolchain's own
+ * tools/pinned/versitygw/ and built into the project's cache beside the engine with the toolchain's own
  * helper (`resolvePinnedGoTool`). The server itself (start, keys, stop) lives in
  * bench/lib/s3-server.ts, which imports nothing but Node, so the bench's scale scenario (L) starts
  * the same server; the tests hand it src/'s process-group functions.

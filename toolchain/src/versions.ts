@@ -5,7 +5,7 @@ export const PINNED_PULUMI_VERSION = "3.200.0";
 
 /**
  * The newest Pulumi CLI release the Go module proxy serves, built as a second engine that the
- * compatibility tests run (test/compat-newest-cli.test.ts); toolchain/go/pulumi-newest/go.mod pins the same one.
+ * compatibility tests run (test/languages/compat-newest-cli.test.ts); toolchain/go/pulumi-newest/go.mod pins the same one.
  */
 export const NEWEST_PULUMI_VERSION = "3.274.1";
 

@@ -1,6 +1,6 @@
 /**
  * The plugin's unary gRPC over node:http2, against real clients on a port-0 server: @grpc/grpc-js's
- * (the engine's is grpc-go's, test/grpc-interop.test.ts) and raw node:http2 streams for what a
+ * (the engine's is grpc-go's, test/languages/grpc-interop.test.ts) and raw node:http2 streams for what a
  * gRPC client never sends: split prefixes, two messages, compression, other content types,
  * cancels and deadlines.
  */

@@ -1,0 +1,82 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SPEED_BEGIN, SPEED_END, speedTable, withSpeedTable, type SpeedMeta } from "./speed-doc";
+import type { SideRun, StepResult, TofuResult } from "./tofu";
+
+const stepOf = (name: string, ms: number, extra: Partial<StepResult> = {}): StepResult => ({
+  step: name,
+  command: name,
+  code: 0,
+  ms,
+  creates: 0,
+  requests: {},
+  summary: undefined,
+  providerCpuS: 0,
+  allCpuS: 0,
+  providerPeakMiB: 0,
+  errors: [],
+  warnings: { count: 0, first: [] },
+  excerpt: "",
+  ...extra,
+});
+
+const runOf = (side: SideRun["side"], count: number, checkpoints: boolean, steps: StepResult[]): SideRun => ({
+  side,
+  count,
+  checkpoints,
+  steps,
+  stateBytes: 1_045_000,
+  stateObjectsAfterDestroy: 0,
+  serverObjectsAfterDestroy: count + 1,
+  secrets: { passwordInState: 0, passwordInOutput: 0, apiKeyInState: 0, apiKeyInOutput: 0 },
+  crash: undefined,
+});
+
+const RESULT: TofuResult = {
+  versions: { opentofu: "1.10.7", restapi: "1.20.0" },
+  runs: [
+    runOf("tofu", 100, true, [stepOf("apply", 1390, { creates: 101, providerCpuS: 0.65, allCpuS: 1.85 })]),
+    runOf("tofu", 300, true, [stepOf("apply", 3210, { creates: 301, providerCpuS: 1.6, allCpuS: 4.94 }), stepOf("plan -refresh=false", 900), stepOf("destroy", 2110)]),
+    runOf("yaml", 300, true, [stepOf("up", 31720, { creates: 301, providerCpuS: 2.5, allCpuS: 41.7 }), stepOf("preview", 2390), stepOf("destroy", 28600)]),
+    runOf("yaml", 300, false, [stepOf("up", 3710, { creates: 301, providerCpuS: 2.35, allCpuS: 4.63 }), stepOf("preview", 2400)]),
+  ],
+};
+/** What tofu.json holds: the run's metadata and its result. */
+type SpeedMetaWithRaw = SpeedMeta & { raw: TofuResult };
+
+const META = { startedAt: "2026-11-26T04:00:00.000Z", load: { start: [1.51, 2.0, 2.2], end: [2.33, 2.2, 2.24] } };
+
+describe("the speed table of docs/compared-with-rest-provider.md", () => {
+  it("holds the largest N, a column per side that ran there, each row from that side's runs", () => {
+    const table = speedTable(RESULT, META);
+    expect(table).toContain("Scenario T at N=300, each side once on a fresh reference server, from [tofu.json](../bench/results/tofu.json) (runs since 2026-11-26, load average 1.5 2 2.2 at the first start and 2.3 2.2 2.2 at the last end;");
+    expect(table).toContain("| N=300 | OpenTofu + restapi | native plugin, YAML |");
+    expect(table).toContain("| apply / up, checkpoints on | 3.21 s | 31.72 s |");
+    expect(table).toContain("| up, checkpoints skipped | – | 3.71 s |");
+    expect(table).toContain("| no-change `plan -refresh=false` / `preview` | 0.9 s | 2.39 s |");
+    expect(table).toContain("| provider CPU per create (checkpoints on / skipped) | 5.3 ms | 8.3 ms / 7.8 ms |");
+    expect(table).not.toContain("1.39 s");
+    expect(table).not.toContain("engine CPU");
+  });
+
+  it("has a row of the engine's CPU per create once a run recorded it, and a column for the bridged restapi", () => {
+    const bridge = runOf("bridge", 300, true, [stepOf("up", 9000, { creates: 301, providerCpuS: 0.9, allCpuS: 12, engineCpuS: 6.02 })]);
+    const table = speedTable({ ...RESULT, runs: [...RESULT.runs, bridge] }, META);
+    expect(table).toContain("| N=300 | OpenTofu + restapi | restapi through Pulumi, YAML | native plugin, YAML |");
+    expect(table).toContain("| engine CPU per create (checkpoints on / skipped) | – | 20 ms | – |");
+  });
+
+  it("replaces what is between the markers and keeps the page around them", () => {
+    const page = `# Page\n\nBefore.\n\n${SPEED_BEGIN}\nold table\n${SPEED_END}\n\nAfter.\n`;
+    expect(withSpeedTable(page, "new table")).toBe(`# Page\n\nBefore.\n\n${SPEED_BEGIN}\nnew table\n${SPEED_END}\n\nAfter.\n`);
+    expect(() => withSpeedTable("# Page without markers\n", "new table")).toThrow(/no speed table markers/);
+  });
+
+  it("is, as committed, the table of the committed bench/results/tofu.json (node bench/dist/run.js T --render rewrites it)", () => {
+    const root = path.resolve(__dirname, "..", "..", "..");
+    const saved = JSON.parse(fs.readFileSync(path.join(root, "bench", "results", "tofu.json"), "utf8")) as SpeedMetaWithRaw;
+    const page = fs.readFileSync(path.join(root, "docs", "compared-with-rest-provider.md"), "utf8");
+    expect(withSpeedTable(page, speedTable(saved.raw, saved))).toBe(page);
+  });
+});

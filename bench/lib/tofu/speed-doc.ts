@@ -1,0 +1,67 @@
+/**
+ * The table of docs/compared-with-rest-provider.md's speed section, written from scenario T's
+ * result (bench/results/tofu.json) by every run that measures or redraws T, between two markers;
+ * the prose around it is the page's own.
+ */
+import * as fs from "node:fs";
+import { round } from "../stats";
+import { SIDE_NAMES, cpuPerCreate, engineCpuPerCreate } from "./tofu-report";
+import { TOFU_SIDES, type SideRun, type StepResult, type TofuResult } from "./tofu";
+
+/** The line that opens the generated table. */
+export const SPEED_BEGIN = "<!-- speed table: written by `npm run bench` (bench/lib/tofu/speed-doc.ts) from bench/results/tofu.json; edit the generator, not the table -->";
+/** The line that closes it. */
+export const SPEED_END = "<!-- end of the speed table -->";
+
+/** When and where scenario T ran, as tofu.json records it. */
+export interface SpeedMeta {
+  startedAt: string;
+  load: { start: number[]; end: number[] };
+}
+
+const seconds = (ms: number | undefined): string => (ms === undefined ? "–" : `${round(ms / 1000, 2)} s`);
+const step = (run: SideRun | undefined, name: string): StepResult | undefined => run?.steps.find((s) => s.step === name);
+
+/** One row: a label and a cell per side (the side's runs at N, checkpoints on and skipped). */
+type Row = [string, (on: SideRun | undefined, skipped: SideRun | undefined) => string];
+
+const ROWS: readonly Row[] = [
+  ["apply / up, checkpoints on", (on) => seconds(step(on, on?.side === "tofu" ? "apply" : "up")?.ms)],
+  ["up, checkpoints skipped", (on, skipped) => (on?.side === "tofu" ? "–" : seconds(step(skipped, "up")?.ms))],
+  ["no-change `plan -refresh=false` / `preview`", (on, skipped) => seconds(step(on, on?.side === "tofu" ? "plan -refresh=false" : "preview")?.ms ?? step(skipped, "preview")?.ms)],
+  ["destroy", (on) => seconds(step(on, "destroy")?.ms)],
+  ["CPU of every process of the apply / up (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r !== undefined).map((r) => `${round(r!.steps[0]!.allCpuS, 2)} s`).join(" / ") || "–"],
+  ["provider CPU per create (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r !== undefined).map((r) => `${round(cpuPerCreate(r!) * 1000, 1)} ms`).join(" / ") || "–"],
+  ["engine CPU per create (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r?.steps[0]?.engineCpuS !== undefined).map((r) => `${round(engineCpuPerCreate(r!) * 1000, 1)} ms`).join(" / ") || "–"],
+  ["state file after the first apply / up", (on, skipped) => { const bytes = (on ?? skipped)?.stateBytes; return bytes === undefined ? "–" : `${Math.round(bytes / 1000).toLocaleString("en-US")} KB`; }],
+];
+
+/** The speed table of the largest N scenario T ran, every side that ran at it as a column. */
+export function speedTable(result: TofuResult, meta: SpeedMeta): string {
+  const n = Math.max(...result.runs.map((r) => r.count));
+  const sides = TOFU_SIDES.filter((side) => result.runs.some((r) => r.count === n && r.side === side));
+  const runOf = (side: string, checkpoints: boolean) => result.runs.find((r) => r.count === n && r.side === side && r.checkpoints === checkpoints);
+  const load = (values: number[]) => values.map((v) => round(v, 1)).join(" ");
+  const lines = [
+    `Scenario T at N=${n}, each side once on a fresh reference server, from [tofu.json](../bench/results/tofu.json) (runs since ${meta.startedAt.slice(0, 10)}, load average ${load(meta.load.start)} at the first start and ${load(meta.load.end)} at the last end; [tofu.md](../bench/results/tofu.md) lists the commands that made them and every command of every side):`,
+    "",
+    `| N=${n} | ${sides.map((side) => SIDE_NAMES[side]).join(" | ")} |`,
+    `|---|${sides.map(() => "---").join("|")}|`,
+    // The engine's CPU is a row once a run recorded it (runs before it was measured did not).
+    ...ROWS.filter(([label]) => !label.startsWith("engine CPU") || result.runs.some((r) => r.count === n && r.steps[0]?.engineCpuS !== undefined)).map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
+  ];
+  return lines.join("\n");
+}
+
+/** `text` with the part between {@link SPEED_BEGIN} and {@link SPEED_END} replaced by `table`; throws when the markers are missing. */
+export function withSpeedTable(text: string, table: string): string {
+  const begin = text.indexOf(SPEED_BEGIN);
+  const end = text.indexOf(SPEED_END);
+  if (begin < 0 || end < begin) throw new Error(`the page has no speed table markers (${SPEED_BEGIN} … ${SPEED_END})`);
+  return `${text.slice(0, begin + SPEED_BEGIN.length)}\n${table}\n${text.slice(end)}`;
+}
+
+/** Rewrites the speed table of the page `file` from scenario T's `result`. */
+export function writeSpeedTable(file: string, result: TofuResult, meta: SpeedMeta): void {
+  fs.writeFileSync(file, withSpeedTable(fs.readFileSync(file, "utf8"), speedTable(result, meta)));
+}

@@ -1,0 +1,121 @@
+/**
+ * One OpenTofu working directory for scenario T: a copy of bench/fixtures/tofu, a CLI config file
+ * naming a filesystem mirror that holds the pinned terraform-provider-restapi (so `tofu init`
+ * installs it offline), the local state backend, and every command timed with the provider
+ * processes' CPU and peak RSS sampled from /proc.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import { stopProcessTree, trackProcessTree } from "@pulumi-analytics/toolchain";
+import { PeakRssSampler } from "../proc";
+import { RESTAPI_VERSION } from "./tofu-tools";
+import { repoRoot, type TimedRun } from "../workspace";
+
+/** The provider's address in the fixture's `required_providers` (OpenTofu's default registry). */
+const PROVIDER_ADDRESS = "registry.opentofu.org/mastercard/restapi";
+
+/** Text in the command line of every provider process OpenTofu starts. */
+export const RESTAPI_MARKER = "terraform-provider-restapi";
+
+/** An OpenTofu working directory of its own under bench/tmp/. */
+export class TofuWorkspace {
+  private constructor(
+    readonly tofu: string,
+    readonly root: string,
+    readonly programDir: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /**
+   * Copies bench/fixtures/tofu into a fresh temp dir with a filesystem mirror holding `restapi` (the
+   * built provider binary); `vars` become `TF_VAR_*` (the fixture's variables, secrets included).
+   */
+  static create(tofu: string, restapi: string, vars: Record<string, string>): TofuWorkspace {
+    const tmp = path.join(repoRoot, "bench", "tmp");
+    fs.mkdirSync(tmp, { recursive: true });
+    const root = fs.mkdtempSync(path.join(tmp, "tofu-"));
+    const programDir = path.join(root, "program");
+    fs.cpSync(path.join(repoRoot, "bench", "fixtures", "tofu"), programDir, { recursive: true });
+    const platform = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
+    const mirrorDir = path.join(root, "mirror");
+    const providerDir = path.join(mirrorDir, PROVIDER_ADDRESS, RESTAPI_VERSION, platform);
+    fs.mkdirSync(providerDir, { recursive: true });
+    fs.copyFileSync(restapi, path.join(providerDir, `terraform-provider-restapi_v${RESTAPI_VERSION}`));
+    fs.chmodSync(path.join(providerDir, `terraform-provider-restapi_v${RESTAPI_VERSION}`), 0o755);
+    const cliConfig = path.join(root, "tofu.tfrc");
+    fs.writeFileSync(cliConfig, `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirrorDir)}\n    include = ["${PROVIDER_ADDRESS}"]\n  }\n}\n`);
+    const base = { ...process.env };
+    for (const key of Object.keys(base)) if (key.startsWith("TF_") || key.startsWith("PULUMI_") || key.startsWith("ANALYTICS_")) delete base[key];
+    const env: NodeJS.ProcessEnv = {
+      ...base,
+      HOME: root,
+      TF_CLI_CONFIG_FILE: cliConfig,
+      TF_IN_AUTOMATION: "1",
+      TF_INPUT: "0",
+      ...Object.fromEntries(Object.entries(vars).map(([name, value]) => [`TF_VAR_${name}`, value])),
+    };
+    return new TofuWorkspace(tofu, root, programDir, env);
+  }
+
+  /** The local backend's state file. */
+  get stateFile(): string {
+    return path.join(this.programDir, "terraform.tfstate");
+  }
+
+  /** Text of every state file OpenTofu wrote (the state and its backup). */
+  stateTexts(): string {
+    return fs
+      .readdirSync(this.programDir)
+      .filter((name) => name.includes(".tfstate"))
+      .map((name) => fs.readFileSync(path.join(this.programDir, name), "utf8"))
+      .join("\n");
+  }
+
+  /** Runs `tofu ARGS -no-color` in the working directory, timed, with the provider processes sampled; resolves with any exit code. */
+  async run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
+    const sampler = new PeakRssSampler(this.programDir, RESTAPI_MARKER, "tofu");
+    const started = performance.now();
+    let result: { code: number; stdout: string; stderr: string };
+    let providerPeakMiB: number;
+    try {
+      result = await collect(this.start(args), timeoutMs);
+    } finally {
+      providerPeakMiB = sampler.stop();
+    }
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
+  }
+
+  /** Starts `tofu ARGS -no-color` in a process group of its own (tracked, so the bench never leaves it behind). */
+  start(args: string[]): ChildProcess {
+    return trackProcessTree(spawn(this.tofu, [...args, "-no-color"], { cwd: this.programDir, env: this.env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
+  }
+
+  /** Removes the temp dir. */
+  dispose(): void {
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** Output and exit code of a started process; stops its group after `timeoutMs`. */
+export function collect(child: ChildProcess, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      stderr += `\n[bench] stopped after ${timeoutMs} ms\n`;
+      void stopProcessTree(child);
+    }, timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+  });
+}

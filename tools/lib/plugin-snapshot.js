@@ -1,0 +1,78 @@
+// @ts-check
+/**
+ * The single-file plugin's V8 start-up snapshot: what tools/build-plugin-binary.js puts in the
+ * single-executable blob in place of the plugin's script when the blob is made by the `node` it is
+ * injected into (a snapshot only loads in the Node.js build that made it). The snapshot's main
+ * script is dist/native/snapshot-entry.js and everything it loads, bundled into one script; Node.js
+ * runs it once, while it makes the blob (`useSnapshot`), and the single file then starts from the
+ * heap it left, in which the gRPC service, the protobuf messages and the provider's shared logic
+ * are loaded and the contract's schemas built, and runs the function it named.
+ * Two builds give the same bytes, whoever builds them where: the `node` building the snapshot
+ * runs with {@link SNAPSHOT_BUILD_FLAGS} and an empty environment (but for Windows' SystemRoot), the bundle is compiled under a
+ * fixed name ({@link SNAPSHOT_MAIN}), and the entry clears the building process's pid from the heap
+ * (Node.js sets it again at start). Without any one of these, two builds differ.
+ */
+"use strict";
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+const esbuild = require("esbuild");
+const { BUNDLE_OPTIONS, ROOT } = require("../build-plugin-archive.js");
+
+/**
+ * The flags of the `node` that builds the snapshot. `--predictable`: V8 runs no concurrent compiler
+ * or collector threads, so the heap's layout is the same each time (V8 leaves the flag out of the
+ * hash a snapshot is checked against). `--no-warnings`: the warning Node.js prints when the build
+ * loads a built-in it has not verified in snapshots (`node:vm`) names the building process's pid,
+ * and what it writes stays in the heap. The empty environment keeps what the builder's shell sets
+ * (FORCE_COLOR, NODE_OPTIONS, …) out of the heap.
+ */
+const SNAPSHOT_BUILD_FLAGS = ["--predictable", "--no-warnings"];
+
+/** The name the snapshot's code has in stack traces, the same in every build. */
+const SOURCE_URL = "pulumi-resource-analytics.js";
+
+/**
+ * The snapshot's main script: it reads the bundle ({@link snapshotBundle}) from beside itself and
+ * compiles it as a function of `require` named {@link SOURCE_URL}. Node.js names the main script
+ * by its absolute path, which lies in a fresh staging folder in each build, and the snapshot keeps
+ * the name of every script whose code it holds; the main script's own code is gone by the time the
+ * heap is written.
+ */
+const SNAPSHOT_MAIN = `"use strict";
+const source = require("node:fs").readFileSync(require("node:path").join(__dirname, "snapshot-bundle.js"), "utf8");
+require("node:vm").compileFunction(source, ["require"], { filename: ${JSON.stringify(SOURCE_URL)} })(require);
+`;
+
+/**
+ * dist/native/snapshot-entry.js and everything it loads, as one script (an immediately invoked
+ * function: the snapshot's code gets `require`, of built-in modules only, and no `module` or
+ * `exports`). The snapshot holds its source, which each start loads: without comments and
+ * spaces (names kept, for stack traces) it is 1.9 MB instead of 2.9, and in ASCII, since one
+ * character beyond Latin-1 (some of zod's and undici's comments have them; esbuild escapes those
+ * of strings) makes V8 keep the whole source at two bytes a character.
+ */
+function snapshotBundle() {
+  const options = { ...BUNDLE_OPTIONS, format: /** @type {const} */ ("iife"), metafile: false, minifyWhitespace: true, minifySyntax: true };
+  const built = esbuild.buildSync({ ...options, entryPoints: [path.join(ROOT, "dist", "native", "snapshot-entry.js")] });
+  return built.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Makes the single-executable blob holding the plugin's start-up snapshot in `staging` with
+ * `node`, the executable it will be injected into; returns its path.
+ * @param {string} staging
+ * @param {string} node
+ */
+function snapshotBlob(staging, node) {
+  fs.writeFileSync(path.join(staging, "snapshot-bundle.js"), snapshotBundle());
+  fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
+  const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
+  fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
+  // Windows keeps SystemRoot, without which a process cannot load its system libraries.
+  const env = process.platform === "win32" ? { SystemRoot: process.env.SystemRoot } : {};
+  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
+  return path.join(staging, "sea-prep.blob");
+}
+
+module.exports = { SNAPSHOT_BUILD_FLAGS, snapshotBlob, snapshotBundle };
