@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "./group-commit";
 
-/** A GroupCommit whose commits finish when the test says, recording how many requests each carried. */
+/**
+ * A GroupCommit whose commits finish when the test says, recording how many requests each carried.
+ * Its clock moves only while a commit runs (each takes 5 ms by it), so how long a commit waits for
+ * its group depends on the requests alone, never on how busy the machine is.
+ */
 function controlled(): { group: GroupCommit; sizes: number[]; finish: (error?: Error) => void; request: () => Promise<void> } {
   const sizes: number[] = [];
+  let clock = 0;
   let requested = 0;
   let committed = 0;
   let finishCurrent: ((error?: Error) => void) | undefined;
@@ -12,8 +17,13 @@ function controlled(): { group: GroupCommit; sizes: number[]; finish: (error?: E
       new Promise<void>((resolve, reject) => {
         sizes.push(requested - committed);
         committed = requested;
-        finishCurrent = (error) => (error ? reject(error) : resolve());
+        finishCurrent = (error) => {
+          clock += 5;
+          if (error) reject(error);
+          else resolve();
+        };
       }),
+    () => clock,
   );
   const request = (): Promise<void> => {
     requested++;

@@ -26,8 +26,14 @@ export class GroupCommit {
   private lastFinishedAt = 0;
   private release: (() => void) | undefined;
 
-  /** `commit` writes everything requested so far; it is never called while a call of it runs. */
-  constructor(private readonly commit: () => Promise<void>) {}
+  /**
+   * `commit` writes everything requested so far; it is never called while a call of it runs.
+   * `now` is the clock the wait is measured by, in ms (tests pass their own).
+   */
+  constructor(
+    private readonly commit: () => Promise<void>,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Resolves once a commit that started after this call has finished. */
   request(): Promise<void> {
@@ -43,14 +49,14 @@ export class GroupCommit {
         this.queued = undefined;
         const carried = this.waiting;
         this.waiting = 0;
-        const started = performance.now();
+        const started = this.now();
         const running = this.commit();
         this.inFlight = running;
         try {
           await running;
         } finally {
           if (this.inFlight === running) this.inFlight = undefined;
-          this.lastFinishedAt = performance.now();
+          this.lastFinishedAt = this.now();
           this.lastCommitMs = this.lastFinishedAt - started;
           this.expected = this.waiting + carried;
         }
@@ -68,7 +74,7 @@ export class GroupCommit {
 
   /** Waits until the queued group holds the requests expected, or the wait allowed since the last commit is over. */
   private gather(): Promise<void> {
-    const left = Math.min(this.lastCommitMs, MAX_GATHER_MS) - (performance.now() - this.lastFinishedAt);
+    const left = Math.min(this.lastCommitMs, MAX_GATHER_MS) - (this.now() - this.lastFinishedAt);
     if (this.waiting >= this.expected || left <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
