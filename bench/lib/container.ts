@@ -51,7 +51,7 @@ async function buildImage(log: (line: string) => void): Promise<{ single: string
   const { buildReferenceServerBinaries } = require(path.join(tools, "build-reference-server-binary.js")) as {
     buildReferenceServerBinaries(out: string, options: { targets: readonly unknown[]; log: (line: string) => void }): Promise<Array<{ binary: string; target: { os: string; arch: string } }>>;
   };
-  const { TARGETS } = require(path.join(tools, "single-executable.js")) as { TARGETS: ReadonlyArray<{ os: string; arch: string }> };
+  const { TARGETS } = require(path.join(tools, "lib", "single-executable.js")) as { TARGETS: ReadonlyArray<{ os: string; arch: string }> };
   const { buildReferenceServerImage } = require(path.join(tools, "build-reference-server-image.js")) as {
     buildReferenceServerImage(options: { binaries: { amd64: string; arm64: string }; outDir: string; time: Date; log: (line: string) => void }): {
       layout: string;

@@ -56,7 +56,7 @@ export const PLUGIN_RUNTIME_PLANS: EnginePlan[] = [{ count: 100, reps: 7, skipCh
 export const RUNTIME_TARGET = 1.05;
 
 const nodeRuntimeTools = (): { PLUGIN_LINE: number; cacheRoot(): string; supportedLine(line: number): { pinned?: string } } =>
-  require(path.join(repoRoot, "tools", "node-runtime.js")) as ReturnType<typeof nodeRuntimeTools>;
+  require(path.join(repoRoot, "tools", "lib", "node-runtime.js")) as ReturnType<typeof nodeRuntimeTools>;
 
 /** The release of PLUGIN_LINE the single file embeds, `X.Y.Z`. */
 export function pinnedRelease(): string {

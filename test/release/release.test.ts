@@ -60,7 +60,7 @@ async function cyclonedxSchemaErrors(python: string, file: string, specVersion =
  */
 async function remakeSboms(ctx: { out: string; time: string; python: string }): Promise<void> {
   const script = `
-    const sboms = require(${JSON.stringify(path.join(repoRoot, "tools", "release-sboms.js"))});
+    const sboms = require(${JSON.stringify(path.join(repoRoot, "tools", "lib", "release-sboms.js"))});
     const ctx = { root: ${JSON.stringify(repoRoot)}, out: ${JSON.stringify(ctx.out)}, version: ${JSON.stringify(version)}, time: new Date(${JSON.stringify(ctx.time)}), python: ${JSON.stringify(ctx.python)} };
     sboms.pythonSdkSbom(ctx);
     sboms.goSdkSbom(ctx).catch((error) => { console.error(error); process.exit(1); });`;
