@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
 import { exports as packageExports, name } from "./package.json";
+import ReleaseLastSequencer from "./test/support/release-last-sequencer";
 import { TIERS, excludedBy } from "./test/tiers.js";
 
 /**
@@ -18,6 +19,8 @@ export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
+    // The files that read the release folder run last, while it builds (test/support/release-last-sequencer.ts).
+    sequence: { sequencer: ReleaseLastSequencer },
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: TIERS.map((tier) => ({

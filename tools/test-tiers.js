@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Runs the tiers of test/tiers.js in order, each as one `vitest run --project <tier>` with as many
- * workers as the machine has cores, going on after a failed tier so one run shows every failure;
- * all of them as one test run (test/support/test-run.js), so what one tier builds once the others reuse.
- * Ends with each tier's time, the ten slowest files of the whole run, and one plain
- * `Tests: N passed, N failed, N skipped` line; exits 1 when any tier failed.
+ * Runs the tiers of test/tiers.js: the unit tier first, on its own (`vitest run --project unit`),
+ * then every other tier asked for as one `vitest run --project engine --project languages
+ * --project release`, so that no core idles while one tier's last file ends before the next tier
+ * may start; that run's files go to the workers in vitest's order (the slowest of the last run
+ * first, else the largest), the readers of the release folder last while it builds
+ * (test/support/release-last-sequencer.ts). Each run has as many
+ * workers as the machine has cores, and the second goes on after a failed unit tier so one run
+ * shows every failure; both are one test run (test/support/test-run.js), so what one builds once
+ * the other reuses. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
+ * toolchain) serves every process the tests start, which loads the same modules hundreds of times.
+ * Ends with each tier's summed file time and each run's wall time, the ten slowest files of the
+ * whole run, and one plain `Tests: N passed, N failed, N skipped` line; exits 1 when any failed.
  * Usage: node tools/test-tiers.js [tier ...]   (default: every tier)
  */
 "use strict";
@@ -15,50 +22,70 @@ const os = require("node:os");
 const path = require("node:path");
 const { TIERS } = require("../test/tiers.js");
 const { TEST_RUN_MARKER, newRunId, removeRunFolder } = require("../test/support/test-run.js");
+const { cacheRoot } = require("./lib/node-runtime.js");
 
-/** Workers per tier: the machine's cores (measured: 2 on 2 cores keeps the engine tiers inside their timeouts). */
+/** Workers per run: the machine's cores (measured: 2 on 2 cores keeps the engine tiers inside their timeouts). */
 const WORKERS = Math.max(1, os.availableParallelism());
 
-/** @typedef {import("../test/support/summary-reporter").RunReport} RunReport What each tier's summary reporter writes. */
+/** @typedef {import("../test/support/summary-reporter").RunReport} RunReport What each run's summary reporter writes. */
+/** @typedef {{ tiers: string[], report: RunReport | undefined, ok: boolean, seconds: number }} RunResult */
 
 /**
- * Runs one tier as part of the run `runId`; returns its report (undefined when vitest wrote none) and whether it passed.
- * @param {string} name
+ * Runs the tiers `names` as one vitest run, part of the test run `runId`; returns its report
+ * (undefined when vitest wrote none) and whether it passed.
+ * @param {string[]} names
  * @param {string} runId
- * @returns {{ report: RunReport | undefined, ok: boolean, seconds: number }}
+ * @returns {RunResult}
  */
-function runTier(name, runId) {
+function runTiers(names, runId) {
   const reportFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-tier-")), "report.json");
   const started = Date.now();
-  process.stdout.write(`\n[tiers] ${name}: vitest run --project ${name} with ${WORKERS} worker(s)\n`);
+  const projects = names.flatMap((name) => ["--project", name]);
+  process.stdout.write(`\n[tiers] ${names.join(" + ")}: vitest run ${projects.join(" ")} with ${WORKERS} worker(s)\n`);
   const vitest = path.join(__dirname, "..", "node_modules", "vitest", "vitest.mjs");
-  const result = spawnSync(process.execPath, [vitest, "run", "--project", name, `--maxWorkers=${WORKERS}`, `--minWorkers=1`], {
-    stdio: "inherit",
-    env: { ...process.env, ANALYTICS_TEST_REPORT: reportFile, [TEST_RUN_MARKER]: runId },
-  });
+  const compileCache = process.env.NODE_COMPILE_CACHE ?? path.join(cacheRoot(), "node-compile-cache");
+  const env = { ...process.env, ANALYTICS_TEST_REPORT: reportFile, [TEST_RUN_MARKER]: runId, NODE_COMPILE_CACHE: compileCache };
+  const result = spawnSync(process.execPath, [vitest, "run", ...projects, `--maxWorkers=${WORKERS}`, `--minWorkers=1`], { stdio: "inherit", env });
   const report = fs.existsSync(reportFile) ? /** @type {RunReport} */ (JSON.parse(fs.readFileSync(reportFile, "utf8"))) : undefined;
   fs.rmSync(path.dirname(reportFile), { recursive: true, force: true });
-  return { report, ok: result.status === 0 && report !== undefined, seconds: (Date.now() - started) / 1000 };
+  return { tiers: names, report, ok: result.status === 0 && report !== undefined, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The unit tier on its own, then the other tiers of `names` as one run. @param {string[]} names */
+function runsOf(names) {
+  const others = names.filter((name) => name !== "unit");
+  return [...(names.includes("unit") ? [["unit"]] : []), ...(others.length > 0 ? [others] : [])];
+}
+
+/** The closing tables: each tier's summed file time, each run's wall time, the slowest files. @param {RunResult[]} results */
+function summary(results) {
+  const files = results.flatMap((r) => r.report?.files ?? []).sort((a, b) => b.ms - a.ms);
+  const lines = ["", "| Tier | Files | Summed file time |", "|---|---:|---:|"];
+  for (const tier of results.flatMap((r) => r.tiers)) {
+    const own = files.filter((f) => f.project === tier);
+    lines.push(`| ${tier} | ${own.length} | ${(own.reduce((sum, f) => sum + f.ms, 0) / 1000).toFixed(0)} s |`);
+  }
+  lines.push("", "| Run | Result | Wall time |", "|---|---|---:|");
+  for (const r of results) lines.push(`| ${r.tiers.join(" + ")} | ${r.ok ? "passed" : r.report ? "failed" : "no report (vitest did not finish)"} | ${r.seconds.toFixed(0)} s |`);
+  lines.push("", "| Slowest test files | Duration |", "|---|---:|", ...files.slice(0, 10).map((f) => `| ${f.file} | ${(f.ms / 1000).toFixed(1)} s |`));
+  return lines;
 }
 
 function main() {
   const names = process.argv.slice(2);
   const tiers = names.length > 0 ? TIERS.filter((t) => names.includes(t.name)) : TIERS;
   if (tiers.length !== (names.length || TIERS.length)) throw new Error(`unknown tier in ${names.join(", ")}; tiers: ${TIERS.map((t) => t.name).join(", ")}`);
-  // One run for every tier: what a tier builds once (the release folder) the next ones reuse.
+  // One test run for both vitest runs: what one builds once (the release folder) the other reuses.
   const runId = newRunId();
   let results;
   try {
-    results = tiers.map((tier) => ({ name: tier.name, ...runTier(tier.name, runId) }));
+    results = runsOf(tiers.map((t) => t.name)).map((run) => runTiers(run, runId));
   } finally {
     removeRunFolder(runId);
   }
-  const files = results.flatMap((r) => r.report?.files ?? []).sort((a, b) => b.ms - a.ms);
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const { report } of results) for (const key of /** @type {const} */ (["passed", "failed", "skipped"])) total[key] += report?.[key] ?? 0;
-  const lines = ["", "| Tier | Result | Wall time |", "|---|---|---:|"];
-  for (const r of results) lines.push(`| ${r.name} | ${r.ok ? "passed" : r.report ? "failed" : "no report (vitest did not finish)"} | ${r.seconds.toFixed(0)} s |`);
-  lines.push("", "| Slowest test files | Duration |", "|---|---:|", ...files.slice(0, 10).map((f) => `| ${f.file} | ${(f.ms / 1000).toFixed(1)} s |`));
+  const lines = summary(results);
   lines.push(`Tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   process.stdout.write(`${lines.join("\n")}\n`);
   process.exitCode = results.every((r) => r.ok) ? 0 : 1;

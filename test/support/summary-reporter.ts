@@ -7,8 +7,8 @@ export interface RunReport {
   passed: number;
   failed: number;
   skipped: number;
-  /** Each test file with its duration, slowest first. */
-  files: Array<{ file: string; ms: number; state: string }>;
+  /** Each test file with its tier (its vitest project) and duration, slowest first. */
+  files: Array<{ file: string; project: string; ms: number; state: string }>;
 }
 
 /** The counts and per-file durations of a finished run. */
@@ -21,7 +21,7 @@ export function runReport(testModules: ReadonlyArray<TestModule>, root: string):
       else if (state === "failed") report.failed++;
       else report.skipped++;
     }
-    report.files.push({ file: path.relative(root, module.moduleId), ms: Math.round(module.diagnostic().duration), state: module.state() });
+    report.files.push({ file: path.relative(root, module.moduleId), project: module.project.name, ms: Math.round(module.diagnostic().duration), state: module.state() });
   }
   report.files.sort((a, b) => b.ms - a.ms);
   return report;

@@ -14,11 +14,13 @@ export const WINE = "/usr/lib/wine/wine64";
 
 /**
  * A Wine prefix of its own in `dir`, saying Windows 10 (Node.js refuses older Windows), with no Mono
- * or Gecko to offer; returns the environment that runs in it.
+ * or Gecko to offer; returns the environment that runs in it. Node.js's compile cache, which the
+ * suite sets for the Linux processes (tools/test-tiers.js), is left out: its folder is a Linux path.
  */
 export function winePrefix(dir: string): NodeJS.ProcessEnv {
   if (!fs.existsSync(WINE)) throw new Error(`${WINE} is missing: install Debian's wine64 (as .ci/run does)`);
-  const env = { ...process.env, WINEPREFIX: path.join(dir, "prefix"), WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=" };
+  const { NODE_COMPILE_CACHE: _linuxPath, ...inherited } = process.env;
+  const env = { ...inherited, WINEPREFIX: path.join(dir, "prefix"), WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=" };
   execFileSync(WINE, ["winecfg", "/v", "win10"], { env, stdio: "ignore", timeout: 300_000 });
   return env;
 }

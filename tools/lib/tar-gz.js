@@ -74,9 +74,17 @@ function tarBytes(entries, mtime) {
   return Buffer.concat(parts);
 }
 
-/** `data` gzipped at level 9 with no timestamp or file name in the header, the OS byte Unix. @param {Buffer} data */
+/** The compression level of every archive and image layer the release writes. */
+const GZIP_LEVEL = 6;
+
+/**
+ * `data` gzipped at zlib's default level (6, as `gzip` and `tar -z` use) with no timestamp or file
+ * name in the header, the OS byte Unix. Level 9 made a Node.js single file's archive 0.35% smaller
+ * for three times the CPU (45,550,476 against 45,707,746 bytes; 15.8 against 4.9 s).
+ * @param {Buffer} data
+ */
 function gzipReproducible(data) {
-  const gzip = zlib.gzipSync(data, { level: 9 });
+  const gzip = zlib.gzipSync(data, { level: GZIP_LEVEL });
   gzip[9] = 3; // OS: Unix, whatever zlib was built for.
   return gzip;
 }
