@@ -59,7 +59,7 @@ function executableName(platform) {
  * @param {string} node
  * @param {boolean} snapshot
  */
-function seaBlob(staging, node, snapshot) {
+async function seaBlob(staging, node, snapshot) {
   if (snapshot) return snapshotBlob(staging, node);
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
@@ -83,19 +83,19 @@ function buildTarget(outDir, target, node, blob) {
  * platform the build runs on (made by that target's own `node`, the only one that loads it), the
  * scripts, made by `blobNode`, for every other platform (or for all of them without `snapshot`).
  * @param {string} staging @param {string} blobNode @param {boolean} snapshot
- * @returns {(target: PluginTarget, node: string) => Buffer}
+ * @returns {(target: PluginTarget, node: string) => Promise<Buffer>}
  */
 function blobMaker(staging, blobNode, snapshot) {
   /** @type {Map<string, Buffer>} */
   const made = new Map();
-  return (target, node) => {
+  return async (target, node) => {
     const own = snapshot && target === targetOf();
     const kind = own ? "snapshot" : "scripts";
     let blob = made.get(kind);
     if (blob === undefined) {
       const dir = path.join(staging, kind);
       fs.mkdirSync(dir);
-      blob = fs.readFileSync(seaBlob(dir, own ? node : blobNode, own));
+      blob = fs.readFileSync(await seaBlob(dir, own ? node : blobNode, own));
       made.set(kind, blob);
     }
     return blob;
@@ -123,7 +123,7 @@ async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), 
     const built = [];
     for (const target of targets) {
       const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log, target));
-      built.push(await buildTarget(outDir, target, node, blobs(target, node)));
+      built.push(await buildTarget(outDir, target, node, await blobs(target, node)));
     }
     return built;
   } finally {
