@@ -84,17 +84,21 @@ async function snapshotBundle() {
 /**
  * Makes the single-executable blob holding the plugin's start-up snapshot in `staging` with
  * `node`, the executable it will be injected into; returns its path.
+ * `launcher` runs `node` when it is another architecture's (qemu-user with its arguments: the
+ * environment stays empty, so it cannot find its libraries from QEMU_LD_PREFIX).
  * @param {string} staging
  * @param {string} node
+ * @param {readonly string[]} [launcher]
  */
-async function snapshotBlob(staging, node) {
+async function snapshotBlob(staging, node, launcher = []) {
   fs.writeFileSync(path.join(staging, "snapshot-bundle.js"), await snapshotBundle());
   fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
   const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
   fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
   // Windows keeps SystemRoot, without which a process cannot load its system libraries.
   const env = process.platform === "win32" ? { SystemRoot: process.env.SystemRoot } : {};
-  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
+  const [command = node, ...args] = [...launcher, ...(launcher.length > 0 ? [node] : [])];
+  execFileSync(command, [...args, ...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
   return path.join(staging, "sea-prep.blob");
 }
 
