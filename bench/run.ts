@@ -17,7 +17,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resolvePulumiToolchain, type PulumiToolchain } from "@pulumi-analytics/toolchain";
+import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { runClientScenario } from "./lib/client";
 import { containerFigures, containerMarkdown, runContainerScenario } from "./lib/container";
 import { runEngineScenarios, type EnginePlan } from "./lib/engine";
@@ -172,7 +172,7 @@ function writeSingleFileResult(dir: string, result: SingleFileResult, meta: RunM
 
 /**
  * `node bench/dist/run.js T`: scenario T alone, written to tofu.md and tofu.json. With `--merge`,
- * its runs replace those of the same side, N and checkpoint setting in the tofu.json already
+ * its runs replace those of the same side, N, checkpoint setting and engine in the tofu.json already
  * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
  */
 async function scenarioTAlone(started: number): Promise<void> {
@@ -185,16 +185,25 @@ async function scenarioTAlone(started: number): Promise<void> {
   }
   const run = aloneRun(started);
   const log = run.log;
-  const toolchain = await resolvePulumiToolchain({ log });
-  log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
-  const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
+  let tofu: TofuResult | undefined;
+  const versions: string[] = [];
+  for (const [i, engine] of args.engines.entries()) {
+    const toolchain = engine === "newest" ? await resolveNewestPulumiToolchain({ log }) : await resolvePulumiToolchain({ log });
+    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}, ${engine === "newest" ? "one PULUMI_HOME kept for the run" : "a fresh PULUMI_HOME per side"}`);
+    versions.push(toolchain.version);
+    // OpenTofu's side and the backend's switches do not depend on the Pulumi CLI: measured with the first engine only.
+    const plan: TofuPlan = i === 0 ? { ...tofuPlan(), engine } : { ...tofuPlan(), engine, tofu: false, switches: 0 };
+    const result = await runTofuScenario(toolchain, plan, log);
+    tofu = tofu ? { ...tofu, runs: [...tofu.runs, ...result.runs] } : result;
+  }
+  if (!tofu) throw new Error("--engine named no engine");
   const dir = aloneResultsDir();
   const command = aloneCommand();
-  const meta = { ...run.meta(toolchain.version), commands: [command] };
+  const meta = { ...run.meta(versions.join(" and ")), commands: [command] };
   const file = path.join(dir, "tofu.json");
   if (args.merge && fs.existsSync(file)) {
     const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
-    const same = (a: SideRun, b: SideRun): boolean => a.side === b.side && a.count === b.count && a.checkpoints === b.checkpoints;
+    const same = (a: SideRun, b: SideRun): boolean => a.side === b.side && a.count === b.count && a.checkpoints === b.checkpoints && (a.engine?.name ?? "pinned") === (b.engine?.name ?? "pinned");
     tofu.runs = [...before.raw.runs.filter((old) => !tofu.runs.some((run) => same(old, run))), ...tofu.runs].sort((a, b) => a.count - b.count || TOFU_SIDES.indexOf(a.side) - TOFU_SIDES.indexOf(b.side) || Number(b.checkpoints) - Number(a.checkpoints));
     if (!tofu.switches && before.raw.switches) tofu.switches = before.raw.switches;
     meta.commands = [...(before.commands ?? []), command];

@@ -13,13 +13,15 @@
  * macOS, by that `node`), and injected into each platform's `node`: it carries no code cache or
  * snapshot, so it does not depend on the platform. The file of the platform the build runs on
  * carries the plugin's V8 start-up snapshot instead (tools/lib/plugin-snapshot.js), made by its own
- * `node`. Writes
+ * `node`, and so, on linux-x64, does the linux-arm64 file, its snapshot made by its own `node` run
+ * under qemu-user ({@link snapshotLauncher}). Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
  * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root,
  * for each platform built here. Two builds of one commit give the same bytes.
  * Usage: npm run build && node tools/build-plugin-binary.js [output directory, default build/plugin]
  */
 "use strict";
+const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -51,16 +53,16 @@ function executableName(platform) {
 
 /**
  * Makes the single-executable blob of the bundle in `staging` with `node`, which runs here;
- * returns its path. Without `snapshot` the blob holds only the scripts (no code cache), so one blob
- * serves every platform. With `snapshot`, it holds the plugin's start-up snapshot instead
- * (tools/lib/plugin-snapshot.js), which only the Node.js build that made it loads: `node` must then be
- * the executable the blob is injected into.
+ * returns its path. Without a `launcher` the blob holds only the scripts (no code cache), so one blob
+ * serves every platform. With a `launcher` (see {@link snapshotLauncher}), it holds the plugin's
+ * start-up snapshot instead (tools/lib/plugin-snapshot.js), which only the Node.js build that made
+ * it loads: `node` must then be the executable the blob is injected into.
  * @param {string} staging
  * @param {string} node
- * @param {boolean} snapshot
+ * @param {string[] | undefined} launcher
  */
-function seaBlob(staging, node, snapshot) {
-  if (snapshot) return snapshotBlob(staging, node);
+async function seaBlob(staging, node, launcher) {
+  if (launcher) return snapshotBlob(staging, node, launcher);
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
   // The shared logic (bundlePlugin's second file) is an asset, compiled on the first Check rather than at each start.
@@ -78,24 +80,48 @@ function buildTarget(outDir, target, node, blob) {
   return writeSingleExecutable({ outDir, name: PLUGIN, archiveName: platformArchiveName(packageVersion(), target), target, node, blob });
 }
 
+/** Where qemu-user finds the AArch64 dynamic loader and C libraries (Debian's libc6-arm64-cross, libstdc++6-arm64-cross). */
+const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
+
+/**
+ * How this machine runs `target`'s own `node` to make its start-up snapshot: directly for the
+ * platform the build runs on ([]), through qemu-user for linux-arm64 on linux-x64 (throws, naming
+ * what to install, when qemu-aarch64-static or the AArch64 libraries are missing), or not at all
+ * (undefined: that file carries the scripts).
+ * @param {PluginTarget} target
+ * @returns {string[] | undefined}
+ */
+function snapshotLauncher(target) {
+  if (target === targetOf()) return [];
+  if (!(target === targetOf("linux", "arm64") && process.platform === "linux" && process.arch === "x64")) return undefined;
+  const qemu = spawnSync("qemu-aarch64-static", ["--version"], { stdio: "ignore" });
+  if (qemu.error || !fs.existsSync(path.join(ARM64_LIBRARIES, "lib", "ld-linux-aarch64.so.1"))) {
+    throw new Error(
+      `the linux-arm64 single file's start-up snapshot is made by its own Node.js under qemu-user, which needs qemu-aarch64-static on PATH and the AArch64 libraries in ${ARM64_LIBRARIES}: install qemu-user-static, libc6-arm64-cross and libstdc++6-arm64-cross (Debian, Ubuntu)`,
+    );
+  }
+  return ["qemu-aarch64-static", "-L", ARM64_LIBRARIES];
+}
+
 /**
  * The blob of each target, each kind made once in `staging`: the start-up snapshot for the
- * platform the build runs on (made by that target's own `node`, the only one that loads it), the
- * scripts, made by `blobNode`, for every other platform (or for all of them without `snapshot`).
+ * platform the build runs on and for any other whose `node` runs here ({@link snapshotLauncher}),
+ * each made by that target's own `node`, the only one that loads it; the scripts, made by
+ * `blobNode`, for every other platform (or for all of them without `snapshot`).
  * @param {string} staging @param {string} blobNode @param {boolean} snapshot
- * @returns {(target: PluginTarget, node: string) => Buffer}
+ * @returns {(target: PluginTarget, node: string) => Promise<Buffer>}
  */
 function blobMaker(staging, blobNode, snapshot) {
   /** @type {Map<string, Buffer>} */
   const made = new Map();
-  return (target, node) => {
-    const own = snapshot && target === targetOf();
-    const kind = own ? "snapshot" : "scripts";
+  return async (target, node) => {
+    const launcher = snapshot ? snapshotLauncher(target) : undefined;
+    const kind = launcher ? `snapshot-${target.os}-${target.arch}` : "scripts";
     let blob = made.get(kind);
     if (blob === undefined) {
       const dir = path.join(staging, kind);
       fs.mkdirSync(dir);
-      blob = fs.readFileSync(seaBlob(dir, own ? node : blobNode, own));
+      blob = fs.readFileSync(await seaBlob(dir, launcher ? node : blobNode, launcher));
       made.set(kind, blob);
     }
     return blob;
@@ -123,7 +149,7 @@ async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), 
     const built = [];
     for (const target of targets) {
       const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log, target));
-      built.push(await buildTarget(outDir, target, node, blobs(target, node)));
+      built.push(await buildTarget(outDir, target, node, await blobs(target, node)));
     }
     return built;
   } finally {

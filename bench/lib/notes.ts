@@ -111,7 +111,18 @@ function startupClientMemoryNotes(report: BenchReport): string {
   floor: what starting node and listening cost on this machine. \`npx\` runs the same bin from a
   project that depends on this package (\`bench/tmp/npx-project\`, the package linked into its
   node_modules); its extra time is npm's own start-up.
-- **Charts.** Vega-Lite specifications over the raw data, rendered to SVG by Vega's headless
+${
+    report.raw.singleFile
+      ? `- **F: Node.js's floor.** \`bench/fixtures/http2-floor.js\`, run by the same \`node\` as the script plugin,
+  interleaved with the plugin forms in the same starts: it listens with \`node:http2\` on 127.0.0.1,
+  prints its port on stdout as the plugin does, and answers any gRPC unary call with an empty
+  message and \`grpc-status: 0\`. The bench reaches it as it reaches the plugins, the way the engine
+  does: gRPC over h2c on one HTTP/2 connection (\`bench/lib/plugin-calls.ts\`), asking it one
+  GetPluginInfo where it asks the plugins GetPluginInfo, Configure and Check. Its first answer is
+  the floor of the first answered Check, its port line the floor of the port line.
+`
+      : ""
+  }- **Charts.** Vega-Lite specifications over the raw data, rendered to SVG by Vega's headless
   \`View.toSVG()\` (Vega ${report.system.vega ?? ""}, Vega-Lite ${report.system.vegaLite ?? ""}, in \`bench/peers\` only);
   \`npm run bench -- --render\` redraws them from latest.json.
 - **E: client.** \`AnalyticsClient.createDataSource\` against \`undici.request\` on an Agent with

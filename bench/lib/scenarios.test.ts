@@ -25,12 +25,15 @@ describe("the bench's command line", () => {
     ["--checkpoints=skipped", { skipCheckpointsOnly: true }],
     ["--against=/usr/bin/node", { against: "/usr/bin/node" }],
     ["--merge", { merge: true }],
+    ["--engine=newest", { engines: ["newest"] }],
+    ["--engine=both", { engines: ["pinned", "newest"] }],
+    ["--engine=pinned", { engines: ["pinned"] }],
   ])("reads %s", (arg, expected) => {
     expect(parse("T", arg)).toMatchObject(expected);
   });
 
   it("defaults the switches' N to 300, or 10 with --quick, and leaves the sizes unset", () => {
-    expect(parse("T")).toMatchObject({ switches: 300, plans: undefined, stacks: undefined, sides: undefined, skipCheckpointsOnly: false, merge: false });
+    expect(parse("T")).toMatchObject({ switches: 300, plans: undefined, stacks: undefined, sides: undefined, skipCheckpointsOnly: false, merge: false, engines: ["pinned"] });
     expect(parse("T", "--quick").switches).toBe(10);
   });
 
@@ -46,6 +49,7 @@ describe("the bench's command line", () => {
     [["T", "--switches=-1"], /--switches: "-1" is not a whole number/],
     [["T", "--switches="], /--switches: "" is not a whole number/],
     [["T", "--checkpoints=on"], /--checkpoints: "on" is not "skipped"/],
+    [["T", "--engine=latest"], /--engine: "latest" is not one of pinned, newest, both/],
     [["N", "--render"], /--render redraws latest.md \(no names\) or tofu.md \(T\)/],
   ])("refuses %j with a clear error", (argv, message) => {
     expect(() => parse(...argv)).toThrow(message);
@@ -54,7 +58,7 @@ describe("the bench's command line", () => {
   it("lists every scenario, whether the full run has it and its options in --help", () => {
     const help = scenarioHelp();
     for (const scenario of SCENARIOS) expect(help).toMatch(new RegExp(`^${scenario.name} +${scenario.inFullRun} +${scenario.measures.replace(/[()+.]/g, "\\$&")}$`, "m"));
-    expect(help).toMatch(/^T +yes +OpenTofu .*\n +alone: tofu\.md, tofu\.json .*; --plans=<N>x1,\.\.\. --sides=<side>,\.\.\. --checkpoints=skipped --switches=<N> --merge --render$/m);
+    expect(help).toMatch(/^T +yes +OpenTofu .*\n +alone: tofu\.md, tofu\.json .*; --plans=<N>x1,\.\.\. --sides=<side>,\.\.\. --checkpoints=skipped --switches=<N> --engine=pinned\|newest\|both --merge --render$/m);
     expect(help).toMatch(/^A +yes +pulumi up .*\n +only in the full run$/m);
   });
 });

@@ -34,7 +34,7 @@ export const SCENARIOS = [
     measures: "OpenTofu + restapi, the bridged provider, the native plugin and the dynamic classes; the DIY backend's switches",
     inFullRun: "yes",
     alone: true,
-    options: ["--plans=<N>x1,...", "--sides=<side>,...", "--checkpoints=skipped", "--switches=<N>", "--merge", "--render"],
+    options: ["--plans=<N>x1,...", "--sides=<side>,...", "--checkpoints=skipped", "--switches=<N>", "--engine=pinned|newest|both", "--merge", "--render"],
     writes: "tofu.md, tofu.json (and the speed table of docs/compared-with-rest-provider.md)",
   },
   { name: "F", measures: "the single-file plugin against the script plugin", inFullRun: "yes", alone: true, options: [], writes: "single-file.md, single-file.json" },
@@ -44,6 +44,16 @@ export const SCENARIOS = [
 
 /** A scenario that naming runs alone. */
 export type AloneScenario = Extract<(typeof SCENARIOS)[number], { alone: true }>["name"];
+
+/**
+ * The Pulumi CLIs scenario T's Pulumi sides run on (`--engine=`): the pinned CLI with a fresh
+ * PULUMI_HOME for each side, as a clean CI runner; the newest CLI with one PULUMI_HOME kept across
+ * every side and command, as a runner that keeps ~/.pulumi.
+ */
+export const PULUMI_ENGINES = ["pinned", "newest"] as const;
+
+/** One of {@link PULUMI_ENGINES}. */
+export type PulumiEngine = (typeof PULUMI_ENGINES)[number];
 
 /** Sizes given by `--plans=`: N x repetitions (or pairs, for B). */
 export interface PlanArg {
@@ -69,10 +79,12 @@ export interface BenchArgs {
   switches: number;
   stacks?: { stacks: number; perStack: number } | undefined;
   against?: string | undefined;
+  /** `--engine=`: the CLIs scenario T runs on, in order (the pinned one by default). */
+  engines: PulumiEngine[];
 }
 
 const FLAGS = ["--help", "--quick", "--render", "--with-L", "--merge"];
-const VALUED = ["--plans=", "--sides=", "--switches=", "--checkpoints=", "--stacks=", "--against="];
+const VALUED = ["--plans=", "--sides=", "--switches=", "--checkpoints=", "--stacks=", "--against=", "--engine="];
 
 /** `<a>x<b>` with whole a, b ≥ 1, or undefined. */
 function pair(text: string): [number, number] | undefined {
@@ -104,6 +116,13 @@ function parseSides(value: string, knownSides: readonly string[]): string[] {
   const sides = value.split(",");
   for (const side of sides) if (!knownSides.includes(side)) throw new Error(`--sides: ${JSON.stringify(side)} is not one of ${knownSides.join(", ")}`);
   return sides;
+}
+
+function parseEngine(value: string): PulumiEngine[] {
+  if (value === "both") return [...PULUMI_ENGINES];
+  const engine = PULUMI_ENGINES.find((e) => e === value);
+  if (!engine) throw new Error(`--engine: ${JSON.stringify(value)} is not one of ${[...PULUMI_ENGINES, "both"].join(", ")} (scenario T's CLI: the pinned one with a fresh PULUMI_HOME, the newest with a kept one)`);
+  return [engine];
 }
 
 /** The valid names, for an error message. */
@@ -153,6 +172,7 @@ export function parseBenchArgs(argv: readonly string[], knownSides: readonly str
     switches: get("--switches=", parseSwitches) ?? (quick ? 10 : 300),
     stacks: get("--stacks=", parseStacks),
     against: values.get("--against="),
+    engines: get("--engine=", parseEngine) ?? ["pinned"],
   };
 }
 

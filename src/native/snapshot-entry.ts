@@ -8,15 +8,19 @@
  * handle or reads the arguments or the environment.
  */
 import * as v8 from "node:v8";
-// The built-ins node:http2 and the server's listen load that Node.js supports in a start-up
-// snapshot: held in it, they are not compiled and run again when the server starts. (node:http,
-// node:tls and node:http2 itself cannot be held, and load when the server starts, as do
-// node:cluster, node:child_process and node:dgram, which Node.js has not verified in snapshots.)
+// The built-ins node:http2 and the server's listen load that can be held in a start-up snapshot:
+// held in it, they are not compiled and run again when the server starts. (node:http, node:tls
+// and node:http2 itself cannot be held, and load when the server starts.) node:cluster, which
+// listen loads, and node:child_process, which it loads, Node.js has not verified in snapshots:
+// the plugin never forks, and cluster takes the primary's part without NODE_UNIQUE_ID, absent
+// when the snapshot is built and when the engine starts the plugin.
 import "node:assert";
+import "node:child_process";
+import "node:cluster";
 import "node:crypto";
 import "node:dns";
 import "node:fs/promises";
-import "node:net";
+import * as net from "node:net";
 import "node:os";
 import "node:stream";
 import { allKindSpecs, nativeTypeToken } from "../kinds";
@@ -27,6 +31,9 @@ import { NativeProvider } from "./provider";
 /** A Check of each kind with no inputs: its failures are the point, the schemas they need are built. */
 async function warm(): Promise<void> {
   loadBindings();
+  // The server's listen on 127.0.0.1 asks whether its address is an IPv6 link-local one: the
+  // first such question compiles node:net's IPv6 pattern.
+  net.isIPv6("127.0.0.1");
   const provider = new NativeProvider(() => undefined);
   for (const spec of allKindSpecs()) await provider.check(`urn:pulumi:snapshot::snapshot::${nativeTypeToken(spec)}::warm`, {});
 }

@@ -15,6 +15,7 @@ export {
   compareVersions,
   pulumiEnvironment,
   resolvePinnedGoTool,
+  resolveNewestPulumiToolchain,
   resolvePulumiToolchain,
   toolchainPathDirs,
 } from "./pulumi-cli";

@@ -45,33 +45,60 @@ require("node:vm").compileFunction(source, ["require"], { filename: ${JSON.strin
 `;
 
 /**
+ * zod's `locales` (the error messages of some fifty languages, a sixth of the bundle) holding only
+ * English, the one zod configures itself with and the only one the plugin's messages use: an
+ * esbuild plugin answering zod's own `require("../locales/index.cjs")` with a module of `en` alone.
+ * @type {import("esbuild").Plugin}
+ */
+const ZOD_ENGLISH_ONLY = {
+  name: "zod-english-only",
+  setup(build) {
+    // The module's name, which the bundle keeps, is relative to the checkout: an absolute one would differ between checkouts.
+    build.onResolve({ filter: /^\.\.\/locales\/index\.cjs$/ }, (args) =>
+      args.importer.includes(`${path.sep}zod${path.sep}`)
+        ? { path: path.relative(ROOT, path.join(path.dirname(args.importer), args.path)).split(path.sep).join("/"), namespace: "zod-english-only" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: `"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\nexports.en = require("./en.cjs").default;\n`,
+      resolveDir: path.dirname(path.join(ROOT, args.path)),
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * dist/native/snapshot-entry.js and everything it loads, as one script (an immediately invoked
  * function: the snapshot's code gets `require`, of built-in modules only, and no `module` or
- * `exports`). The snapshot holds its source, which each start loads: without comments and
+ * `exports`; zod's locales English alone, {@link ZOD_ENGLISH_ONLY}). The snapshot holds its source, which each start loads: without comments and
  * spaces (names kept, for stack traces) it is 1.9 MB instead of 2.9, and in ASCII, since one
  * character beyond Latin-1 (some of zod's and undici's comments have them; esbuild escapes those
  * of strings) makes V8 keep the whole source at two bytes a character.
  */
-function snapshotBundle() {
-  const options = { ...BUNDLE_OPTIONS, format: /** @type {const} */ ("iife"), metafile: false, minifyWhitespace: true, minifySyntax: true };
-  const built = esbuild.buildSync({ ...options, entryPoints: [path.join(ROOT, "dist", "native", "snapshot-entry.js")] });
+async function snapshotBundle() {
+  const options = { ...BUNDLE_OPTIONS, format: /** @type {const} */ ("iife"), metafile: false, minifyWhitespace: true, minifySyntax: true, plugins: [ZOD_ENGLISH_ONLY] };
+  const built = await esbuild.build({ ...options, entryPoints: [path.join(ROOT, "dist", "native", "snapshot-entry.js")] });
   return built.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
  * Makes the single-executable blob holding the plugin's start-up snapshot in `staging` with
  * `node`, the executable it will be injected into; returns its path.
+ * `launcher` runs `node` when it is another architecture's (qemu-user with its arguments: the
+ * environment stays empty, so it cannot find its libraries from QEMU_LD_PREFIX).
  * @param {string} staging
  * @param {string} node
+ * @param {readonly string[]} [launcher]
  */
-function snapshotBlob(staging, node) {
-  fs.writeFileSync(path.join(staging, "snapshot-bundle.js"), snapshotBundle());
+async function snapshotBlob(staging, node, launcher = []) {
+  fs.writeFileSync(path.join(staging, "snapshot-bundle.js"), await snapshotBundle());
   fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
   const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
   fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
   // Windows keeps SystemRoot, without which a process cannot load its system libraries.
   const env = process.platform === "win32" ? { SystemRoot: process.env.SystemRoot } : {};
-  execFileSync(node, [...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
+  const [command = node, ...args] = [...launcher, ...(launcher.length > 0 ? [node] : [])];
+  execFileSync(command, [...args, ...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
   return path.join(staging, "sea-prep.blob");
 }
 

@@ -41,6 +41,31 @@ const run = (side: TofuSide, count: number, upMs: number, cpuS: number, previewM
 const byName = (figures: ReturnType<typeof tofuFigures>, text: string) => figures.filter((f) => f.name.includes(text));
 
 describe("scenario T's figures", () => {
+  it("compares each engine's Pulumi sides with OpenTofu's and with that engine's bridged restapi alone, naming its CLI and PULUMI_HOME", () => {
+    const on = (r: SideRun, name: "pinned" | "newest", cli: string, home: "fresh" | "kept"): SideRun => ({ ...r, engine: { name, cli, home } });
+    const figures = tofuFigures({
+      versions: { opentofu: "", restapi: "" },
+      runs: [
+        run("tofu", 100, 1000, 1.01, 900),
+        on(run("bridge", 100, 3000, 2.02, 1000), "pinned", "3.200.0", "fresh"),
+        on(run("yaml", 100, 2000, 1.515, 1000), "pinned", "3.200.0", "fresh"),
+        on(run("bridge", 100, 3000, 1.01, 1000), "newest", "3.274.1", "kept"),
+        on(run("yaml", 100, 2000, 1.01, 1000), "newest", "3.274.1", "kept"),
+      ],
+    });
+    const cpu = byName(figures, "provider CPU per create, N=100: our plugin");
+    expect(cpu.map((f) => [f.name.includes("Pulumi 3.200.0 with a fresh PULUMI_HOME"), f.name.includes("Pulumi 3.274.1 with a kept PULUMI_HOME"), f.value, f.status])).toEqual([
+      [true, false, "1.5×", "miss"],
+      [false, true, "1×", "pass"],
+    ]);
+    // Against the bridged restapi of its own engine only: 15 / 20 ms (pinned) and 10 / 10 ms (newest).
+    const bridged = byName(figures, "/ restapi through Pulumi").filter((f) => f.name.startsWith("provider CPU per create ("));
+    expect(bridged.map((f) => [f.name.includes("Pulumi 3.200.0"), f.value])).toEqual([
+      [true, "0.75×"],
+      [false, "1×"],
+    ]);
+  });
+
   it("holds the plugin's CPU per create to 1.2× restapi's at N=100 and 1.0× at N=300, for every side that runs the plugin", () => {
     // restapi: 1.01 s for 101 creates at N=100 and 3.01 s for 301 at N=300, 10 ms each.
     const figures = tofuFigures({

@@ -20,7 +20,13 @@ export const SIDE_NAMES: Record<TofuSide, string> = {
 const s = (msValue: number): string => `${round(msValue / 1000, 2)} s`;
 const ratio = (v: number): string => `${round(v, 2)}×`;
 const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
-const label = (run: SideRun): string => `${SIDE_NAMES[run.side]}${run.side === "tofu" ? "" : run.checkpoints ? ", checkpoints on" : ", checkpoints skipped"}`;
+const label = (run: SideRun): string => `${SIDE_NAMES[run.side]}${run.side === "tofu" ? "" : run.checkpoints ? ", checkpoints on" : ", checkpoints skipped"}${engineText(run)}`;
+
+/** Which CLI and PULUMI_HOME a Pulumi side ran with (nothing for OpenTofu's, or for a run recorded before it was). */
+export const engineText = (run: SideRun): string => (run.engine ? `, Pulumi ${run.engine.cli} with a ${run.engine.home} PULUMI_HOME` : "");
+
+/** The engine a Pulumi side ran on: the pinned CLI for runs recorded before it was. */
+const engineOf = (run: SideRun): string => run.engine?.name ?? "pinned";
 
 /** The first step of a run (apply/up). */
 const create = (run: SideRun): StepResult => run.steps[0]!;
@@ -106,12 +112,19 @@ export function bridgeFigures(n: number, runs: SideRun[]): Figure[] {
   return figures;
 }
 
+/** The runs of one N, one list per engine of the Pulumi sides, OpenTofu's side in each (its figures are compared with each engine's). */
+function runsByEngine(runs: SideRun[]): SideRun[][] {
+  const tofu = runs.filter((r) => r.side === "tofu");
+  const pulumi = runs.filter((r) => r.side !== "tofu");
+  const engines = [...new Set(pulumi.map(engineOf))];
+  return engines.length === 0 ? [tofu] : engines.map((engine) => [...tofu, ...pulumi.filter((r) => engineOf(r) === engine)]);
+}
+
 /** The figures with targets: plugin CPU per create against restapi's, pulumi up against tofu apply, previews against YAML's, and our plugin against the bridged restapi. */
 export function tofuFigures(result: TofuResult): Figure[] {
   const figures: Figure[] = [];
   const counts = [...new Set(result.runs.map((r) => r.count))];
-  for (const n of counts) {
-    const runs = result.runs.filter((r) => r.count === n);
+  for (const [n, runs] of counts.flatMap((n) => runsByEngine(result.runs.filter((r) => r.count === n)).map((runs) => [n, runs] as const))) {
     figures.push(...bridgeFigures(n, runs));
     const tofu = runs.find((r) => r.side === "tofu");
     if (!tofu) continue;
@@ -177,7 +190,7 @@ export function tofuMarkdown(result: TofuResult, meta: { startedAt: string; dura
   return [
     "# pulumi-analytics benchmarks: against OpenTofu with the generic REST provider (scenario T)",
     "",
-    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf)${result.versions.tfbridge ? `, the same provider bridged into Pulumi by pulumi-terraform-bridge ${result.versions.tfbridge} (bench/fixtures/restapi-yaml)` : ""}, Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; see docs/compared-with-rest-provider.md for what the figures mean.`,
+    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf)${result.versions.tfbridge ? `, the same provider bridged into Pulumi by pulumi-terraform-bridge ${result.versions.tfbridge} (bench/fixtures/restapi-yaml)` : ""}, Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; each Pulumi side's row names its CLI and PULUMI_HOME (fresh: a new one for each side, as a clean CI runner; kept: one for every side and command of the run, the plugin installed in it as a versioned plugin, as a runner that keeps ~/.pulumi); see docs/compared-with-rest-provider.md for what the figures mean.`,
     "",
     "| Figure | Value | Target | |",
     "|---|---|---|---|",

@@ -14,7 +14,7 @@
 import { execFileSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
+import { pulumiEnvironment, signalProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
 import { OURS, startBenchServer, upArgs, type Subject } from "../engine";
 import { pluginSubject, singleFilePlugin } from "../single-file";
@@ -24,6 +24,7 @@ import { bridgeSubject, configureBridgeStack, stateObjectsOf } from "./restapi-b
 import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveRestapiBridge, resolveTofuTools, TFBRIDGE_VERSION } from "./tofu-tools";
 import { collect, TofuWorkspace } from "./tofu-workspace";
 import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "../workspace";
+import type { PulumiEngine } from "../scenarios";
 
 /**
  * The sides of scenario T. The TypeScript program runs four ways: as the Node.js host runs it by
@@ -87,8 +88,22 @@ export interface CrashResult {
 }
 
 /** One side at one N. */
+/**
+ * The Pulumi CLI a side ran on and its PULUMI_HOME: fresh (a new one for each side, nothing kept
+ * between runs) or kept (one for every side and command of the run, the plugin installed in it as
+ * a versioned plugin, so the CLI's caches under it carry over).
+ */
+export interface SideEngine {
+  name: PulumiEngine;
+  /** The CLI's version. */
+  cli: string;
+  home: "fresh" | "kept";
+}
+
 export interface SideRun {
   side: TofuSide;
+  /** The CLI and PULUMI_HOME of a Pulumi side; absent for OpenTofu's and in runs recorded before it was (the pinned CLI, a fresh home). */
+  engine?: SideEngine;
   /** DataSources (plus one Organization). */
   count: number;
   /** false when run with PULUMI_SKIP_CHECKPOINTS=true (Pulumi sides only). */
@@ -127,21 +142,27 @@ export interface TofuPlan {
   crash?: boolean;
   /** N of the DIY backend switches' measurement (the YAML side's up once per switch, on file:// and s3://); 0 or absent: not run. */
   switches?: number;
+  /** The Pulumi sides' CLI: the pinned one with a fresh PULUMI_HOME per side by default; "newest" keeps one PULUMI_HOME for the whole run. */
+  engine?: PulumiEngine;
+  /** Whether OpenTofu's side runs (default true; a second engine's pass leaves it to the first). */
+  tofu?: boolean;
 }
 
 /** Runs scenario T: for each N, each side once on a fresh reference server; `log` gets progress lines. */
 export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan, log: (line: string) => void): Promise<TofuResult> {
-  const sides = plan.sides ?? TOFU_SIDES;
+  const sides = (plan.sides ?? TOFU_SIDES).filter((side) => side !== "tofu" || plan.tofu !== false);
   const tools = sides.includes("tofu") ? await resolveTofuTools(repoRoot, log) : { tofu: "", restapi: "" };
   const bridge = sides.includes("bridge") ? await resolveRestapiBridge(repoRoot, log) : "";
   // The plugin as the engine fetches it from a release: the single file, Node.js built in.
-  const plugin = sides.some((side) => PLUGIN_SIDES.includes(side)) || plan.switches ? pluginSubject(await singleFilePlugin(log)) : OURS;
+  const binary = sides.some((side) => PLUGIN_SIDES.includes(side)) || plan.switches ? await singleFilePlugin(log) : undefined;
+  const engine = pulumiEngine(toolchain, plan.engine ?? "pinned", binary, log);
+  const plugin = binary ? (engine.keptHome ? installedPluginSubject(engine.keptHome, binary) : pluginSubject(binary)) : OURS;
   const runs: SideRun[] = [];
   for (const count of plan.counts) {
     for (const side of sides) {
       const modes = side === "tofu" || plan.skipCheckpointRuns === false ? [true] : plan.onlySkipCheckpointRuns ? [false] : [true, false];
       for (const checkpoints of modes) {
-        const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, { ours: plugin, bridge }, count, checkpoints, plan.crash ?? true, log);
+        const run = side === "tofu" ? await runTofuSide(tools, count, plan.crash ?? true, log) : await runPulumiSide(toolchain, side, { ours: plugin, bridge, engine }, count, checkpoints, plan.crash ?? true, log);
         runs.push(run);
       }
     }
@@ -149,7 +170,9 @@ export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan
   const result: TofuResult = { versions: { opentofu: OPENTOFU_VERSION, restapi: RESTAPI_VERSION, tfbridge: TFBRIDGE_VERSION }, runs };
   if (plan.switches) {
     log(`T switches N=${plan.switches}: native plugin, YAML, checkpoints on, file:// and s3://`);
-    result.switches = await runBackendSwitches(toolchain, subjectOf("yaml", plan.switches, { ours: plugin, bridge }), plan.switches, BENCH_PASSWORD, log);
+    // The switches are the backend's: their workspaces keep their own PULUMI_HOME, the plugin found by its path.
+    const ours = engine.keptHome && binary ? pluginSubject(binary) : plugin;
+    result.switches = await runBackendSwitches(toolchain, subjectOf("yaml", plan.switches, { ours, bridge, engine }), plan.switches, BENCH_PASSWORD, log);
   }
   return result;
 }
@@ -337,6 +360,53 @@ export function sideEnv(side: TofuSide): NodeJS.ProcessEnv {
 interface SidePlugins {
   ours: Subject;
   bridge: string;
+  engine: EngineSetting;
+}
+
+/** The Pulumi sides' CLI and PULUMI_HOME: `keptHome`, when set, is the PULUMI_HOME of every side and command. */
+interface EngineSetting {
+  side: SideEngine;
+  keptHome?: string;
+}
+
+/** The plugin's version (package.json's), as a versioned plugin is installed and found. */
+const pluginVersion = (): string => (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+
+/**
+ * The engine setting of `name` on `toolchain`: "pinned", a fresh PULUMI_HOME per side (each
+ * workspace's own); "newest", one PULUMI_HOME under bench/tmp/ made empty now and kept for the
+ * whole run, with the single file `binary` installed in it as the versioned plugin
+ * (`pulumi plugin install --file`), since the CLI caches schemas of versioned plugins only.
+ */
+function pulumiEngine(toolchain: PulumiToolchain, name: PulumiEngine, binary: string | undefined, log: (line: string) => void): EngineSetting {
+  if (name === "pinned") return { side: { name, cli: toolchain.version, home: "fresh" } };
+  const keptHome = path.join(repoRoot, "bench", "tmp", `pulumi-home-${name}`);
+  fs.rmSync(keptHome, { recursive: true, force: true });
+  fs.mkdirSync(keptHome, { recursive: true });
+  if (binary) {
+    const args = ["plugin", "install", "resource", "analytics", pluginVersion(), "--file", binary];
+    execFileSync(toolchain.pulumi, args, { env: pulumiEnvironment(toolchain, { ...process.env, PULUMI_HOME: keptHome }), stdio: "pipe" });
+    log(`installed ${path.relative(repoRoot, binary)} as analytics v${pluginVersion()} in the kept PULUMI_HOME ${path.relative(repoRoot, keptHome)}`);
+  }
+  return { side: { name, cli: toolchain.version, home: "kept" }, keptHome };
+}
+
+/**
+ * The plugin installed in `keptHome` as a versioned plugin: the program's Pulumi.yaml loses its
+ * `plugins:` block (which points the engine at a path, whose schema the CLI does not cache), so the
+ * engine finds the installed plugin by the package's name and version.
+ */
+function installedPluginSubject(keptHome: string, binary: string): Subject {
+  return {
+    fixture: pluginSubject(binary).fixture,
+    providerMarker: path.join(keptHome, "plugins", `resource-analytics-v${pluginVersion()}`, "pulumi-resource-analytics"),
+    prepare(ws) {
+      const project = path.join(ws.programDir, "Pulumi.yaml");
+      const text = fs.readFileSync(project, "utf8").replace(/^plugins:\n(?:[ \t]+.*\n)*/m, "");
+      if (/^plugins:/m.test(text)) throw new Error(`${project}: its plugins: block could not be removed`);
+      fs.writeFileSync(project, text);
+    },
+  };
 }
 
 /** The Pulumi program of each Pulumi side, with its plugin. */
@@ -382,11 +452,12 @@ async function runPulumiSide(
   const { server, env } = await startBenchServer();
   const apiKey = env.ANALYTICS_API_KEY ?? "";
   const subject = subjectOf(side, count, plugins);
-  const ws = BenchWorkspace.create(toolchain, subject.fixture, { ...env, ...sideEnv(side) }, subject.providerMarker);
+  const home = plugins.engine.keptHome ? { PULUMI_HOME: plugins.engine.keptHome } : {};
+  const ws = BenchWorkspace.create(toolchain, subject.fixture, { ...env, ...sideEnv(side), ...home }, subject.providerMarker);
   subject.prepare?.(ws);
   const extra: NodeJS.ProcessEnv = checkpoints ? {} : { PULUMI_SKIP_CHECKPOINTS: "true" };
   const outputs: string[] = [];
-  log(`T N=${count} ${side}${checkpoints ? "" : " PULUMI_SKIP_CHECKPOINTS=true"}`);
+  log(`T N=${count} ${side}${checkpoints ? "" : " PULUMI_SKIP_CHECKPOINTS=true"} (Pulumi ${plugins.engine.side.cli}, ${plugins.engine.side.home} PULUMI_HOME)`);
   try {
     const stack = "bench";
     await ws.initStack(stack, count);
@@ -413,7 +484,7 @@ async function runPulumiSide(
       crashed = await killHalfway(server, count, () => ws.start(upArgs("crash"), extra), () => pulumiCheckpoint(crashFile));
       log(`  up killed halfway: ${crashed.created} on the server, ${crashed.inState} in state, ${crashed.pending} pending`);
     }
-    return { side, count, checkpoints, steps, stateBytes, stateObjectsAfterDestroy, serverObjectsAfterDestroy, secrets: secretsIn(stateText, outputs.join("\n"), apiKey), crash: crashed };
+    return { side, engine: plugins.engine.side, count, checkpoints, steps, stateBytes, stateObjectsAfterDestroy, serverObjectsAfterDestroy, secrets: secretsIn(stateText, outputs.join("\n"), apiKey), crash: crashed };
   } finally {
     ws.dispose();
     await server.close();
