@@ -15,7 +15,6 @@
  * as its anonymous part (RSS also counts the pages of the executable the kernel has mapped from
  * disk, clean and droppable, and the single file is larger).
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
@@ -23,7 +22,8 @@ import { compareWithFloor, type Comparison, type EnginePlan, type Subject } from
 import type { Figure } from "./figure";
 import { NATIVE, NATIVE_BIN } from "./native";
 import { askFirstCheck, askPluginInfo } from "./plugin-calls";
-import { procMemory, procThreadsCpuMicros } from "./proc";
+import { HTTP2_FLOOR, startOnce } from "./plugin-start";
+import { arm64Figures, arm64Markdown, arm64Unavailable, measureArm64Starts, type Arm64StartResult } from "./single-file-arm64";
 import { median, round } from "./stats";
 import { repoRoot } from "./workspace";
 
@@ -32,9 +32,6 @@ export type PluginForm = "single" | "script";
 
 /** What is started at start-up: those two, the repository's unbundled build and Node.js's floor. */
 export type StartForm = PluginForm | "unbundled" | "floor";
-
-/** Node.js's floor: listens with node:http2, prints its port line, answers one gRPC unary call. */
-export const HTTP2_FLOOR = path.join(repoRoot, "bench", "fixtures", "http2-floor.js");
 
 /** Everything scenario F measured. */
 export interface SingleFileResult {
@@ -53,6 +50,8 @@ export interface SingleFileResult {
   archiveBytes: number;
   /** The `pulumi up` comparison. */
   up: Comparison<PluginForm>;
+  /** The linux-arm64 file under qemu-user (bench/lib/single-file-arm64.ts), or why it was not measured; absent in older runs. */
+  arm64?: Arm64StartResult | { skipped: string };
 }
 
 /** Scenario F's sizes: one DataSource (plus the Organization) and 100. */
@@ -96,38 +95,8 @@ export async function singleFilePlugin(log: (line: string) => void): Promise<str
   return binary;
 }
 
-/** One start of one form. */
-interface StartSample {
-  ms: number;
-  rssMiB: number;
-  anonMiB: number;
-  checkMs: number;
-  checkCpuMs: number;
-}
-
 /** How one form is started and asked: its command line and the calls up to its first answer. */
 type StartCommand = [command: string, args: string[], ask: (port: number) => Promise<void>];
-
-/**
- * Starts one plugin, waits for its port line and reads its RSS, asks it the engine's calls up to
- * the first answered Check (the floor: its one call) and reads its CPU time, closes its stdin and
- * waits for its exit.
- */
-async function startOnce(command: string, args: string[], ask: (port: number) => Promise<void>): Promise<StartSample> {
-  const started = process.hrtime.bigint();
-  const since = (): number => Number(process.hrtime.bigint() - started) / 1e6;
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
-  const exited = new Promise((resolve) => child.on("exit", resolve));
-  const line = await new Promise<string>((resolve) => child.stdout.once("data", (chunk: Buffer) => resolve(String(chunk))));
-  const ms = since();
-  const memory = procMemory(child.pid!);
-  await ask(Number(line.trim()));
-  const checkMs = since();
-  const checkCpuMs = (procThreadsCpuMicros(child.pid!) ?? Number.NaN) / 1000;
-  child.stdin.end();
-  await exited;
-  return { ms, rssMiB: (memory?.rssKiB ?? 0) / 1024, anonMiB: (memory?.anonKiB ?? 0) / 1024, checkMs, checkCpuMs };
-}
 
 /** Starts each form `reps` times (after one warm-up start each), interleaved, alternating the order. */
 async function measureStarts(forms: Record<StartForm, StartCommand>, reps: number): Promise<Pick<SingleFileResult, "startMs" | "startRssMiB" | "startAnonMiB" | "firstCheckMs" | "firstCheckCpuMs">> {
@@ -165,7 +134,10 @@ export async function runSingleFileScenario(toolchain: PulumiToolchain, startRep
     log(`${what}: single ${median(figures.single).toFixed(0)} ms, script ${median(figures.script).toFixed(0)} ms, unbundled ${median(figures.unbundled).toFixed(0)} ms, floor ${median(figures.floor).toFixed(0)} ms`);
   }
   const up = await compareWithFloor<PluginForm>(toolchain, { single: pluginSubject(binary), script: pluginSubject(script) }, "single", plans, log);
-  return { ...starts, binaryBytes: fs.statSync(binary).size, archiveBytes: fs.statSync(archive).size, up };
+  const unavailable = arm64Unavailable();
+  if (unavailable) log(`linux-arm64 not measured: ${unavailable}`);
+  const arm64 = unavailable ? { skipped: unavailable } : await measureArm64Starts(startReps, log);
+  return { ...starts, binaryBytes: fs.statSync(binary).size, archiveBytes: fs.statSync(archive).size, up, arm64 };
 }
 
 /** The single file's start to its port line and to its first answered Check, at most, in multiples of Node.js's floor (medians). */
@@ -197,8 +169,8 @@ function againstScript(name: string, single: readonly number[], script: readonly
 
 /**
  * Scenario F's figures beside their targets, for latest.md: the single file's start to its port
- * line and to its first answered Check, each against Node.js's floor and against the script, and
- * `pulumi up` against the script.
+ * line and to its first answered Check, each against Node.js's floor and against the script,
+ * `pulumi up` against the script, and the linux-arm64 file's first Check against its scripts-blob form.
  */
 export function singleFileFigures(result: SingleFileResult): Figure[] {
   return [
@@ -207,6 +179,7 @@ export function singleFileFigures(result: SingleFileResult): Figure[] {
     againstScript(`start to port line (${result.startMs.single.length} starts each)`, result.startMs.single, result.startMs.script),
     againstScript(`start to first answered Check (${result.firstCheckMs.single.length} starts each)`, result.firstCheckMs.single, result.firstCheckMs.script),
     ...result.up.runs.map((run) => againstScript(`pulumi up, N=${run.plan.count} (${run.plan.reps} each)`, run.upMs.single, run.upMs.script)),
+    ...(result.arm64 && !("skipped" in result.arm64) ? arm64Figures(result.arm64) : []),
   ];
 }
 
@@ -243,6 +216,7 @@ export function singleFileMarkdown(result: SingleFileResult, meta: { startedAt: 
     lines.push(row(`plugin peak RSS in that up, N=${run.plan.count}`, run.providerPeakMiB.single, run.providerPeakMiB.script, "MiB", false));
     lines.push(row(`plugin anonymous memory in that up (largest sampled), N=${run.plan.count}`, run.providerAnonPeakMiB.single, run.providerAnonPeakMiB.script, "MiB", false));
   }
+  if (result.arm64) lines.push(...arm64Markdown(result.arm64));
   lines.push("", "System:", "", "```json", JSON.stringify(meta.system, null, 2), "```", "");
   return lines.join("\n");
 }
