@@ -168,7 +168,7 @@ async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), op
   return /** @type {BuiltPlugin} */ (built);
 }
 
-module.exports = { TARGETS, buildPluginBinaries, buildPluginBinary, executableName, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn };
+module.exports = { ARM64_LIBRARIES, TARGETS, buildPluginBinaries, buildPluginBinary, executableName, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn };
 
 if (require.main === module) {
   buildPluginBinaries(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(

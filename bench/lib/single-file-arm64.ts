@@ -21,9 +21,6 @@ const FORMS: readonly Arm64Form[] = ["snapshot", "scripts", "floor"];
 /** The released file's first answered Check, at most, in multiples of the scripts-blob file's (medians). */
 export const ARM64_SNAPSHOT_TARGET = 0.6;
 
-/** Where qemu-user finds the AArch64 loader and libraries (Debian's arm64 cross packages). */
-const QEMU_LD_PREFIX = "/usr/aarch64-linux-gnu";
-
 /** What the arm64 part measured, per form, per start. */
 export interface Arm64StartResult {
   startMs: Record<Arm64Form, number[]>;
@@ -32,22 +29,28 @@ export interface Arm64StartResult {
 }
 
 interface BuildModule {
+  /** Where qemu-user finds the AArch64 loader and libraries (Debian's arm64 cross packages). */
+  ARM64_LIBRARIES: string;
   buildPluginBinaries(out: string, options: { targets: readonly unknown[]; snapshot: boolean }): Promise<Array<{ binary: string }>>;
   targetOf(os: string, arch: string): unknown;
   pinnedBaseNode(building: unknown, log: unknown, target: unknown): Promise<string>;
 }
 
+/** tools/build-plugin-binary.js, which builds the arm64 file and knows where its libraries are. */
+const buildModule = (): BuildModule => require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as BuildModule;
+
 /** Why this machine cannot run the arm64 part, or undefined when it can. */
 export function arm64Unavailable(): string | undefined {
+  const { ARM64_LIBRARIES } = buildModule();
   if (process.platform !== "linux" || process.arch !== "x64") return `it runs on linux-x64 only (this is ${process.platform}-${process.arch})`;
   if (!fs.existsSync("/proc/sys/fs/binfmt_misc/qemu-aarch64")) return "the kernel has no qemu-aarch64 binfmt registration (Debian's qemu-user-static, as .ci/run registers it)";
-  if (!fs.existsSync(path.join(QEMU_LD_PREFIX, "lib", "ld-linux-aarch64.so.1"))) return `${QEMU_LD_PREFIX} has no AArch64 loader (libc6-arm64-cross)`;
+  if (!fs.existsSync(path.join(ARM64_LIBRARIES, "lib", "ld-linux-aarch64.so.1"))) return `${ARM64_LIBRARIES} has no AArch64 loader (libc6-arm64-cross)`;
   return undefined;
 }
 
 /** Builds both arm64 files into bench/tmp/plugin-arm64 and starts each form `reps` times, interleaved. */
 export async function measureArm64Starts(reps: number, log: (line: string) => void): Promise<Arm64StartResult> {
-  const build = require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as BuildModule;
+  const build = buildModule();
   const { THIS_NODE } = require(path.join(repoRoot, "tools", "lib", "single-executable.js")) as { THIS_NODE: unknown };
   const target = build.targetOf("linux", "arm64");
   const out = path.join(repoRoot, "bench", "tmp", "plugin-arm64");
@@ -55,7 +58,7 @@ export async function measureArm64Starts(reps: number, log: (line: string) => vo
   const [scripts] = await build.buildPluginBinaries(path.join(out, "scripts"), { targets: [target], snapshot: false });
   const node = await build.pinnedBaseNode(THIS_NODE, undefined, target);
   log(`built the linux-arm64 file from its snapshot and from the scripts blob; starting each ${reps} times under qemu-user`);
-  const env = { ...process.env, QEMU_LD_PREFIX };
+  const env = { ...process.env, QEMU_LD_PREFIX: build.ARM64_LIBRARIES };
   const commands: Record<Arm64Form, Parameters<typeof startOnce>> = {
     snapshot: [released!.binary, [], askFirstCheck, env],
     scripts: [scripts!.binary, [], askFirstCheck, env],
