@@ -129,11 +129,10 @@ beforeAll(async () => {
   fs.copyFileSync(path.join(repoRoot, "demo", "dist", "program.js"), path.join(programDir, "index.js"));
   ws = await PulumiWorkspace.create(toolchain, { programDir, linkPackage: true });
   fs.rmSync(programDir, { recursive: true, force: true });
-  for (const [key, value] of Object.entries({ baseUrl: server.url, host: warehouse.host, port: String(warehouse.port), databaseName: warehouse.databaseName, username: warehouse.username })) {
-    await ws.pulumi(["config", "set", `${key === "baseUrl" ? "analytics" : "warehouse"}:${key}`, value]);
-  }
-  await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.console!]);
-  await ws.pulumi(["config", "set", "--secret", "warehouse:password", WAREHOUSE_PASSWORD]);
+  await ws.setConfig(
+    { "analytics:baseUrl": server.url, "warehouse:host": warehouse.host, "warehouse:port": String(warehouse.port), "warehouse:databaseName": warehouse.databaseName, "warehouse:username": warehouse.username },
+    { "analytics:apiKey": server.apiKeys.console!, "warehouse:password": WAREHOUSE_PASSWORD },
+  );
   page = context.pages()[0] ?? (await context.newPage());
   captured = await capture(context, page);
 }, 300_000);

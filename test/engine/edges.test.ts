@@ -10,7 +10,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { ORPHANS_HINT } from "../../src/provider-core/notices";
 import { trackProcessTree } from "../../toolchain/src/process-group";
 import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { PulumiWorkspace, SETUP_UP, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "pulumi-nodejs:dynamic/analytics:Organization";
@@ -37,10 +37,8 @@ async function harness(config: Record<string, string> = {}, keyIn: "config" | "n
   const ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/edges"), linkPackage: true });
   cleanups.push(() => ws.dispose());
   const apiKey = server.apiKeys.alice!;
-  await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-  if (keyIn === "config") await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", apiKey]);
-  await ws.pulumi(["config", "set", "--secret", "edges:password", PASSWORD]);
-  for (const [name, value] of Object.entries(config)) await ws.pulumi(["config", "set", `edges:${name}`, value]);
+  const plain = Object.fromEntries(Object.entries(config).map(([name, value]) => [`edges:${name}`, value]));
+  await ws.setConfig({ "analytics:baseUrl": server.url, ...plain }, { ...(keyIn === "config" ? { "analytics:apiKey": apiKey } : {}), "edges:password": PASSWORD });
   return { ws, server, apiKey };
 }
 
@@ -125,7 +123,7 @@ describe("edges with the real engine", () => {
 
   it("logs old secrets in plaintext from -v=7 on, and not at --debug -v=6", async () => {
     const h = await harness();
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     const logs = (name: string): string => {
       const dir = path.join(h.ws.root, name);
       return fs.readdirSync(dir).map((file) => fs.readFileSync(path.join(dir, file), "utf8")).join("\n");
@@ -148,9 +146,9 @@ describe("edges with the real engine", () => {
 
   it("analytics-orphans lists every object the stack left, by type, id, name and time, after replaces and a destroy", async () => {
     const h = await harness({ count: "3" });
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     await h.ws.pulumi(["config", "set", "--secret", "edges:password", "edges-rotated-3-1a2b3c"]);
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     const none = await orphansBin(h.ws, []);
     expect(none.stdout).toMatch(/^3 analytics objects left in the service by this stack/);
     const destroy = await h.ws.pulumi(["destroy", "--yes"]);

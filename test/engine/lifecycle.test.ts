@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { PulumiWorkspace, SETUP_UP, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "pulumi-nodejs:dynamic/analytics:Organization";
@@ -31,11 +31,9 @@ async function harness(config: Record<string, string> = {}, options: { apiKey?: 
   const ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/lifecycle"), linkPackage: true });
   cleanups.push(() => ws.dispose());
   const apiKey = server.apiKeys.alice ?? "";
-  await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
   const key = options.apiKey === undefined ? apiKey : options.apiKey;
-  if (key !== null) await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", key]);
-  await ws.pulumi(["config", "set", "--secret", "fixture:password", PASSWORD]);
-  for (const [name, value] of Object.entries(config)) await ws.pulumi(["config", "set", `fixture:${name}`, value]);
+  const plain = Object.fromEntries(Object.entries(config).map(([name, value]) => [`fixture:${name}`, value]));
+  await ws.setConfig({ "analytics:baseUrl": server.url, ...plain }, { ...(key !== null ? { "analytics:apiKey": key } : {}), "fixture:password": PASSWORD });
   return { ws, server, apiKey };
 }
 
@@ -97,7 +95,7 @@ describe("lifecycle with the real engine", () => {
 
   it("writes serialized providers that load the package by name, holding no path of the program's directory or the machine", async () => {
     const h = await harness();
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     const providers: string[] = [];
     const collect = (value: unknown): void => {
       if (Array.isArray(value)) value.forEach(collect);
@@ -118,7 +116,7 @@ describe("lifecycle with the real engine", () => {
 
   it("replaces on a changed displayName and on a rotated password, masking the secret, and reports what was left behind", async () => {
     const h = await harness();
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     const [before] = resourcesOfType(await h.ws.exportStack(), DS_TYPE);
 
     await h.ws.pulumi(["config", "set", "fixture:displayName", "Renamed warehouse"]);
@@ -138,7 +136,8 @@ describe("lifecycle with the real engine", () => {
     expect(rotatedDetail.stdout).toMatch(/password\s*: \[secret\]/);
     expect(h.server.inspect.dataSources()).toHaveLength(1);
 
-    const up = await h.ws.pulumi(["up", "--yes"]);
+    // The previews above are the one the up would run first.
+    const up = await h.ws.pulumi(SETUP_UP);
     const [after] = resourcesOfType(await h.ws.exportStack(), DS_TYPE);
     expect(after?.id).not.toBe(before?.id);
     expect(h.server.inspect.dataSources().map((d) => d.id)).toEqual([before?.id, after?.id]);
@@ -178,7 +177,7 @@ describe("lifecycle with the real engine", () => {
 
   it("destroys to an empty state and reports every object left in the service; no secret is ever in plaintext", async () => {
     const h = await harness();
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     const state = await h.ws.exportStack();
     for (const resource of [...resourcesOfType(state, ORG_TYPE), ...resourcesOfType(state, DS_TYPE)]) {
       expect(String(resource.outputs?.__provider)).not.toContain(h.apiKey);

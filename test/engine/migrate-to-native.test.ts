@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { PulumiWorkspace, SETUP_UP, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 import { writePluginShim } from "../support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
@@ -45,10 +45,8 @@ async function dynamicStack(): Promise<Started> {
   cleanups.push(() => server.close());
   const ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/lifecycle"), linkPackage: true });
   cleanups.push(() => ws.dispose());
-  await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-  await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.alice!]);
-  await ws.pulumi(["config", "set", "--secret", "fixture:password", PASSWORD]);
-  await ws.pulumi(["up", "--yes"]);
+  await ws.setConfig({ "analytics:baseUrl": server.url }, { "analytics:apiKey": server.apiKeys.alice!, "fixture:password": PASSWORD });
+  await ws.pulumi(SETUP_UP);
   const state = await ws.exportStack();
   const orgIds = resourcesOfType(state, DYNAMIC[0]!).map((r) => r.id!);
   const dsIds = resourcesOfType(state, DYNAMIC[1]!).map((r) => r.id!);
@@ -90,7 +88,7 @@ describe("moving a stack from the dynamic classes to the native provider", () =>
     const preview = await s.ws.pulumi(["preview"]);
     expect(preview.stdout).toMatch(/\+\s+analytics:index:Organization\s+org\s+create/);
     expect(preview.stdout).toMatch(/-\s+pulumi-nodejs:dynamic\/analytics:Organization\s+org\s+delete/);
-    const up = await s.ws.pulumi(["up", "--yes"]);
+    const up = await s.ws.pulumi(SETUP_UP);
     expect(output(up)).toMatch(/Organization "Lifecycle Org" \(id org_\w+\) was left in the analytics service/);
     const after = s.onServer();
     expect(after.orgs).toHaveLength(s.before.orgs.length + 1);
@@ -122,7 +120,7 @@ describe("moving a stack from the dynamic classes to the native provider", () =>
     await s.ws.pulumi(["preview", "--expect-no-changes"]);
     await expectSameObjects(s);
     // An up is a no-op too: zero creates on the server.
-    const up = await s.ws.pulumi(["up", "--yes", "--expect-no-changes"]);
+    const up = await s.ws.pulumi([...SETUP_UP, "--expect-no-changes"]);
     expect(up.stdout).toMatch(/3 unchanged/);
     await s.ws.pulumi(["refresh", "--yes"]);
     await s.ws.pulumi(["preview", "--expect-no-changes"]);
@@ -147,7 +145,7 @@ describe("moving a stack from the dynamic classes to the native provider", () =>
     switchToNative(s.ws);
     await s.ws.pulumi(["config", "set", "fixture:aliasDynamicTypes", "true"]);
     await s.ws.pulumi(["preview", "--expect-no-changes"]);
-    const up = await s.ws.pulumi(["up", "--yes"]);
+    const up = await s.ws.pulumi(SETUP_UP);
     expect(up.stdout).toMatch(/3 unchanged/);
     await expectSameObjects(s);
     // The engine keeps the old outputs on a `same`: the serialized provider stays there, unused.

@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
-import { PulumiWorkspace, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { PulumiWorkspace, SETUP_UP, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 import { writePluginShim } from "../support/plugin-shim";
 
 const toolchain = inject("pulumiToolchain");
@@ -28,10 +28,7 @@ describe("the native provider plugin with the real engine", () => {
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/native-js") });
     // The plugin the project's Pulumi.yaml points at: a shim running this repository's build.
     writePluginShim(path.join(ws.programDir, "plugin-bin"));
-    await ws.pulumi(["config", "set", "analytics:baseUrl", first.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
-    await ws.pulumi(["config", "set", "fixture:secondBaseUrl", second.url]);
-    await ws.pulumi(["config", "set", "--secret", "fixture:secondApiKey", second.apiKeys.bob!]);
+    await ws.setConfig({ "analytics:baseUrl": first.url, "fixture:secondBaseUrl": second.url }, { "analytics:apiKey": first.apiKeys.alice!, "fixture:secondApiKey": second.apiKeys.bob! });
   }, 120_000);
 
   afterAll(async () => {
@@ -82,7 +79,7 @@ describe("the native provider plugin with the real engine", () => {
     const preview = await ws.pulumi(["preview"]);
     expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
     expect(output(preview)).toMatch(/DataSource "Native warehouse" \(id ds_\w+\) will be replaced because displayName changed: the analytics API cannot update objects/);
-    const up = await ws.pulumi(["up", "--yes"]);
+    const up = await ws.pulumi(SETUP_UP);
     expect(output(up)).toMatch(/warning: DataSource "Native warehouse" \(id ds_\w+\) was left in the analytics service/);
     expect(first.inspect.dataSources().map((d) => d.displayName)).toEqual(["Native warehouse", "Renamed warehouse"]);
   }, 300_000);

@@ -18,11 +18,10 @@ describe("the analytics policy pack under the real CLI", () => {
   beforeAll(async () => {
     // A stack named "production", so the host policy applies; no server: preview never calls the API.
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/policy"), stack: "production", linkPackage: true });
-    await ws.pulumi(["config", "set", "analytics:baseUrl", "http://127.0.0.1:9"]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", "policy-fixture-api-key"]);
-    await ws.pulumi(["config", "set", "--secret", "fixture:password", PASSWORD]);
-    await ws.pulumi(["config", "set", "--secret", "fixture:sshPassword", SSH_PASSWORD]);
-    await ws.pulumi(["config", "set", "--secret", "fixture:sshPrivateKey", SSH_KEY]);
+    await ws.setConfig(
+      { "analytics:baseUrl": "http://127.0.0.1:9" },
+      { "analytics:apiKey": "policy-fixture-api-key", "fixture:password": PASSWORD, "fixture:sshPassword": SSH_PASSWORD, "fixture:sshPrivateKey": SSH_KEY },
+    );
   }, 120_000);
 
   afterAll(() => {

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import { trackProcessTree } from "../../toolchain/src/process-group";
 import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
-import { PulumiWorkspace, TEST_PASSPHRASE, repoRoot, type CommandResult } from "../support/pulumi-workspace";
+import { PulumiWorkspace, SETUP_UP, TEST_PASSPHRASE, repoRoot, type CommandResult } from "../support/pulumi-workspace";
 import { resolveVersitygw, startS3Server, type S3Server } from "../support/s3-server";
 
 const toolchain = inject("pulumiToolchain");
@@ -60,9 +60,7 @@ async function harness(options: { stack?: string; backendUrl?: string; server?: 
   });
   cleanups.push(() => ws.dispose());
   const apiKey = server.apiKeys.alice!;
-  await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-  await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", apiKey]);
-  await ws.pulumi(["config", "set", "--secret", "edges:password", PASSWORD]);
+  await ws.setConfig({ "analytics:baseUrl": server.url }, { "analytics:apiKey": apiKey, "edges:password": PASSWORD });
   return { ws, server, apiKey, backendUrl };
 }
 
@@ -107,7 +105,7 @@ async function until(what: string, condition: () => boolean, timeoutMs = 120_000
 describe("the s3:// backend with the real engine", () => {
   it("creates, replaces and destroys a stack there; analytics-orphans lists what it left from the bucket's history; no lock and no credential left in the bucket", async () => {
     const h = await harness();
-    await h.ws.pulumi(["up", "--yes"]);
+    await h.ws.pulumi(SETUP_UP);
     await h.ws.pulumi(["config", "set", "--secret", "edges:password", ROTATED]);
     const replaced = await h.ws.pulumi(["up", "--yes"]);
     expect(output(replaced)).toMatch(/replaced/);

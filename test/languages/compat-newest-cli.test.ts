@@ -93,9 +93,7 @@ describe(`the TypeScript dynamic classes on Pulumi ${NEWEST_PULUMI_VERSION}`, ()
 
   beforeAll(async () => {
     stack = await openStack(path.join(repoRoot, "test/fixtures/lifecycle"), { linkPackage: true });
-    await stack.ws.pulumi(["config", "set", "analytics:baseUrl", stack.server.url]);
-    await stack.ws.pulumi(["config", "set", "--secret", "analytics:apiKey", stack.apiKey]);
-    await stack.ws.pulumi(["config", "set", "--secret", "fixture:password", PASSWORD]);
+    await stack.ws.setConfig({ "analytics:baseUrl": stack.server.url }, { "analytics:apiKey": stack.apiKey, "fixture:password": PASSWORD });
   }, 300_000);
 
   afterAll(() => close(stack));

@@ -186,12 +186,9 @@ describe("examples", () => {
             stdio: "pipe",
           });
         }
-        if (name !== "multi-env") await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-        await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.examples ?? ""]);
-        for (const [key, value, kind] of example.config) {
-          const flags = kind === "plain" ? [] : kind === "secret" ? ["--secret"] : ["--secret", "--path"];
-          await ws.pulumi(["config", "set", ...flags, key, "--", value]);
-        }
+        const valuesOf = (wanted: string) => Object.fromEntries(example.config.filter(([, , kind]) => kind === wanted).map(([key, value]) => [key, value]));
+        await ws.setConfig({ ...(name !== "multi-env" ? { "analytics:baseUrl": server.url } : {}), ...valuesOf("plain") }, { "analytics:apiKey": server.apiKeys.examples ?? "", ...valuesOf("secret") });
+        for (const [key, value] of Object.entries(valuesOf("secret-path"))) await ws.pulumi(["config", "set", "--secret", "--path", key, "--", value]);
         const before = server.inspect.requestCount();
         const policy = example.policyConfig ? ["--policy-pack", path.join(repoRoot, "policy-pack"), "--policy-pack-config", path.join(ws.programDir, example.policyConfig)] : [];
         const preview = await ws.pulumi(["preview", ...policy]);

@@ -33,13 +33,10 @@ describe("a YAML program with the installed plugin archive", () => {
     archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-archive-"));
     const archive = buildPluginArchive(archiveDir);
     await ws.pulumi(["plugin", "install", "resource", "analytics", version, "--file", archive]);
-    await ws.pulumi(["config", "set", "analytics:baseUrl", first.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", first.apiKeys.alice!]);
-    await ws.pulumi(["config", "set", "--secret", "password", PASSWORD]);
-    await ws.pulumi(["config", "set", "firstBaseUrl", first.url]);
-    await ws.pulumi(["config", "set", "--secret", "firstApiKey", first.apiKeys.carol!]);
-    await ws.pulumi(["config", "set", "secondBaseUrl", second.url]);
-    await ws.pulumi(["config", "set", "--secret", "secondApiKey", second.apiKeys.bob!]);
+    await ws.setConfig(
+      { "analytics:baseUrl": first.url, firstBaseUrl: first.url, secondBaseUrl: second.url },
+      { "analytics:apiKey": first.apiKeys.alice!, password: PASSWORD, firstApiKey: first.apiKeys.carol!, secondApiKey: second.apiKeys.bob! },
+    );
   }, 300_000);
 
   afterAll(async () => {

@@ -85,14 +85,11 @@ async function workspaceFor(side: Side, server: ReferenceServer, bridgeBinary: s
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, "dist", "native", "bin.js")}" "$@"\n`, { mode: 0o755 });
     fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), yamlDataSources(N));
-    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", "--", apiKey]);
+    await ws.setConfig({ "analytics:baseUrl": server.url }, { "analytics:apiKey": apiKey, password: PASSWORD });
   } else {
     prepareBridgeProgram(ws.programDir, bridgeBinary, N);
-    await ws.pulumi(["config", "set", "baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "apiKey", "--", apiKey]);
+    await ws.setConfig({ baseUrl: server.url }, { apiKey, password: PASSWORD });
   }
-  await ws.pulumi(["config", "set", "--secret", "password", "--", PASSWORD]);
   return ws;
 }
 

@@ -51,9 +51,7 @@ const PROBE = { type: "direct", dialect: "POSTGRES", displayName: "After restart
 
 /** The stack config the examples read besides the service's: the database's host, user and password (secret). */
 async function configureDatabase(ws: PulumiWorkspace): Promise<void> {
-  await ws.pulumi(["config", "set", "dbHost", "db.example.com"]);
-  await ws.pulumi(["config", "set", "dbUser", "reader"]);
-  await ws.pulumi(["config", "set", "--secret", "dbPassword", DB_PASSWORD]);
+  await ws.setConfig({ dbHost: "db.example.com", dbUser: "reader" }, { dbPassword: DB_PASSWORD });
 }
 
 /** Where podman keeps a named volume's files on this machine. */

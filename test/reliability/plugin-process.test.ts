@@ -106,9 +106,7 @@ describe("the native plugin as a process under the real CLI", () => {
     const ws = await PulumiWorkspace.create(toolchain, { programDir: writeProgram(dir, prefix), withoutNodeModules: true, env: { [MARKER]: runId } });
     workspaces.push(ws);
     writePluginShim(path.join(ws.programDir, "plugin-bin"));
-    await ws.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-    await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKeys.alice!]);
-    await ws.pulumi(["config", "set", "--secret", YAML_PASSWORD_KEY, PASSWORD]);
+    await ws.setConfig({ "analytics:baseUrl": server.url }, { "analytics:apiKey": server.apiKeys.alice!, [YAML_PASSWORD_KEY]: PASSWORD });
     return { ws, runId };
   }
 

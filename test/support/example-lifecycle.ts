@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect } from "vitest";
 import type { ReferenceServer } from "../../src/reference-server";
-import { resourcesOfType, type CommandResult, type PulumiWorkspace } from "./pulumi-workspace";
+import { SETUP_UP, resourcesOfType, type CommandResult, type PulumiWorkspace } from "./pulumi-workspace";
 
 /** The native provider's type tokens. */
 export const ORG_TYPE = "analytics:index:Organization";
@@ -77,7 +77,8 @@ export async function expectRenameReplaces(ws: PulumiWorkspace, server: Referenc
   if (options.rename) await options.rename(renamed);
   else await ws.pulumi(["config", "set", "displayName", renamed]);
   const said = options.skipPreview ? undefined : await ws.pulumi(["preview"]);
-  const up = await ws.pulumi(["up", "--yes", ...(options.skipPreview ? ["--skip-preview"] : [])]);
+  // The preview just run is the one the up would run first: the up skips it either way.
+  const up = await ws.pulumi(SETUP_UP);
   const planned = said ?? up;
   const step = said ? /\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/ : /\+-\s+analytics:index:DataSource\s+warehouse\s+replaced\s+\([\d.]+s\)\s+\[diff: ~displayName\]/;
   expect(planned.stdout).toMatch(step);
@@ -94,16 +95,14 @@ export async function expectRenameReplaces(ws: PulumiWorkspace, server: Referenc
 export async function expectRejectedKey(ws: PulumiWorkspace, server: ReferenceServer, goodKey: string, displayName: string): Promise<void> {
   const wrongKey = `analytics_key_${"W".repeat(32)}`;
   const before = server.inspect.dataSources().length;
-  await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", wrongKey]);
-  await ws.pulumi(["config", "set", "displayName", "Never created"]);
+  await ws.setConfig({ displayName: "Never created" }, { "analytics:apiKey": wrongKey });
   const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
   expect(up.code).not.toBe(0);
   expect(output(up)).toMatch(/The API key was not accepted\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
   expect(output(up)).not.toContain(wrongKey);
   expect(output(up)).not.toMatch(STACK_TRACE);
   expect(server.inspect.dataSources()).toHaveLength(before);
-  await ws.pulumi(["config", "set", "--secret", "analytics:apiKey", goodKey]);
-  await ws.pulumi(["config", "set", "displayName", displayName]);
+  await ws.setConfig({ displayName }, { "analytics:apiKey": goodKey });
   await ws.pulumi(["preview", "--expect-no-changes"]);
 }
 

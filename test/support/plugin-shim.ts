@@ -25,11 +25,14 @@ interface ConfigurableProject {
   pulumi(args: string[]): Promise<unknown>;
 }
 
-/** The stack config the example programs read: the provider's endpoint and key (secret), and the database's host, user and password (secret). */
+/** The stack config the example programs read, in one `config set-all`: the provider's endpoint and key (secret), and the database's host, user and password (secret). */
 export async function configureExample(project: ConfigurableProject, settings: { baseUrl: string; apiKey: string; dbPassword: string }): Promise<void> {
-  await project.pulumi(["config", "set", "analytics:baseUrl", settings.baseUrl]);
-  await project.pulumi(["config", "set", "--secret", "analytics:apiKey", settings.apiKey]);
-  await project.pulumi(["config", "set", "dbHost", "db.example.com"]);
-  await project.pulumi(["config", "set", "dbUser", "reader"]);
-  await project.pulumi(["config", "set", "--secret", "dbPassword", settings.dbPassword]);
+  await project.pulumi([
+    "config", "set-all",
+    "--plaintext", `analytics:baseUrl=${settings.baseUrl}`,
+    "--secret", `analytics:apiKey=${settings.apiKey}`,
+    "--plaintext", "dbHost=db.example.com",
+    "--plaintext", "dbUser=reader",
+    "--secret", `dbPassword=${settings.dbPassword}`,
+  ]);
 }

@@ -81,9 +81,7 @@ async function syncOutcome(server: InstalledServer, id: string): Promise<{ lastS
 
 /** Points the stack at `server` and sets the program's one secret. */
 async function configure(workspace: PulumiWorkspace, server: InstalledServer): Promise<void> {
-  await workspace.pulumi(["config", "set", "analytics:baseUrl", server.url]);
-  await workspace.pulumi(["config", "set", "--secret", "analytics:apiKey", server.apiKey]);
-  await workspace.pulumi(["config", "set", "--secret", "db:password", DB_PASSWORD]);
+  await workspace.setConfig({ "analytics:baseUrl": server.url }, { "analytics:apiKey": server.apiKey, "db:password": DB_PASSWORD });
 }
 
 /** Nothing the CLI printed or stored holds the API key or the database password. */
