@@ -157,6 +157,7 @@ export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan
   const binary = sides.some((side) => PLUGIN_SIDES.includes(side)) || plan.switches ? await singleFilePlugin(log) : undefined;
   const engine = pulumiEngine(toolchain, plan.engine ?? "pinned", binary, log);
   const plugin = binary ? (engine.keptHome ? installedPluginSubject(engine.keptHome, binary) : pluginSubject(binary)) : OURS;
+  if (engine.keptHome && binary && sides.includes("yaml")) await warmKeptHome(toolchain, { ours: plugin, bridge, engine }, log);
   const runs: SideRun[] = [];
   for (const count of plan.counts) {
     for (const side of sides) {
@@ -407,6 +408,32 @@ function installedPluginSubject(keptHome: string, binary: string): Subject {
       fs.writeFileSync(project, text);
     },
   };
+}
+
+/**
+ * One unmeasured preview of the YAML program in the kept PULUMI_HOME, so that the YAML host's
+ * schema cache (`plugins/schema-analytics-<version>-.json`) holds the plugin's schema before any
+ * side is measured, as on a runner that kept ~/.pulumi from an earlier run. Without it the first
+ * YAML up measured (checkpoints on) would start the plugin once more to read the schema, and the
+ * sides after it would not.
+ */
+async function warmKeptHome(toolchain: PulumiToolchain, plugins: SidePlugins, log: (line: string) => void): Promise<void> {
+  const keptHome = plugins.engine.keptHome!;
+  const { server, env } = await startBenchServer();
+  const subject = subjectOf("yaml", 1, plugins);
+  const ws = BenchWorkspace.create(toolchain, subject.fixture, { ...env, PULUMI_HOME: keptHome }, subject.providerMarker);
+  try {
+    subject.prepare?.(ws);
+    await ws.initStack("warm", 1);
+    await configureStack(ws, "yaml", "warm", server.url, env.ANALYTICS_API_KEY ?? "");
+    const run = await ws.attempt(["preview", "--stack", "warm"]);
+    const cache = path.join(keptHome, "plugins", `schema-analytics-${pluginVersion()}-.json`);
+    if (run.code !== 0 || !fs.existsSync(cache)) throw new Error(`warming the kept PULUMI_HOME: the YAML preview exited ${run.code} and ${fs.existsSync(cache) ? "wrote" : "did not write"} ${cache}\n${run.stdout}${run.stderr}`);
+    log(`warmed the kept PULUMI_HOME: the YAML host's schema cache holds analytics v${pluginVersion()}`);
+  } finally {
+    ws.dispose();
+    await server.close();
+  }
 }
 
 /** The Pulumi program of each Pulumi side, with its plugin. */
