@@ -10,7 +10,8 @@
  * instead; `--render` recomputes the figures and charts from latest.json's raw data (or, with T,
  * tofu.md from tofu.json) without measuring anything. Sizes: `--plans=100x3,500x1` (N, L, T with
  * repetitions of 1, B with N x pairs), `--stacks=8x250` (L's stacks at once); scenario T also takes
- * `--sides=tofu,yaml`, `--checkpoints=skipped` (the Pulumi sides only with checkpoints skipped),
+ * `--sides=tofu,yaml`, `--engine=pinned|newest|both` (both by default, in the full run too),
+ * `--checkpoints=skipped` (the Pulumi sides only with checkpoints skipped),
  * `--switches=300` (0: none) and `--merge` (its runs added to the tofu.json already there); scenario R
  * takes `--against=<node>` (by default the first other `node` on PATH). The bench's own tools (Prism,
  * Vega) are installed into bench/peers on first use.
@@ -171,6 +172,25 @@ function writeSingleFileResult(dir: string, result: SingleFileResult, meta: RunM
 }
 
 /**
+ * Scenario T on each CLI `--engine=` names, in order (both by default): OpenTofu's side and the
+ * backend's switches with the first only, since they do not depend on the Pulumi CLI.
+ */
+async function measureTofu(log: (line: string) => void): Promise<{ tofu: TofuResult; versions: string[] }> {
+  let tofu: TofuResult | undefined;
+  const versions: string[] = [];
+  for (const [i, engine] of args.engines.entries()) {
+    const toolchain = engine === "newest" ? await resolveNewestPulumiToolchain({ log }) : await resolvePulumiToolchain({ log });
+    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}, ${engine === "newest" ? "one PULUMI_HOME kept for the run" : "a fresh PULUMI_HOME per side"}`);
+    versions.push(toolchain.version);
+    const plan: TofuPlan = i === 0 ? { ...tofuPlan(), engine } : { ...tofuPlan(), engine, tofu: false, switches: 0 };
+    const result = await runTofuScenario(toolchain, plan, log);
+    tofu = tofu ? { ...tofu, runs: [...tofu.runs, ...result.runs] } : result;
+  }
+  if (!tofu) throw new Error("--engine named no engine");
+  return { tofu, versions };
+}
+
+/**
  * `node bench/dist/run.js T`: scenario T alone, written to tofu.md and tofu.json. With `--merge`,
  * its runs replace those of the same side, N, checkpoint setting and engine in the tofu.json already
  * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
@@ -185,18 +205,7 @@ async function scenarioTAlone(started: number): Promise<void> {
   }
   const run = aloneRun(started);
   const log = run.log;
-  let tofu: TofuResult | undefined;
-  const versions: string[] = [];
-  for (const [i, engine] of args.engines.entries()) {
-    const toolchain = engine === "newest" ? await resolveNewestPulumiToolchain({ log }) : await resolvePulumiToolchain({ log });
-    log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}, ${engine === "newest" ? "one PULUMI_HOME kept for the run" : "a fresh PULUMI_HOME per side"}`);
-    versions.push(toolchain.version);
-    // OpenTofu's side and the backend's switches do not depend on the Pulumi CLI: measured with the first engine only.
-    const plan: TofuPlan = i === 0 ? { ...tofuPlan(), engine } : { ...tofuPlan(), engine, tofu: false, switches: 0 };
-    const result = await runTofuScenario(toolchain, plan, log);
-    tofu = tofu ? { ...tofu, runs: [...tofu.runs, ...result.runs] } : result;
-  }
-  if (!tofu) throw new Error("--engine named no engine");
+  const { tofu, versions } = await measureTofu(log);
   const dir = aloneResultsDir();
   const command = aloneCommand();
   const meta = { ...run.meta(versions.join(" and ")), commands: [command] };
@@ -368,13 +377,13 @@ async function measureAll(toolchain: PulumiToolchain, log: (line: string) => voi
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
   const scale = quick || args.withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;
-  const tofu = await runTofuScenario(toolchain, tofuPlan(), log);
+  const { tofu, versions: tofuVersions } = await measureTofu(log);
   const singleFile = await runSingleFileScenario(toolchain, quick ? 2 : 9, singleFilePlans(), log);
-  return { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile };
+  return { measured: { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile }, tofuVersions };
 }
 
 /** The commands table of the full run's report. */
-function fullRunCommands(raw: Awaited<ReturnType<typeof measureAll>>): Record<string, string> {
+function fullRunCommands(raw: Awaited<ReturnType<typeof measureAll>>["measured"]): Record<string, string> {
   const { engine, http, persistence, native, scale, startup } = raw;
   return {
     bench: "npm run bench",
@@ -398,7 +407,7 @@ async function fullRun(started: number): Promise<void> {
   const log = progressLog(started);
   const toolchain = await resolvePulumiToolchain({ log });
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
-  const raw = await measureAll(toolchain, log);
+  const { measured: raw, tofuVersions } = await measureAll(toolchain, log);
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
@@ -411,7 +420,7 @@ async function fullRun(started: number): Promise<void> {
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
   const meta = { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load };
-  writeTofuResult(dir, raw.tofu, { ...meta, commands: ["npm run bench"] });
+  writeTofuResult(dir, raw.tofu, { ...meta, system: systemInfo(repoRoot, tofuVersions.join(" and ")), commands: ["npm run bench"] });
   writeSingleFileResult(dir, raw.singleFile, meta, "npm run bench");
   log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md, single-file.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);

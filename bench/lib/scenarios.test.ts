@@ -33,7 +33,8 @@ describe("the bench's command line", () => {
   });
 
   it("defaults the switches' N to 300, or 10 with --quick, and leaves the sizes unset", () => {
-    expect(parse("T")).toMatchObject({ switches: 300, plans: undefined, stacks: undefined, sides: undefined, skipCheckpointsOnly: false, merge: false, engines: ["pinned"] });
+    expect(parse("T")).toMatchObject({ switches: 300, plans: undefined, stacks: undefined, sides: undefined, skipCheckpointsOnly: false, merge: false, engines: ["pinned", "newest"] });
+    expect(parse().engines).toEqual(["pinned", "newest"]);
     expect(parse("T", "--quick").switches).toBe(10);
   });
 

@@ -79,7 +79,7 @@ export interface BenchArgs {
   switches: number;
   stacks?: { stacks: number; perStack: number } | undefined;
   against?: string | undefined;
-  /** `--engine=`: the CLIs scenario T runs on, in order (the pinned one by default). */
+  /** `--engine=`: the CLIs scenario T runs on, in order (both by default, the pinned one first). */
   engines: PulumiEngine[];
 }
 
@@ -172,7 +172,7 @@ export function parseBenchArgs(argv: readonly string[], knownSides: readonly str
     switches: get("--switches=", parseSwitches) ?? (quick ? 10 : 300),
     stacks: get("--stacks=", parseStacks),
     against: values.get("--against="),
-    engines: get("--engine=", parseEngine) ?? ["pinned"],
+    engines: get("--engine=", parseEngine) ?? [...PULUMI_ENGINES],
   };
 }
 
