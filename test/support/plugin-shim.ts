@@ -4,6 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { configSetAllArgs } from "./pulumi-workspace";
 
 const PLUGIN_BIN = path.resolve(__dirname, "..", "..", "dist", "native", "bin.js");
 
@@ -27,12 +28,10 @@ interface ConfigurableProject {
 
 /** The stack config the example programs read, in one `config set-all`: the provider's endpoint and key (secret), and the database's host, user and password (secret). */
 export async function configureExample(project: ConfigurableProject, settings: { baseUrl: string; apiKey: string; dbPassword: string }): Promise<void> {
-  await project.pulumi([
-    "config", "set-all",
-    "--plaintext", `analytics:baseUrl=${settings.baseUrl}`,
-    "--secret", `analytics:apiKey=${settings.apiKey}`,
-    "--plaintext", "dbHost=db.example.com",
-    "--plaintext", "dbUser=reader",
-    "--secret", `dbPassword=${settings.dbPassword}`,
-  ]);
+  await project.pulumi(
+    configSetAllArgs(
+      { "analytics:baseUrl": settings.baseUrl, dbHost: "db.example.com", dbUser: "reader" },
+      { "analytics:apiKey": settings.apiKey, dbPassword: settings.dbPassword },
+    ),
+  );
 }

@@ -46,6 +46,15 @@ export interface WorkspaceOptions {
 }
 
 /**
+ * The arguments of one `pulumi config set-all`: `plain` values in plaintext, `secret` ones
+ * encrypted (see {@link PulumiWorkspace.setConfig}).
+ */
+export function configSetAllArgs(plain: Record<string, string>, secret: Record<string, string> = {}): string[] {
+  const pairs = (flag: string, values: Record<string, string>) => Object.entries(values).flatMap(([key, value]) => [flag, `${key}=${value}`]);
+  return ["config", "set-all", ...pairs("--plaintext", plain), ...pairs("--secret", secret)];
+}
+
+/**
  * A throwaway Pulumi project: its own copy of the program, a `file://` backend, a PULUMI_HOME and
  * a stack, all in one temp dir. Every command's output is kept for later secret audits.
  */
@@ -108,8 +117,7 @@ export class PulumiWorkspace {
    * passphrase's key, about 0.6 s of CPU.
    */
   async setConfig(plain: Record<string, string>, secret: Record<string, string> = {}): Promise<CommandResult> {
-    const pairs = (flag: string, values: Record<string, string>) => Object.entries(values).flatMap(([key, value]) => [flag, `${key}=${value}`]);
-    return this.pulumi(["config", "set-all", ...pairs("--plaintext", plain), ...pairs("--secret", secret)]);
+    return this.pulumi(configSetAllArgs(plain, secret));
   }
 
   /**

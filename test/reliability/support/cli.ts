@@ -49,11 +49,14 @@ export async function manyWorkspace(toolchain: PulumiToolchain, options: ManyOpt
   const env = options.env === undefined ? {} : { env: options.env };
   const ws = options.path === "native" ? await yamlWorkspace(toolchain, options.count ?? 1, env) : await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/many"), linkPackage: true, ...env });
   // One command for the whole config: each `pulumi` run costs a second or more on a loaded machine.
-  const settings = ["--plaintext", `analytics:baseUrl=${options.baseUrl}`];
-  if (options.apiKey !== undefined) settings.push("--secret", `analytics:apiKey=${options.apiKey}`);
-  if (options.path === "native") settings.push("--secret", `${YAML_PASSWORD_KEY}=${PASSWORD}`);
-  else settings.push("--secret", `fixture:password=${PASSWORD}`, "--plaintext", `fixture:count=${options.count ?? 1}`);
-  await ws.pulumi(["config", "set-all", ...settings]);
+  const plain: Record<string, string> = { "analytics:baseUrl": options.baseUrl };
+  const secret: Record<string, string> = options.apiKey === undefined ? {} : { "analytics:apiKey": options.apiKey };
+  if (options.path === "native") secret[YAML_PASSWORD_KEY] = PASSWORD;
+  else {
+    secret["fixture:password"] = PASSWORD;
+    plain["fixture:count"] = String(options.count ?? 1);
+  }
+  await ws.setConfig(plain, secret);
   return ws;
 }
 
