@@ -196,13 +196,7 @@ async function measureTofu(log: (line: string) => void): Promise<{ tofu: TofuRes
  * there and the rest are kept (so N=300 of a few sides can join an earlier N=100 of all).
  */
 async function scenarioTAlone(started: number): Promise<void> {
-  if (args.render) {
-    // Redraws tofu.md from tofu.json, measuring nothing.
-    const dir = path.join(repoRoot, "bench", "results");
-    const saved = JSON.parse(fs.readFileSync(path.join(dir, "tofu.json"), "utf8")) as Parameters<typeof tofuMarkdown>[1] & { commands: string[]; raw: TofuResult };
-    writeTofuReport(dir, saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then "));
-    return;
-  }
+  if (args.render) return renderTofu();
   const run = aloneRun(started);
   const log = run.log;
   const { tofu, versions } = await measureTofu(log);
@@ -351,7 +345,7 @@ const ALONE: Record<AloneScenario, (started: number) => Promise<void>> = {
 /** Scenario F's sizes. */
 const singleFilePlans = (): EnginePlan[] => (quick ? [{ count: 1, reps: 1, skipCheckpoints: false }] : SINGLE_FILE_PLANS);
 
-/** `--render` without names: re-renders latest.md (and tofu.md) from latest.json and bench/analysis.md, measuring nothing. */
+/** `--render` without names: re-renders latest.md from latest.json and bench/analysis.md, and tofu.md from tofu.json, measuring nothing. */
 async function renderLatest(): Promise<void> {
   const dir = path.join(repoRoot, "bench", "results");
   const report = JSON.parse(fs.readFileSync(path.join(dir, "latest.json"), "utf8")) as BenchReport;
@@ -359,7 +353,17 @@ async function renderLatest(): Promise<void> {
   report.figures = figuresOf(report.raw);
   ensurePeers((line) => process.stdout.write(`${line}\n`));
   await writeReport(dir, report, methodNotes(report) + analysis());
-  if (report.raw.tofu) writeTofuReport(dir, report.raw.tofu, report, "`npm run bench`");
+  renderTofu();
+}
+
+/**
+ * Redraws tofu.md and the speed table from tofu.json, measuring nothing: tofu.json, not
+ * latest.json, holds the CLIs and commands of the T runs it merged.
+ */
+function renderTofu(): void {
+  const dir = path.join(repoRoot, "bench", "results");
+  const saved = JSON.parse(fs.readFileSync(path.join(dir, "tofu.json"), "utf8")) as Parameters<typeof tofuMarkdown>[1] & { commands: string[]; raw: TofuResult };
+  writeTofuReport(dir, saved.raw, saved, saved.commands.map((c) => `\`${c}\``).join(", then "));
 }
 
 /** The full run's measurements, every scenario of it in turn. */
