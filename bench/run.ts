@@ -36,7 +36,7 @@ import { runScaleScenario, type ScalePlan } from "./lib/scale";
 import { runStartupScenario } from "./lib/startup";
 import { runTofuScenario, TOFU_SIDES, type SideRun, type TofuPlan, type TofuResult, type TofuSide } from "./lib/tofu/tofu";
 import { writeSpeedTable } from "./lib/tofu/speed-doc";
-import { tofuFigures, tofuMarkdown } from "./lib/tofu/tofu-report";
+import { tofuCliVersions, tofuFigures, tofuMarkdown } from "./lib/tofu/tofu-report";
 import { loadAverage, systemInfo, type SystemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 import { parseBenchArgs, scenarioHelp, type AloneScenario, type BenchArgs } from "./lib/scenarios";
@@ -175,19 +175,17 @@ function writeSingleFileResult(dir: string, result: SingleFileResult, meta: RunM
  * Scenario T on each CLI `--engine=` names, in order (both by default): OpenTofu's side and the
  * backend's switches with the first only, since they do not depend on the Pulumi CLI.
  */
-async function measureTofu(log: (line: string) => void): Promise<{ tofu: TofuResult; versions: string[] }> {
+async function measureTofu(log: (line: string) => void): Promise<TofuResult> {
   let tofu: TofuResult | undefined;
-  const versions: string[] = [];
   for (const [i, engine] of args.engines.entries()) {
     const toolchain = engine === "newest" ? await resolveNewestPulumiToolchain({ log }) : await resolvePulumiToolchain({ log });
     log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}, ${engine === "newest" ? "one PULUMI_HOME kept for the run" : "a fresh PULUMI_HOME per side"}`);
-    versions.push(toolchain.version);
     const plan: TofuPlan = i === 0 ? { ...tofuPlan(), engine } : { ...tofuPlan(), engine, tofu: false, switches: 0 };
     const result = await runTofuScenario(toolchain, plan, log);
     tofu = tofu ? { ...tofu, runs: [...tofu.runs, ...result.runs] } : result;
   }
   if (!tofu) throw new Error("--engine named no engine");
-  return { tofu, versions };
+  return tofu;
 }
 
 /**
@@ -199,10 +197,10 @@ async function scenarioTAlone(started: number): Promise<void> {
   if (args.render) return renderTofu();
   const run = aloneRun(started);
   const log = run.log;
-  const { tofu, versions } = await measureTofu(log);
+  const tofu = await measureTofu(log);
   const dir = aloneResultsDir();
   const command = aloneCommand();
-  const meta = { ...run.meta(versions.join(" and ")), commands: [command] };
+  const meta = { ...run.meta(tofuCliVersions(tofu).join(" and ")), commands: [command] };
   const file = path.join(dir, "tofu.json");
   if (args.merge && fs.existsSync(file)) {
     const before = JSON.parse(fs.readFileSync(file, "utf8")) as typeof meta & { raw: TofuResult };
@@ -213,6 +211,8 @@ async function scenarioTAlone(started: number): Promise<void> {
     meta.durationS += before.durationS;
     meta.startedAt = before.startedAt;
     meta.load.start = before.load.start;
+    // The merged runs may name a CLI this run did not use.
+    meta.system.pulumiCli = tofuCliVersions(tofu).join(" and ");
   }
   writeTofuResult(dir, tofu, meta);
   log(`wrote ${path.relative(repoRoot, dir)}/tofu.md and tofu.json`);
@@ -381,13 +381,13 @@ async function measureAll(toolchain: PulumiToolchain, log: (line: string) => voi
   const engine = await runEngineScenarios(toolchain, ENGINE_PLANS, log);
   const native = await runNativeScenario(toolchain, NATIVE_PLANS, log);
   const scale = quick || args.withScale ? await runScaleScenario(toolchain, SCALE_PLAN, log) : undefined;
-  const { tofu, versions: tofuVersions } = await measureTofu(log);
+  const tofu = await measureTofu(log);
   const singleFile = await runSingleFileScenario(toolchain, quick ? 2 : 9, singleFilePlans(), log);
-  return { measured: { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile }, tofuVersions };
+  return { engine, http, client, memory, startup, persistence, native, scale, tofu, singleFile };
 }
 
 /** The commands table of the full run's report. */
-function fullRunCommands(raw: Awaited<ReturnType<typeof measureAll>>["measured"]): Record<string, string> {
+function fullRunCommands(raw: Awaited<ReturnType<typeof measureAll>>): Record<string, string> {
   const { engine, http, persistence, native, scale, startup } = raw;
   return {
     bench: "npm run bench",
@@ -411,7 +411,7 @@ async function fullRun(started: number): Promise<void> {
   const log = progressLog(started);
   const toolchain = await resolvePulumiToolchain({ log });
   log(`Pulumi ${toolchain.version} (${toolchain.source}) at ${toolchain.pulumi}`);
-  const { measured: raw, tofuVersions } = await measureAll(toolchain, log);
+  const raw = await measureAll(toolchain, log);
   const report: BenchReport = {
     startedAt,
     durationS: (Date.now() - started) / 1000,
@@ -424,7 +424,7 @@ async function fullRun(started: number): Promise<void> {
   const dir = quick ? path.join(repoRoot, "bench", "tmp", "results") : path.join(repoRoot, "bench", "results");
   await writeReport(dir, report, methodNotes(report) + analysis());
   const meta = { startedAt: report.startedAt, durationS: report.durationS, system: report.system, load: report.load };
-  writeTofuResult(dir, raw.tofu, { ...meta, system: systemInfo(repoRoot, tofuVersions.join(" and ")), commands: ["npm run bench"] });
+  writeTofuResult(dir, raw.tofu, { ...meta, system: systemInfo(repoRoot, tofuCliVersions(raw.tofu).join(" and ")), commands: ["npm run bench"] });
   writeSingleFileResult(dir, raw.singleFile, meta, "npm run bench");
   log(`wrote ${path.relative(repoRoot, dir)}/latest.md, latest.json, tofu.md, single-file.md and the charts`);
   for (const f of report.figures) log(`${f.status.padEnd(4)} ${f.scenario} ${f.name}: ${f.value} (target ${f.target})`);

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SideRun, StepResult, TofuSide } from "./tofu";
 import { filesBelow, switchFigures, switchTable, type SwitchRun } from "./backend-switches";
-import { tofuFigures } from "./tofu-report";
+import { tofuCliVersions, tofuFigures } from "./tofu-report";
 
 /** A step taking `ms`, with `creates` creates, `cpuS` provider CPU seconds and `engineCpuS` of the engine. */
 const step = (name: string, ms: number, creates = 0, cpuS = 0, engineCpuS?: number): StepResult => ({
@@ -39,6 +39,17 @@ const run = (side: TofuSide, count: number, upMs: number, cpuS: number, previewM
 });
 
 const byName = (figures: ReturnType<typeof tofuFigures>, text: string) => figures.filter((f) => f.name.includes(text));
+
+describe("the CLIs of a T result", () => {
+  const on = (r: SideRun, cli: string): SideRun => ({ ...r, engine: { name: cli === "3.200.0" ? "pinned" : "newest", cli, home: cli === "3.200.0" ? "fresh" : "kept" } });
+  it.each([
+    ["both engines, in the order they ran", [run("tofu", 100, 1, 1, 1), on(run("yaml", 100, 1, 1, 1), "3.200.0"), on(run("ts", 100, 1, 1, 1), "3.200.0"), on(run("yaml", 100, 1, 1, 1), "3.274.1")], ["3.200.0", "3.274.1"]],
+    ["the newest alone", [run("tofu", 100, 1, 1, 1), on(run("yaml", 100, 1, 1, 1), "3.274.1")], ["3.274.1"]],
+    ["runs recorded before they named their CLI", [run("tofu", 100, 1, 1, 1), run("yaml", 100, 1, 1, 1)], []],
+  ])("%s", (_, runs, versions) => {
+    expect(tofuCliVersions({ versions: { opentofu: "", restapi: "" }, runs })).toEqual(versions);
+  });
+});
 
 describe("scenario T's figures", () => {
   it("compares each engine's Pulumi sides with OpenTofu's and with that engine's bridged restapi alone, naming its CLI and PULUMI_HOME", () => {

@@ -25,6 +25,11 @@ const label = (run: SideRun): string => `${SIDE_NAMES[run.side]}${run.side === "
 /** Which CLI and PULUMI_HOME a Pulumi side ran with (nothing for OpenTofu's, or for a run recorded before it was). */
 export const engineText = (run: SideRun): string => (run.engine ? `, Pulumi ${run.engine.cli} with a ${run.engine.home} PULUMI_HOME` : "");
 
+/** The Pulumi CLI versions of a T result's runs, each once, in the order they ran (none for a result recorded before runs named theirs). */
+export function tofuCliVersions(result: TofuResult): string[] {
+  return [...new Set(result.runs.flatMap((run) => (run.engine ? [run.engine.cli] : [])))];
+}
+
 /** The engine a Pulumi side ran on: the pinned CLI for runs recorded before it was. */
 const engineOf = (run: SideRun): string => run.engine?.name ?? "pinned";
 
