@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
 import { exports as packageExports, name } from "./package.json";
 import ReleaseLastSequencer from "./test/support/release-last-sequencer";
+import { cacheRoot } from "./tools/lib/node-runtime.js";
 import { TIERS, excludedBy } from "./test/tiers.js";
 
 /**
@@ -16,6 +17,10 @@ const selfReference = Object.entries(packageExports).map(([subpath, target]) => 
 /** One project per tier of test/tiers.js: `vitest run --project unit` runs one, tools/test-tiers.js all in turn. */
 export default defineConfig({
   resolve: { alias: selfReference },
+  // Vitest's cache (each file's last duration) in the project's cache folder, not node_modules/: a
+  // fresh clone on a machine that ran the tests before hands the slowest files out first, so no
+  // core idles at the end of the run while one long file finishes alone.
+  cacheDir: path.join(cacheRoot(), "vite"),
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",

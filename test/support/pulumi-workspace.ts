@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { signalProcessTree, trackProcessTree } from "../../toolchain/src/process-group";
 import { pulumiEnvironment, type PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { runPulumi } from "../../toolchain/src/run-pulumi";
+import { copyStackTemplate, stackTemplate } from "./stack-template";
 
 /** Repository root, for node_modules and fixtures. */
 export const repoRoot = path.resolve(__dirname, "..", "..");
@@ -97,7 +98,11 @@ export class PulumiWorkspace {
     };
     const stack = options.stack ?? "test";
     const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, env);
-    await workspace.pulumi(["stack", "init", stack]);
+    // The default backend and passphrase: the stack comes from a template (test/support/stack-template.ts).
+    if (!Object.keys(options.env ?? {}).some((key) => key.startsWith("PULUMI_"))) {
+      copyStackTemplate(await stackTemplate(toolchain, options.programDir, stack, env), backendDir, programDir);
+      await workspace.pulumi(["stack", "select", stack]);
+    } else await workspace.pulumi(["stack", "init", stack]);
     return workspace;
   }
 

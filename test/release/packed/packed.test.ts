@@ -201,7 +201,7 @@ describe("upgrading from 0.1.0", () => {
     try {
       await installApp(workspace.programDir, SDK_OF_0_1_0, RELEASE_0_1_0);
       // Only the program: 0.1.0's subpath entries had no types under node10 resolution.
-      await compileApp(workspace.programDir, ["tsconfig.json"]);
+      await compileApp(workspace.programDir, ["tsconfig.program.json"]);
       // One server for the whole test: the service outlives the provider's upgrade.
       server = await startInstalledServer(workspace.programDir);
       await configure(workspace, server);
