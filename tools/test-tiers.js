@@ -1,15 +1,13 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * Runs the tiers of test/tiers.js: the unit tier first, on its own (`vitest run --project unit`),
- * then every other tier asked for as one `vitest run --project engine --project languages
- * --project release`, so that no core idles while one tier's last file ends before the next tier
- * may start; that run's files go to the workers in vitest's order (the slowest of the last run
- * first, else the largest), the readers of the release folder last while it builds
- * (test/support/release-last-sequencer.ts). Each run has as many
- * workers as the machine has cores, and the second goes on after a failed unit tier so one run
- * shows every failure; both are one test run (test/support/test-run.js), so what one builds once
- * the other reuses. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
+ * Runs the tiers of test/tiers.js asked for (every one by default) as one `vitest run --project
+ * unit --project engine --project languages --project release`, so that no core idles while one
+ * tier's last file ends before the next tier may start. The files go to the workers in vitest's
+ * order (the slowest of the last run first, else the largest), the readers of the release folder
+ * last while it builds (test/support/release-last-sequencer.ts), with as many workers as the
+ * machine has cores; what one file builds once (the release folder, test/support/test-run.js) the
+ * others reuse. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
  * toolchain) serves every process the tests start, which loads the same modules hundreds of times.
  * Ends with each tier's summed file time and each run's wall time, the ten slowest files of the
  * whole run, and one plain `Tests: N passed, N failed, N skipped` line; exits 1 when any failed.
@@ -51,12 +49,6 @@ function runTiers(names, runId) {
   return { tiers: names, report, ok: result.status === 0 && report !== undefined, seconds: (Date.now() - started) / 1000 };
 }
 
-/** The unit tier on its own, then the other tiers of `names` as one run. @param {string[]} names */
-function runsOf(names) {
-  const others = names.filter((name) => name !== "unit");
-  return [...(names.includes("unit") ? [["unit"]] : []), ...(others.length > 0 ? [others] : [])];
-}
-
 /** The closing tables: each tier's summed file time, each run's wall time, the slowest files. @param {RunResult[]} results */
 function summary(results) {
   const files = results.flatMap((r) => r.report?.files ?? []).sort((a, b) => b.ms - a.ms);
@@ -75,11 +67,11 @@ function main() {
   const names = process.argv.slice(2);
   const tiers = names.length > 0 ? TIERS.filter((t) => names.includes(t.name)) : TIERS;
   if (tiers.length !== (names.length || TIERS.length)) throw new Error(`unknown tier in ${names.join(", ")}; tiers: ${TIERS.map((t) => t.name).join(", ")}`);
-  // One test run for both vitest runs: what one builds once (the release folder) the other reuses.
+  // One test run (test/support/test-run.js): the release folder is built once for all its files.
   const runId = newRunId();
   let results;
   try {
-    results = runsOf(tiers.map((t) => t.name)).map((run) => runTiers(run, runId));
+    results = [runTiers(tiers.map((t) => t.name), runId)];
   } finally {
     removeRunFolder(runId);
   }
