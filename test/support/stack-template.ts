@@ -1,15 +1,20 @@
 /**
- * A stack initialized once per program, CLI and stack name in a test file's process, copied into
- * each workspace after the first. `pulumi stack init` with the passphrase secrets provider derives
- * the stack's key (PBKDF2, a million rounds: about 0.8 s of CPU); a copy of what it wrote (the
- * backend's stack file and the program's `Pulumi.<stack>.yaml` with its salt) and a
- * `pulumi stack select` give the CLI the same stack without it.
+ * A stack initialized once per program, CLI and stack name in a test run (one `vitest run`, or
+ * every tier of `npm test`: test/support/test-run.js), copied into each workspace after the first.
+ * `pulumi stack init` with the passphrase secrets provider derives the stack's key (PBKDF2, a
+ * million rounds: about 0.8 s of CPU); a copy of what it wrote (the backend's stack file and the
+ * program's `Pulumi.<stack>.yaml` with its salt) and a `pulumi stack select` give the CLI the same
+ * stack without it. The first process to need a template makes it under a lock; outside a test
+ * run, each process makes its own.
  */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { withLock } from "../../toolchain/src/go-build";
 import type { PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { runPulumi } from "../../toolchain/src/run-pulumi";
+import { TEST_RUN_MARKER, runFolder } from "./test-run.js";
 
 /** What `pulumi stack init` wrote, kept for copying. */
 export interface StackTemplate {
@@ -20,30 +25,47 @@ export interface StackTemplate {
 }
 
 const templates = new Map<string, Promise<StackTemplate>>();
-let templatesRoot: string | undefined;
+let ownRoot: string | undefined;
 
-/** This process's folder of templates, removed when it exits. */
+/** The folder of templates: the test run's, or this process's own (removed when it exits). */
 function root(): string {
-  if (!templatesRoot) {
+  const runId = process.env[TEST_RUN_MARKER];
+  if (runId) return path.join(runFolder(runId), "stack-templates");
+  if (!ownRoot) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-stack-templates-"));
     process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-    templatesRoot = dir;
+    ownRoot = dir;
   }
-  return templatesRoot;
+  return ownRoot;
 }
 
-/** Runs `pulumi stack init STACK` for the program of `programDir` in a folder of its own, with `env` (passphrase included). */
-async function initTemplate(toolchain: PulumiToolchain, programDir: string, stack: string, env: NodeJS.ProcessEnv): Promise<StackTemplate> {
-  const dir = fs.mkdtempSync(path.join(root(), "stack-"));
+/** The files of a template in `dir`. */
+const filesOf = (dir: string, stack: string): StackTemplate => ({ backendDir: path.join(dir, "backend"), stackConfig: path.join(dir, "program", `Pulumi.${stack}.yaml`) });
+
+/** Runs `pulumi stack init STACK` for the program of `programDir` in `dir`, with `env` (passphrase included). */
+async function initTemplate(toolchain: PulumiToolchain, programDir: string, stack: string, env: NodeJS.ProcessEnv, dir: string): Promise<void> {
+  fs.rmSync(dir, { recursive: true, force: true });
   const program = path.join(dir, "program");
   const backendDir = path.join(dir, "backend");
-  for (const sub of [program, backendDir, path.join(dir, "home")]) fs.mkdirSync(sub);
-  const stackFile = `Pulumi.${stack}.yaml`;
-  for (const file of ["Pulumi.yaml", stackFile]) if (fs.existsSync(path.join(programDir, file))) fs.copyFileSync(path.join(programDir, file), path.join(program, file));
+  for (const sub of [program, backendDir, path.join(dir, "home")]) fs.mkdirSync(sub, { recursive: true });
+  for (const file of ["Pulumi.yaml", `Pulumi.${stack}.yaml`]) if (fs.existsSync(path.join(programDir, file))) fs.copyFileSync(path.join(programDir, file), path.join(program, file));
   const own = { ...env, PULUMI_HOME: path.join(dir, "home"), PULUMI_BACKEND_URL: `file://${backendDir}` };
   const result = await runPulumi(toolchain, ["stack", "init", stack], { cwd: program, env: own });
   if (result.code !== 0) throw new Error(`pulumi stack init ${stack} exited ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
-  return { backendDir, stackConfig: path.join(program, stackFile) };
+}
+
+/** The template of `key` in the templates' folder, made under a lock unless another process made it. */
+async function madeTemplate(key: string, toolchain: PulumiToolchain, programDir: string, stack: string, env: NodeJS.ProcessEnv): Promise<StackTemplate> {
+  const dir = path.join(root(), createHash("sha256").update(key).digest("hex").slice(0, 16));
+  const complete = path.join(dir, ".complete");
+  if (!fs.existsSync(complete)) {
+    await withLock(`${dir}.lock`, () => {}, async () => {
+      if (fs.existsSync(complete)) return;
+      await initTemplate(toolchain, programDir, stack, env, dir);
+      fs.writeFileSync(complete, "");
+    }, "a stack template");
+  }
+  return filesOf(dir, stack);
 }
 
 /**
@@ -54,7 +76,7 @@ export function stackTemplate(toolchain: PulumiToolchain, programDir: string, st
   const key = JSON.stringify([toolchain.pulumi, path.resolve(programDir), stack, env.PULUMI_CONFIG_PASSPHRASE]);
   let template = templates.get(key);
   if (!template) {
-    template = initTemplate(toolchain, programDir, stack, env);
+    template = madeTemplate(key, toolchain, programDir, stack, env);
     templates.set(key, template);
     template.catch(() => templates.delete(key));
   }
