@@ -139,15 +139,25 @@ const MAVEN_SIGN_AND_DEPLOY = "org.apache.maven.plugins:maven-gpg-plugin:3.2.8:s
 /** Maven settings naming the repository `publish`, its credentials read by Maven from the environment. */
 const MAVEN_SETTINGS = `<settings><servers><server><id>publish</id><username>\${env.MAVEN_USERNAME}</username><password>\${env.MAVEN_PASSWORD}</password></server></servers></settings>\n`;
 
-/** Signs the Java SDK's files and deploys them with their signatures to the Maven repository `registry`. @param {CommandOptions} options */
+/**
+ * Signs the Java SDK's files and deploys them with their signatures to the Maven repository
+ * `registry`. The plugin writes each signature beside the file it signs, so it signs copies in a
+ * scratch folder: the release folder stays as the release wrote it (its SHA256SUMS whole).
+ * @param {CommandOptions} options
+ */
 function publishMaven({ release, registry }) {
-  const settings = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "analytics-publish-maven-")), "settings.xml");
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-publish-maven-"));
+  const settings = path.join(scratch, "settings.xml");
   try {
     fs.writeFileSync(settings, MAVEN_SETTINGS);
-    const args = ["-B", "--settings", settings, MAVEN_SIGN_AND_DEPLOY, "-Dgpg.signer=bc", `-Durl=${registry}`, "-DrepositoryId=publish", ...javaFiles(release)];
-    run(windows ? "mvn.cmd" : "mvn", args, { cwd: path.dirname(settings) });
+    for (const arg of javaFiles(release)) {
+      const file = arg.slice(arg.indexOf("=") + 1);
+      fs.copyFileSync(file, path.join(scratch, path.basename(file)));
+    }
+    const args = ["-B", "--settings", settings, MAVEN_SIGN_AND_DEPLOY, "-Dgpg.signer=bc", `-Durl=${registry}`, "-DrepositoryId=publish", ...javaFiles(scratch)];
+    run(windows ? "mvn.cmd" : "mvn", args, { cwd: scratch });
   } finally {
-    fs.rmSync(path.dirname(settings), { recursive: true, force: true });
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 

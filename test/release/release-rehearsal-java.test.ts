@@ -90,6 +90,8 @@ describe("the release, as a Java user installs it", () => {
       expect(verifySignature(r.scratch, key.publicKey, path.join(r.release, file), path.join(r.scratch, "maven-repository", ...SDK_DIR, `${file}.asc`))).toBe(key.fingerprint);
     }
     expect(deployLog).not.toContain(key.passphrase);
+    // The signatures went to the repository only: the release folder, which other tests read, is as the release wrote it.
+    expect(fs.readdirSync(r.release).filter((file) => file.endsWith(".asc"))).toEqual([]);
   });
 
   it("resolves the SDK from the published repository, and its jar passes gpg --verify with the public key alone", async () => {
