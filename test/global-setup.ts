@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { resolveNewestPulumiToolchain, resolvePulumiToolchain, type PulumiToolchain } from "../toolchain/src/pulumi-cli";
+import { resolveLocalKms, startKmsServer, type KmsServer, type StackSecrets } from "./support/kms-server";
 import { describeProcesses, survivors, vitestProcesses } from "./support/leftover-processes";
 import { TEST_RUN_MARKER, newRunId, removeRunFolder } from "./support/test-run.js";
 import { TIERS } from "./tiers.js";
@@ -10,13 +11,16 @@ declare module "vitest" {
     pulumiToolchain: PulumiToolchain;
     /** The newest Pulumi CLI the Go module proxy serves, with its hosts, that the compatibility tier runs; or why it could not be built. */
     newestPulumiToolchain: PulumiToolchain | { unavailable: string };
+    /** The tier's KMS key that test stacks encrypt their secrets with (test/support/kms-server.ts). */
+    stackSecrets: StackSecrets;
   }
 }
 
 /**
  * Resolves the real Pulumi CLI once, and the newest one after it, before any worker starts, so
  * parallel files never race to build them (a newest CLI that cannot be built fails only its tests);
- * a tier of test/tiers.js that needs neither (the unit tier) gets neither.
+ * a tier of test/tiers.js that needs neither (the unit tier) gets neither. A tier that runs the CLI
+ * also gets a KMS server for its stacks' secrets (test/support/kms-server.ts), stopped at the end.
  * Marks the environment every worker and every process they start inherit (with the run's id,
  * test/support/test-run.js), and returns the teardown that fails the run when any of those
  * processes is still alive at the end, and removes the run's shared folder when the run is its own.
@@ -27,14 +31,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runId = inherited ?? newRunId();
   process.env[TEST_RUN_MARKER] = runId;
   const tier = TIERS.find((t) => t.name === project.name);
+  let kms: KmsServer | undefined;
   if (tier?.engine !== false) {
     const toolchain = await resolvePulumiToolchain();
     process.stderr.write(`[toolchain] using Pulumi ${toolchain.version} (${toolchain.source}): ${toolchain.pulumi}\n`);
     process.stderr.write(`[toolchain] YAML language host: ${toolchain.yamlLanguageHost ?? "none (YAML program tests will fail)"}\n`);
     project.provide("pulumiToolchain", toolchain);
+    // Without the run's mark: the setup started it, not a test, and another tier's check for
+    // leftovers may run before this tier's teardown stops it.
+    const { [TEST_RUN_MARKER]: _mark, ...unmarked } = process.env;
+    kms = await startKmsServer(await resolveLocalKms(), unmarked);
+    const { secretsProvider, env } = kms;
+    project.provide("stackSecrets", { secretsProvider, env });
   }
   if (tier?.newestEngine !== false) project.provide("newestPulumiToolchain", await newestToolchain());
   return async () => {
+    await kms?.stop();
     if (inherited === undefined) removeRunFolder(runId);
     const left = await survivors(runId, { exclude: vitestProcesses, graceMs: 5_000 });
     if (left.length === 0) return;

@@ -33,8 +33,8 @@ const ALL = ["src/**/*.test.ts", "toolchain/src/**/*.test.ts", "demo/**/*.test.t
  * are unit tests. Outside those folders, only these take a tier other than unit:
  * - test/reliability/: the reliability campaign (engine tier), a folder of its own because
  *   `npm run test:campaign` runs it with its own config (test/reliability/vitest.campaign.config.ts);
- * - test/support/{s3-server,test-postgres}.test.ts: tests of the services test/support/ starts, kept
- *   beside the modules they test;
+ * - test/support/{s3-server,test-postgres,kms-server}.test.ts: tests of the services test/support/
+ *   starts, kept beside the modules they test;
  * - demo/ and examples/testing-recipe/: suites that live with the programs they run;
  * - toolchain/src/pulumi-cli.test.ts: builds both engines, kept beside the module it tests.
  */
@@ -43,7 +43,7 @@ const LANGUAGES = ["test/languages/**/*.test.ts", "toolchain/src/pulumi-cli.test
 const ENGINE = [
   "test/engine/**/*.test.ts",
   "test/reliability/**/*.test.ts",
-  "test/support/{s3-server,test-postgres}.test.ts",
+  "test/support/{s3-server,test-postgres,kms-server}.test.ts",
   "demo/**/*.test.ts",
   "examples/testing-recipe/**/*.test.ts",
 ];

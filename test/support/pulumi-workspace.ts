@@ -5,12 +5,13 @@ import * as path from "node:path";
 import { signalProcessTree, trackProcessTree } from "../../toolchain/src/process-group";
 import { pulumiEnvironment, type PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { runPulumi } from "../../toolchain/src/run-pulumi";
+import type { StackSecrets } from "./kms-server";
 import { copyStackTemplate, stackTemplate } from "./stack-template";
 
 /** Repository root, for node_modules and fixtures. */
 export const repoRoot = path.resolve(__dirname, "..", "..");
 
-/** Passphrase of the throwaway secrets provider every test stack uses. */
+/** Passphrase of the secrets provider of the test stacks that keep a passphrase (see {@link WorkspaceOptions.passphrase}). */
 export const TEST_PASSPHRASE = "pulumi-analytics test passphrase";
 
 /**
@@ -44,6 +45,12 @@ export interface WorkspaceOptions {
   ownNodeModules?: boolean;
   /** The program is not a Node.js one (`runtime: yaml`): it gets no node_modules at all. */
   withoutNodeModules?: boolean;
+  /**
+   * The stack's secrets under the passphrase provider, as a user's first stack on a `file://`
+   * backend has them, instead of the tier's KMS key (test/support/kms-server.ts). A workspace
+   * whose `env` sets any `PULUMI_*` variable always has them.
+   */
+  passphrase?: boolean;
 }
 
 /**
@@ -97,12 +104,17 @@ export class PulumiWorkspace {
       ...options.env,
     };
     const stack = options.stack ?? "test";
-    const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, env);
-    // The default backend and passphrase: the stack comes from a template (test/support/stack-template.ts).
+    // The default backend: the stack comes from a template (test/support/stack-template.ts), its
+    // secrets under the tier's KMS key unless the test keeps the passphrase.
     if (!Object.keys(options.env ?? {}).some((key) => key.startsWith("PULUMI_"))) {
-      copyStackTemplate(await stackTemplate(toolchain, options.programDir, stack, env), backendDir, programDir);
+      const secrets = options.passphrase ? undefined : await tierStackSecrets();
+      const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, { ...env, ...kmsEnvironment(secrets) });
+      copyStackTemplate(await stackTemplate(toolchain, options.programDir, stack, workspace.env, secrets?.secretsProvider), backendDir, programDir);
       await workspace.pulumi(["stack", "select", stack]);
-    } else await workspace.pulumi(["stack", "init", stack]);
+      return workspace;
+    }
+    const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, env);
+    await workspace.pulumi(["stack", "init", stack]);
     return workspace;
   }
 
@@ -118,8 +130,8 @@ export class PulumiWorkspace {
 
   /**
    * Sets the stack's config in one `pulumi config set-all`: `plain` values in plaintext, `secret`
-   * ones encrypted. One run instead of one per value: with secrets, each run of the CLI derives the
-   * passphrase's key, about 0.6 s of CPU.
+   * ones encrypted. One run instead of one per value: each run of the CLI costs a few tenths of a
+   * second of CPU, and on a passphrase stack derives the passphrase's key, about 0.6 s more.
    */
   async setConfig(plain: Record<string, string>, secret: Record<string, string> = {}): Promise<CommandResult> {
     return this.pulumi(configSetAllArgs(plain, secret));
@@ -190,6 +202,21 @@ export class PulumiWorkspace {
     this.disposed.abort();
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The tier's KMS key (test/global-setup.ts provides it to the workers). Vitest is imported here
+ * alone, when a worker creates a workspace: vitest.config.ts imports this module's neighbours, and
+ * a config may not import vitest itself.
+ */
+async function tierStackSecrets(): Promise<StackSecrets> {
+  const { inject } = await import("vitest");
+  return inject("stackSecrets");
+}
+
+/** The AWS SDK's settings for a stack under `secrets`' KMS key, with the machine's own AWS profile left out; none for a passphrase. */
+function kmsEnvironment(secrets: StackSecrets | undefined): NodeJS.ProcessEnv {
+  return secrets ? { ...secrets.env, AWS_PROFILE: undefined, AWS_DEFAULT_PROFILE: undefined } : {};
 }
 
 /** A CLI run started with {@link PulumiWorkspace.start}. */

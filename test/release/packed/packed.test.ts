@@ -148,7 +148,7 @@ describe("the packed tarball", () => {
       const runtime = await nodeRuntime(line, { root: defaultCacheRoot() });
       // The line's node first on PATH for npm, the reference server, the language host and the dynamic provider.
       const onLine = { PATH: `${runtime.binDir}${path.delimiter}${process.env.PATH ?? ""}` };
-      const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true, env: onLine });
+      const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true, passphrase: true, env: onLine });
       let server: InstalledServer | undefined;
       try {
         const ms = await installApp(workspace.programDir, sdk, tarball.file, onLine);
@@ -196,7 +196,7 @@ describe("the packed tarball", () => {
 
 describe("upgrading from 0.1.0", () => {
   it("a stack that 0.1.0 created previews with no changes on this version, then on the newest SDK, and destroys", async () => {
-    const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true });
+    const workspace = await PulumiWorkspace.create(toolchain, { programDir: APP, ownNodeModules: true, passphrase: true });
     let server: InstalledServer | undefined;
     try {
       await installApp(workspace.programDir, SDK_OF_0_1_0, RELEASE_0_1_0);
