@@ -105,12 +105,12 @@ export class PulumiWorkspace {
     };
     const stack = options.stack ?? "test";
     // The default backend: the stack comes from a template (test/support/stack-template.ts), its
-    // secrets under the tier's KMS key unless the test keeps the passphrase.
+    // secrets under the tier's KMS key unless the test keeps the passphrase, and PULUMI_STACK
+    // selects it for every command (no `pulumi stack select` run).
     if (!Object.keys(options.env ?? {}).some((key) => key.startsWith("PULUMI_"))) {
       const secrets = options.passphrase ? undefined : await tierStackSecrets();
-      const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, { ...env, ...kmsEnvironment(secrets) });
+      const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, { ...env, ...kmsEnvironment(secrets), PULUMI_STACK: stack });
       copyStackTemplate(await stackTemplate(toolchain, options.programDir, stack, workspace.env, secrets?.secretsProvider), backendDir, programDir);
-      await workspace.pulumi(["stack", "select", stack]);
       return workspace;
     }
     const workspace = new PulumiWorkspace(toolchain, root, programDir, backendDir, stack, env);

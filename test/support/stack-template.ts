@@ -2,9 +2,9 @@
  * A stack initialized once per program, CLI and stack name in a test run (one `vitest run`, or
  * every tier of `npm test`: test/support/test-run.js), copied into each workspace after the first.
  * A copy of what `pulumi stack init` wrote (the backend's stack file and the program's
- * `Pulumi.<stack>.yaml` with its secrets provider, salt or encrypted data key) and a `pulumi stack
- * select` give the CLI the same stack without a second init: with the passphrase provider an init
- * derives the stack's key (PBKDF2, a million rounds: about 0.8 s of CPU). The first process to need a template makes it under a lock; outside a test
+ * `Pulumi.<stack>.yaml` with its secrets provider, salt or encrypted data key), with the stack
+ * named by `PULUMI_STACK`, gives the CLI the same stack without a second init: with the passphrase
+ * provider an init derives the stack's key (PBKDF2, a million rounds: about 0.8 s of CPU). The first process to need a template makes it under a lock; outside a test
  * run, each process makes its own.
  */
 import { createHash } from "node:crypto";
