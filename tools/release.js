@@ -179,7 +179,7 @@ function dotnetSdk(ctx) {
   writeTarGz(path.join(ctx.out, `pulumi-analytics-dotnet-sdk-v${ctx.version}.tar.gz`), entries, Math.floor(ctx.time.getTime() / 1000));
 }
 
-/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository, and its SBOM. @param {ReleaseContext} ctx */
+/** The Python SDK's sdist and wheel, built from a copy of sdk/python so nothing is written into the repository. @param {ReleaseContext} ctx */
 function pythonSdk(ctx) {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-python-"));
   try {
@@ -193,7 +193,6 @@ function pythonSdk(ctx) {
     });
     // The sdist's are not (setuptools dates them with the build's time): written again, dated the release's.
     normalizeSdist(ctx.python, path.join(ctx.out, `pulumi_analytics-${ctx.version}.tar.gz`), Math.floor(ctx.time.getTime() / 1000));
-    pythonSdkSbom(ctx);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -276,6 +275,8 @@ const RELEASE_STEPS = [
   { name: "Go SDK", run: goSdk },
   { name: "C# SDK", run: dotnetSdk },
   { name: "Python SDK", run: pythonSdk },
+  // A step of its own (it reads the wheel the step before wrote), so a build of the archives alone skips it.
+  { name: "Python SDK SBOM", run: pythonSdkSbom },
   { name: "Java SDK", run: javaSdk },
   { name: "YAML package file", run: yamlPackageFile },
   { name: "Node.js SDK", run: (ctx) => buildNodeSdkPackage({ root: ctx.root, outDir: ctx.out }) },
