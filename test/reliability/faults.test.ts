@@ -6,13 +6,13 @@
  * the resource it belongs to, and the next `pulumi up` leaves one object per resource.
  */
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { AmbiguousCreateError, AnalyticsClient, undiciTransport, type RetryEvent } from "../../src/client";
 import { startReferenceServer, type ReferenceServer, type RequestLogEntry } from "../../src/reference-server";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
+import { unusedPort } from "../support/tcp-server";
 import { TIMEOUT_MS, recordFigures, scale, totalInjected } from "./support/campaign";
 import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceFailures, stateIds, type CliPath } from "./support/cli";
 
@@ -35,15 +35,6 @@ async function workspace(cliPath: CliPath, baseUrl: string, apiKey?: string): Pr
   const ws = await manyWorkspace(toolchain, { path: cliPath, baseUrl, ...(apiKey === undefined ? {} : { apiKey }) });
   cleanups.push(() => ws.dispose());
   return ws;
-}
-
-/** A port nothing listens on: bound once by the OS, then released. */
-async function unusedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Server-side log entries of one route, oldest first. */

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ORGANIZATIONS_PATH, dataSourcesPath } from "../../src/contract";
 import { startReferenceServer, type DataSourceInspection, type ReferenceServer } from "../../src/reference-server";
-import { startTcpServer, type TcpTestServer } from "../support/tcp-server";
+import { startTcpServer, unusedPort, type TcpTestServer } from "../support/tcp-server";
 import { connectTestPostgres, type TestPostgres } from "../support/test-postgres";
 import { TIMEOUT_MS, plaintextHits, recordFigures, scale } from "./support/campaign";
 
@@ -86,12 +86,6 @@ async function cuttingProxy(db: TestPostgres, cutAfterBytes: number) {
     });
   });
   return { ...server, forwarded: () => counted.bytes };
-}
-
-async function unusedPort(): Promise<number> {
-  const probe = await tcpServer(() => undefined);
-  await probe.close();
-  return probe.port;
 }
 
 interface Setup {

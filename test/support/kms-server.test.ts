@@ -1,9 +1,9 @@
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { KMS_KEY_ALIAS, LOCAL_KMS, kmsClientEnv, seedFile, startedPort } from "./kms-server";
 import { PulumiWorkspace, repoRoot } from "./pulumi-workspace";
+import { unusedPort } from "./tcp-server";
 
 const toolchain = inject("pulumiToolchain");
 const PROGRAM = path.join(repoRoot, "test", "fixtures", "many");
@@ -22,15 +22,6 @@ async function workspace(passphrase = false): Promise<PulumiWorkspace> {
 
 function stackConfig(ws: PulumiWorkspace): string {
   return fs.readFileSync(path.join(ws.programDir, `Pulumi.${ws.stack}.yaml`), "utf8");
-}
-
-/** A port nothing listens on: bound once by the OS, then released. */
-async function unusedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe("local-kms as a pinned Go tool", () => {

@@ -45,3 +45,10 @@ export async function startTcpServer(onSocket: (socket: net.Socket) => void): Pr
   };
   return { port: (server.address() as net.AddressInfo).port, dropAll, close };
 }
+
+/** A port nothing listens on: bound once on 127.0.0.1 by the OS, then released. */
+export async function unusedPort(): Promise<number> {
+  const probe = await startTcpServer(() => undefined);
+  await probe.close();
+  return probe.port;
+}

@@ -3,7 +3,7 @@ import * as net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SyncedTable } from "../state/synced-table";
 import { describeTarget, syncSchema, type SyncOutcome, type SyncTarget } from "./schema-sync";
-import { startTcpServer, type TcpTestServer } from "../../../test/support/tcp-server";
+import { startTcpServer, unusedPort, type TcpTestServer } from "../../../test/support/tcp-server";
 import { connectTestPostgres, type TestPostgres } from "../../../test/support/test-postgres";
 
 // ---------------------------------------------------------------------------------------------
@@ -88,15 +88,6 @@ async function listen(onSocket: (socket: net.Socket) => void): Promise<TcpTestSe
 /** A fake Postgres whose reply to each client message is scripted by the test. */
 function fakePostgres(script: (message: ClientMessage, socket: net.Socket) => void): Promise<TcpTestServer> {
   return listen((socket) => onClientMessages(socket, (message) => script(message, socket)));
-}
-
-/** A port with nothing listening: bound once by the OS, then released. */
-async function unusedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**
