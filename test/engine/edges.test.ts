@@ -10,7 +10,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { ORPHANS_HINT } from "../../src/provider-core/notices";
 import { trackProcessTree } from "../../toolchain/src/process-group";
 import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
-import { PulumiWorkspace, SETUP_UP, TEST_PASSPHRASE, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
+import { PulumiWorkspace, SETUP_UP, repoRoot, resourcesOfType, type CommandResult } from "../support/pulumi-workspace";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_TYPE = "pulumi-nodejs:dynamic/analytics:Organization";
@@ -53,14 +53,9 @@ function placesHolding(ws: PulumiWorkspace, text: string): string[] {
   return places;
 }
 
-/** Runs the built `analytics-orphans` bin in the workspace's program directory with its backend. */
+/** Runs the built `analytics-orphans` bin in the workspace's program directory, with the workspace's environment (its home, backend and stack). */
 function orphansBin(ws: PulumiWorkspace, args: string[]): Promise<CommandResult> {
-  const env = pulumiEnvironment(toolchain, {
-    ...process.env,
-    PULUMI_HOME: path.join(ws.root, "home"),
-    PULUMI_BACKEND_URL: `file://${ws.backendDir}`,
-    PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
-  });
+  const env = pulumiEnvironment(toolchain, ws.env);
   return new Promise((resolve, reject) => {
     const child = trackProcessTree(spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], { cwd: ws.programDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
     let stdout = "";

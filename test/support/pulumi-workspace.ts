@@ -80,7 +80,8 @@ export class PulumiWorkspace {
     readonly programDir: string,
     readonly backendDir: string,
     readonly stack: string,
-    private readonly env: NodeJS.ProcessEnv,
+    /** The environment every command runs with: its home, backend, stack and secrets provider's settings. */
+    readonly env: NodeJS.ProcessEnv,
   ) {}
 
   static async create(toolchain: PulumiToolchain, options: WorkspaceOptions): Promise<PulumiWorkspace> {
