@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { withLock } from "../../toolchain/src/go-build";
 import { repoRoot } from "./pulumi-workspace";
 import { sharedReleaseFolder } from "./release-folder";
-import { IMAGE_REPOSITORY, TEST_RUN_MARKER, runFolder, runImageTag } from "./test-run.js";
+import { IMAGE_REPOSITORY, currentRunId, runFolder, runImageTag } from "./test-run.js";
 
 export { IMAGE_REPOSITORY };
 
@@ -58,8 +58,7 @@ const version = (): string => JSON.parse(fs.readFileSync(path.join(repoRoot, "pa
 
 /** The run's image, loaded into podman (`skopeo copy oci-archive:... containers-storage:...`) by the first caller of the run. */
 export async function referenceImage(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<ReferenceImage> {
-  const runId = process.env[TEST_RUN_MARKER];
-  if (!runId) throw new Error(`${TEST_RUN_MARKER} is not set: run the tests with vitest, whose global setup sets it`);
+  const runId = currentRunId();
   const release = await sharedReleaseFolder(log);
   const archive = path.join(release, `analytics-reference-server-v${version()}-oci.tar`);
   const ref = `${IMAGE_REPOSITORY}:${runImageTag(runId)}`;

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { withLock } from "../../toolchain/src/go-build";
 import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
-import { TEST_RUN_MARKER, runFolder } from "./test-run.js";
+import { currentRunId, runFolder } from "./test-run.js";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";
 
@@ -43,8 +43,7 @@ async function buildRelease(out: string, log: (line: string) => void): Promise<v
 
 /** The path of this test run's release folder, built on first use. */
 export async function sharedReleaseFolder(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<string> {
-  const runId = process.env[TEST_RUN_MARKER];
-  if (!runId) throw new Error(`${TEST_RUN_MARKER} is not set: run the tests with vitest, whose global setup sets it`);
+  const runId = currentRunId();
   const dir = runFolder(runId);
   const out = path.join(dir, "release");
   const marker = path.join(dir, ".complete");

@@ -4,17 +4,16 @@
  * A copy of what `pulumi stack init` wrote (the backend's stack file and the program's
  * `Pulumi.<stack>.yaml` with its secrets provider, salt or encrypted data key), with the stack
  * named by `PULUMI_STACK`, gives the CLI the same stack without a second init: with the passphrase
- * provider an init derives the stack's key (PBKDF2, a million rounds: about 0.8 s of CPU). The first process to need a template makes it under a lock; outside a test
- * run, each process makes its own.
+ * provider an init derives the stack's key (PBKDF2, a million rounds: about 0.8 s of CPU). The
+ * first process to need a template makes it under a lock in the run's folder.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { withLock } from "../../toolchain/src/go-build";
 import type { PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { runPulumi } from "../../toolchain/src/run-pulumi";
-import { TEST_RUN_MARKER, runFolder } from "./test-run.js";
+import { currentRunId, runFolder } from "./test-run.js";
 
 /** What `pulumi stack init` wrote, kept for copying. */
 export interface StackTemplate {
@@ -25,19 +24,9 @@ export interface StackTemplate {
 }
 
 const templates = new Map<string, Promise<StackTemplate>>();
-let ownRoot: string | undefined;
 
-/** The folder of templates: the test run's, or this process's own (removed when it exits). */
-function root(): string {
-  const runId = process.env[TEST_RUN_MARKER];
-  if (runId) return path.join(runFolder(runId), "stack-templates");
-  if (!ownRoot) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-stack-templates-"));
-    process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-    ownRoot = dir;
-  }
-  return ownRoot;
-}
+/** The folder of templates: the test run's (removed with it). */
+const root = (): string => path.join(runFolder(currentRunId()), "stack-templates");
 
 /** The files of a template in `dir`. */
 const filesOf = (dir: string, stack: string): StackTemplate => ({ backendDir: path.join(dir, "backend"), stackConfig: path.join(dir, "program", `Pulumi.${stack}.yaml`) });

@@ -24,6 +24,13 @@ function newRunId() {
   return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
+/** The id of the run this process belongs to; throws when there is none (not started by vitest). @returns {string} */
+function currentRunId() {
+  const runId = process.env[TEST_RUN_MARKER];
+  if (!runId) throw new Error(`${TEST_RUN_MARKER} is not set: run the tests with vitest, whose global setup sets it`);
+  return runId;
+}
+
 /** The folder holding what the run `runId` builds once and shares. @param {string} runId */
 function runFolder(runId) {
   return path.join(os.tmpdir(), `pulumi-analytics-run-${runId}`);
@@ -49,4 +56,4 @@ function removeRunFolder(runId) {
   spawnSync("podman", ["rmi", "--ignore", tag, `${tag}-arm64`], { stdio: "ignore" });
 }
 
-module.exports = { IMAGE_REPOSITORY, TEST_RUN_MARKER, newRunId, runFolder, runImageTag, removeRunFolder };
+module.exports = { IMAGE_REPOSITORY, TEST_RUN_MARKER, currentRunId, newRunId, runFolder, runImageTag, removeRunFolder };
