@@ -1,6 +1,7 @@
+import * as fs from "node:fs";
 import * as net from "node:net";
 import { describe, expect, it } from "vitest";
-import { startTcpServer } from "./tcp-server";
+import { startTcpServer, unusedPort } from "./tcp-server";
 
 /** Connects to 127.0.0.1:`port` and resolves once the socket is open, with a promise of its close. */
 async function connect(port: number): Promise<{ socket: net.Socket; closed: Promise<void> }> {
@@ -31,5 +32,15 @@ describe("startTcpServer", () => {
     await second.closed;
     await server.close();
     await expect(connect(server.port)).rejects.toThrow();
+  });
+});
+
+describe("unusedPort", () => {
+  it("gives a refused port below the kernel's range for port 0, which a server on port 0 can never be given", async () => {
+    const low = Number(fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    const port = await unusedPort();
+    expect(port).toBeGreaterThanOrEqual(20_000);
+    expect(port).toBeLessThan(low);
+    await expect(connect(port)).rejects.toThrow(/ECONNREFUSED/);
   });
 });
