@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Builds the native provider as single executables: the plugin bundle
- * (tools/build-plugin-archive.js) injected with `postject` into a copy of the pinned Node.js of
+ * (tools/build-plugin-archive.js) injected (tools/lib/single-executable.js) into a copy of the pinned Node.js of
  * PLUGIN_LINE (tools/lib/node-runtime.js) as a Node.js single-executable application, so the plugin
  * starts with no Node.js installed (the targets, the pinned `node` and the injection are
  * tools/lib/single-executable.js's, which the reference server's single file shares). {@link TARGETS} says which platform is built where: on

@@ -116,7 +116,7 @@ async function buildForms(other: NodeExecutable): Promise<{ nodes: Record<Runtim
 
 /**
  * Drops `file` from the page cache (GNU dd's `iflag=nocache`), so that its pages come back from
- * disk through page faults, as after a reboot. Just written by the build (postject writes the
+ * disk through page faults, as after a reboot. Just written by the build (the injection writes the
  * whole executable at once), it sits in the cache in larger folios, which a fault maps whole: the
  * plugin's file-backed RSS at its port line is then about 10 MiB higher for the 124 MiB executable,
  * 5 MiB for the 98 MiB one, and depends on how the file was written, not on what it runs.

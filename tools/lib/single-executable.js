@@ -3,7 +3,8 @@
  * What every single executable of the release is made of, whichever program it carries (the
  * native plugin, tools/build-plugin-binary.js; the reference server,
  * tools/build-reference-server-binary.js): a copy of the pinned Node.js of PLUGIN_LINE
- * (tools/lib/node-runtime.js) with a Node.js single-executable blob injected by `postject`. {@link TARGETS}
+ * (tools/lib/node-runtime.js) with a Node.js single-executable blob injected (ELF and PE by
+ * tools/lib/sea-inject.js, Mach-O by `postject`). {@link TARGETS}
  * says which platform is built where: on linux-x64, Linux x64, Linux arm64 and Windows x64, each from
  * the npm registry's official Node.js of that platform, fetched and sha512-checked into the project
  * cache; macOS, for which the npm registry has no Node.js 24, only on macOS, from the `node` running
@@ -18,9 +19,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { writePluginArchive } = require("../build-plugin-archive.js");
 const { PLUGIN_LINE, nodeExecutable, supportedLine } = require("./node-runtime.js");
+const { SEA_FUSE, injectSeaBlobFile } = require("./sea-inject.js");
 
-/** The fuse Node.js checks for an injected blob (the Node.js single-executable documentation's own). */
-const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
 /**
  * @typedef {object} PluginTarget A platform the single files are built for.
@@ -123,17 +123,17 @@ function scriptsBlob(staging, node, { main, assets = {} }) {
 }
 
 /**
- * Injects `blob` into `binary`, a copy of `target`'s `node` (ELF, PE or Mach-O; postject writes
- * each from any platform). A macOS executable loses its signature first and is signed again
- * ad hoc after, as macOS runs only signed code on arm64 (`codesign`, so on macOS only).
+ * Injects `blob` into `binary`, a copy of `target`'s `node`: an ELF or PE file by
+ * tools/lib/sea-inject.js; a Mach-O file by postject, after taking its signature off, and signed
+ * again ad hoc after, as macOS runs only signed code on arm64 (`codesign`, so on macOS only).
  * @param {string} binary @param {Buffer} blob @param {PluginTarget} target
  */
 async function injectBlob(binary, blob, target) {
-  const macos = target.os === "darwin";
-  if (macos) execFileSync("codesign", ["--remove-signature", binary]);
+  if (target.os !== "darwin") return injectSeaBlobFile(binary, blob);
+  execFileSync("codesign", ["--remove-signature", binary]);
   const { inject } = require("postject");
-  await inject(binary, "NODE_SEA_BLOB", blob, { sentinelFuse: SEA_FUSE, machoSegmentName: macos ? "NODE_SEA" : undefined });
-  if (macos) execFileSync("codesign", ["--sign", "-", binary]);
+  await inject(binary, "NODE_SEA_BLOB", blob, { sentinelFuse: SEA_FUSE, machoSegmentName: "NODE_SEA" });
+  execFileSync("codesign", ["--sign", "-", binary]);
 }
 
 /** @typedef {{ binary: string, archive: string, target: PluginTarget }} BuiltExecutable A single executable, its archive and its platform. */
