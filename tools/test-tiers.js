@@ -13,10 +13,13 @@
  * collector in the CLI, its language hosts and every other Go program runs less often (`GOGC`, {@link GOGC}).
  * Ends with each tier's summed file time and each run's wall time, the ten slowest files of the
  * whole run, and one plain `Tests: N passed, N failed, N skipped` line; exits 1 when any failed.
- * Usage: node tools/test-tiers.js [tier ...]   (default: every tier)
+ * With `--typecheck`, `npm run typecheck` runs beside the tests, on the cores they leave idle while
+ * the run starts, rather than before them; its output is printed at the end, and its failure fails
+ * the run.
+ * Usage: node tools/test-tiers.js [--typecheck] [tier ...]   (default: every tier)
  */
 "use strict";
-const { spawnSync } = require("node:child_process");
+const { spawn, spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -85,10 +88,36 @@ function summary(results) {
   return lines;
 }
 
-function main() {
-  const names = process.argv.slice(2);
+/**
+ * Starts `npm run typecheck` (with the npm running this script, else `npm` on PATH), its output into
+ * a file, and resolves with whether it passed and what it printed.
+ * @returns {Promise<{ ok: boolean, output: string }>}
+ */
+function startTypecheck() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-typecheck-"));
+  const log = path.join(dir, "typecheck.log");
+  const fd = fs.openSync(log, "w");
+  const npm = process.env.npm_execpath;
+  const [command, args] = npm ? [process.execPath, [npm, "run", "--silent", "typecheck"]] : ["npm", ["run", "--silent", "typecheck"]];
+  const child = spawn(command, args, { cwd: path.join(__dirname, ".."), stdio: ["ignore", fd, fd] });
+  fs.closeSync(fd);
+  return new Promise((resolve) => {
+    const done = (/** @type {boolean} */ ok, /** @type {string} */ why = "") => {
+      const output = `${fs.readFileSync(log, "utf8")}${why}`;
+      fs.rmSync(dir, { recursive: true, force: true });
+      resolve({ ok, output });
+    };
+    child.on("error", (error) => done(false, `could not start npm run typecheck: ${error.message}\n`));
+    child.on("close", (code) => done(code === 0));
+  });
+}
+
+async function main() {
+  const typecheckFlag = process.argv.includes("--typecheck");
+  const names = process.argv.slice(2).filter((arg) => arg !== "--typecheck");
   const tiers = names.length > 0 ? TIERS.filter((t) => names.includes(t.name)) : TIERS;
   if (tiers.length !== (names.length || TIERS.length)) throw new Error(`unknown tier in ${names.join(", ")}; tiers: ${TIERS.map((t) => t.name).join(", ")}`);
+  const typecheck = typecheckFlag ? startTypecheck() : undefined;
   // One test run (test/support/test-run.js): the release folder is built once for all its files.
   const runId = newRunId();
   let results;
@@ -99,10 +128,15 @@ function main() {
   }
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const { report } of results) for (const key of /** @type {const} */ (["passed", "failed", "skipped"])) total[key] += report?.[key] ?? 0;
+  const checked = await typecheck;
   const lines = summary(results);
+  if (checked) lines.push("", checked.ok ? "Type-check (npm run typecheck): passed" : `Type-check (npm run typecheck): failed\n${checked.output.trimEnd()}`);
   lines.push(`Tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   process.stdout.write(`${lines.join("\n")}\n`);
-  process.exitCode = results.every((r) => r.ok) ? 0 : 1;
+  process.exitCode = results.every((r) => r.ok) && (checked?.ok ?? true) ? 0 : 1;
 }
 
-main();
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
