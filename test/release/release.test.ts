@@ -104,7 +104,11 @@ describe("the release command", () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** The validator's errors for each SBOM the tests below hold to the schema, validated together on first use. */
+  /**
+   * The validator's errors for each SBOM the tests below hold to the schema, validated together on
+   * first use: one Python process over five SBOMs, about 20 s of CPU, which the tests that wait on
+   * it are given {@link SCHEMA_CHECK_MS} for on a busy machine.
+   */
   let validated: Promise<Map<string, string>> | undefined;
   const schemaErrors = async (file: string): Promise<string | undefined> => {
     validated ??= cyclonedxSchemaErrors(pyEnv.python, [
@@ -114,6 +118,9 @@ describe("the release command", () => {
     ].map(({ file, specVersion }) => ({ file: path.join(out, file), specVersion })));
     return (await validated).get(file);
   };
+
+  /** How long a test that waits on the SBOMs' validation may take. */
+  const SCHEMA_CHECK_MS = 300_000;
 
   it("writes every artifact into one folder", () => {
     const goDir = `go-proxy/${GO_MODULE}/@v`;
@@ -162,7 +169,7 @@ describe("the release command", () => {
     fs.cpSync(out, copy, { recursive: true });
     fs.appendFileSync(path.join(copy, SBOMS.go), "\n");
     expect(spawnSync("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: copy, encoding: "utf8" }).stdout).toContain(`${SBOMS.go}: FAILED`);
-  });
+  }, 120_000);
 
   it("puts the file of a step added to RELEASE_STEPS into the folder and its SHA256SUMS", async () => {
     const extraOut = path.join(tmp, "extra");
@@ -200,7 +207,7 @@ describe("the release command", () => {
     expect(names).toEqual(expect.arrayContaining(["pg", "pg-protocol", "pg-pool", "zod", "node"]));
     expect(names).not.toContain("pg-native");
     expect(bom.components.find((c) => c.name === "node")?.version).toBe(supportedLine(PLUGIN_LINE).pinned);
-  });
+  }, SCHEMA_CHECK_MS);
 
   it("names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single files embed: the pinned release, with each npm package's sha512", async () => {
     const file = path.join(out, `pulumi-resource-analytics-v${version}.cdx.json`);
@@ -214,7 +221,7 @@ describe("the release command", () => {
     const dir = fs.mkdtempSync(path.join(tmp, "binary-"));
     execFileSync("tar", ["-xzf", path.join(out, platformArchiveName(version, pulumiPlatform())), "-C", dir]);
     expect(execFileSync(path.join(dir, "pulumi-resource-analytics"), ["--version"], { encoding: "utf8" })).toBe(`${version} (Node.js v${pinned})\n`);
-  });
+  }, SCHEMA_CHECK_MS);
 
   it("names the npm package's SBOM after the package, dated with the release, with no random serial number or path of the build", () => {
     const text = fs.readFileSync(path.join(out, `pulumi-analytics-v${version}.npm.cdx.json`), "utf8");
@@ -268,7 +275,7 @@ describe("the release command", () => {
     expect(bom.dependencies.flatMap((d) => [d.ref, ...(d.dependsOn ?? [])]).filter((ref) => !refs.has(ref))).toEqual([]);
     const goModCache = (await execFileAsync("go", ["env", "GOMODCACHE"], { encoding: "utf8" })).stdout.trim();
     for (const machinePath of [os.tmpdir(), os.homedir(), repoRoot, out, pyEnv.dir, goModCache]) expect(text).not.toContain(machinePath);
-  });
+  }, SCHEMA_CHECK_MS);
 
   it("lists in the Python SBOM the wheel's dependency closure, not the rest of the environment that built it", () => {
     const bom = JSON.parse(fs.readFileSync(path.join(out, SBOMS.python), "utf8")) as Bom;
