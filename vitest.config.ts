@@ -26,7 +26,9 @@ export default defineConfig({
     pool: "forks",
     // The files that read the release folder run last, while it builds (test/support/release-last-sequencer.ts).
     sequence: { sequencer: ReleaseLastSequencer },
-    testTimeout: 30_000,
+    // A test that runs a real `pulumi up` takes seconds alone and several times that on a busy
+    // machine: 60 s, as examples/testing-recipe's own config gives its users.
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: TIERS.map((tier) => ({
       extends: true,
