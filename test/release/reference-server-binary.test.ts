@@ -19,7 +19,7 @@ import { smokeReferenceServer } from "../../tools/smoke-reference-server.js";
 import { repoRoot } from "../support/pulumi-workspace";
 import { sharedReleaseFolder } from "../support/release-folder";
 import { connectTestPostgres, type TestPostgres } from "../support/test-postgres";
-import { stopWine, winePrefix, WINE, withoutVirtualAlloc2 } from "../support/wine";
+import { retryingSilentEnds, stopWine, winePrefix, WINE, withoutVirtualAlloc2 } from "../support/wine";
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 /** A PATH holding no `node`. */
@@ -179,6 +179,7 @@ describe("the windows-amd64 single file, under Wine 8", () => {
     const shipped = released("win32", "x64");
     const copy = withoutVirtualAlloc2(shipped, path.join(path.dirname(shipped), `without-virtualalloc2.exe`));
     env = winePrefix(fs.mkdtempSync(path.join(dir, "wine-")));
-    expect(await smoke(copy, { launcher: [WINE], stdioFiles: true, env })).toEqual(SMOKE_LINES);
+    const wineEnv = env;
+    expect(await retryingSilentEnds(() => smoke(copy, { launcher: [WINE], stdioFiles: true, env: wineEnv }))).toEqual(SMOKE_LINES);
   }, 600_000);
 });

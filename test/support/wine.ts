@@ -30,6 +30,34 @@ export function stopWine(env: NodeJS.ProcessEnv): void {
   spawnSync(path.join(path.dirname(WINE), "wineserver"), ["-k"], { env, timeout: 60_000 });
 }
 
+/** How many times {@link retryingSilentEnds} starts a run under Wine. */
+export const WINE_STARTS = 3;
+
+/**
+ * What a smoke step reports when the process ended without a word: a run that printed nothing and
+ * exited (`exited 1: `), `--version` that printed nothing, or a start that ended before its first
+ * line with nothing on stderr. Any of these that also names what was printed is not silent.
+ */
+const SILENT_END = /(?:exited \(?\w+\)?(?: before (?:printing its port|listening))?: ?$)|^--version printed "", not /;
+
+/**
+ * Runs `run` (smoke steps of a Windows file under Wine), again when a start ended silently, up to
+ * {@link WINE_STARTS} times: Wine 8 at times ends a process at its start before it has run or
+ * printed anything (seen with the file as shipped, whose V8 stops at once, and, on a loaded machine,
+ * with the copy that serves). A failure that says anything, or a silent end at every start, fails.
+ */
+export async function retryingSilentEnds<T>(run: () => Promise<T>, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<T> {
+  for (let start = 1; ; start++) {
+    try {
+      return await run();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (start >= WINE_STARTS || !SILENT_END.test(message)) throw error;
+      log(`[wine] start ${start} of ${WINE_STARTS} ended with nothing printed (${message}); starting again`);
+    }
+  }
+}
+
 /** Writes `copy`, `shipped` with only the name V8 looks VirtualAlloc2 up by changed (one byte), after checking that name occurs once. */
 export function withoutVirtualAlloc2(shipped: string, copy: string): string {
   const bytes = fs.readFileSync(shipped);
