@@ -6,7 +6,7 @@
  * tier's last file ends before the next tier may start. The files go to the workers in vitest's
  * order (the slowest of the last run first, else the largest), the readers of the release folder
  * last while it builds (test/support/release-last-sequencer.ts), with as many workers as the
- * machine has cores; what one file builds once (the release folder, test/support/test-run.js) the
+ * machine has cores and one more; what one file builds once (the release folder, test/support/test-run.js) the
  * others reuse. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
  * toolchain) serves every process the tests start, which loads the same modules hundreds of times,
  * Maven's JVM runs with C1 alone and the serial collector (`MAVEN_OPTS`, {@link MAVEN_OPTS}), and Go's
@@ -28,10 +28,12 @@ const { TEST_RUN_MARKER, newRunId, removeRunFolder } = require("../test/support/
 const { cacheRoot } = require("./lib/node-runtime.js");
 
 /**
- * Workers per run: the machine's cores. One more keeps 2 cores busier (measured: 93% against 88%)
- * but, on a slow machine, pushed tests that run a real `pulumi up` past their timeouts.
+ * Workers per run: the machine's cores and one more. Many files wait on processes they start (a
+ * server's start, a retry's delay, a sync), so a worker per core leaves cores idle (measured on 2
+ * cores: 88% busy with 2 workers, 93% with 3). The tiers that run the engine give their tests the
+ * time that takes on a loaded machine (vitest.config.ts).
  */
-const WORKERS = Math.max(1, os.availableParallelism());
+const WORKERS = os.availableParallelism() + 1;
 
 /**
  * The JVM options of every Maven the tests start (the Java SDK's build, its publishing, the Java
