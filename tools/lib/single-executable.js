@@ -19,8 +19,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { writePluginArchive } = require("../build-plugin-archive.js");
 const { PLUGIN_LINE, nodeExecutable, supportedLine } = require("./node-runtime.js");
+const { RESOURCE } = require("./sea-format.js");
 const { SEA_FUSE, injectSeaBlobFile } = require("./sea-inject.js");
-
 
 /**
  * @typedef {object} PluginTarget A platform the single files are built for.
@@ -132,7 +132,7 @@ async function injectBlob(binary, blob, target) {
   if (target.os !== "darwin") return injectSeaBlobFile(binary, blob);
   execFileSync("codesign", ["--remove-signature", binary]);
   const { inject } = require("postject");
-  await inject(binary, "NODE_SEA_BLOB", blob, { sentinelFuse: SEA_FUSE, machoSegmentName: "NODE_SEA" });
+  await inject(binary, RESOURCE, blob, { sentinelFuse: SEA_FUSE, machoSegmentName: "NODE_SEA" });
   execFileSync("codesign", ["--sign", "-", binary]);
 }
 
