@@ -33,8 +33,8 @@ export default defineConfig({
       test: {
         name: tier.name,
         // A test that runs a real `pulumi up` takes seconds alone and many times that on a machine
-        // whose every core is busy (tools/test-tiers.js runs a worker more than there are cores):
-        // the tiers that run the engine give a test, and a hook, 5 minutes unless it says otherwise.
+        // whose every core is busy, as in a full run: the tiers that run the engine give a test, and
+        // a hook, 5 minutes unless it says otherwise.
         ...(tier.engine ? { testTimeout: 300_000, hookTimeout: 300_000 } : {}),
         include: tier.include,
         exclude: [...configDefaults.exclude, ...excludedBy(tier)],

@@ -6,7 +6,7 @@
  * tier's last file ends before the next tier may start. The files go to the workers in vitest's
  * order (the slowest of the last run first, else the largest), the readers of the release folder
  * last while it builds (test/support/release-last-sequencer.ts), with as many workers as the
- * machine has cores and one more; what one file builds once (the release folder, test/support/test-run.js) the
+ * machine has cores; what one file builds once (the release folder, test/support/test-run.js) the
  * others reuse. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
  * toolchain) serves every process the tests start, which loads the same modules hundreds of times,
  * Maven's JVM runs with C1 alone and the serial collector (`MAVEN_OPTS`, {@link MAVEN_OPTS}), and Go's
@@ -28,12 +28,11 @@ const { TEST_RUN_MARKER, newRunId, removeRunFolder } = require("../test/support/
 const { cacheRoot } = require("./lib/node-runtime.js");
 
 /**
- * Workers per run: the machine's cores and one more. Many files wait on processes they start (a
- * server's start, a retry's delay, a sync), so a worker per core leaves cores idle (measured on 2
- * cores: 88% busy with 2 workers, 93% with 3). The tiers that run the engine give their tests the
- * time that takes on a loaded machine (vitest.config.ts).
+ * Workers per run: the machine's cores. One more kept 2 cores busier (93% against 88%) but each
+ * process then took more CPU for the same work (a fresh-clone run on 2 cores: 3,065 s of CPU against
+ * 2,400 to 2,560 s with 2 workers, and 1,598 s of wall time against 1,475 to 1,498 s), so no run was faster.
  */
-const WORKERS = os.availableParallelism() + 1;
+const WORKERS = Math.max(1, os.availableParallelism());
 
 /**
  * The JVM options of every Maven the tests start (the Java SDK's build, its publishing, the Java
