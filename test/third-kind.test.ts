@@ -5,13 +5,23 @@
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KINDS, dynamicTypeToken, nativeTypeToken } from "../src/kinds";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { dynamicTypeToken, nativeTypeToken, type KINDS as Kinds } from "../src/kinds";
 import { widgetSpec } from "./support/widget-kind";
 
-
-// Registered before any layer loads, as the one line in src/kinds/index.ts would do it.
-Object.assign(KINDS, { widget: widgetSpec });
+// Registered before any layer loads, as the one line in src/kinds/index.ts would do it. The unit
+// tier's files share their worker's loaded modules (vitest.config.ts), so the layers are loaded
+// afresh for this file, and again for the next file once the kind is gone.
+let kinds: typeof Kinds;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ KINDS: kinds } = await import("../src/kinds"));
+  Object.assign(kinds, { widget: widgetSpec });
+});
+afterAll(() => {
+  delete (kinds as Record<string, unknown>).widget;
+  vi.resetModules();
+});
 const WIDGET = "widget" as never;
 const TOKEN = "w1dget-t0ken-S3CRET";
 

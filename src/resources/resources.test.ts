@@ -1,9 +1,16 @@
 import * as pulumi from "@pulumi/pulumi";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_DATA_SOURCE_FIELDS } from "../contract";
 
 /** Inputs the mocked engine received, by resource name. */
 const registered = new Map<string, { type: string; inputs: Record<string, unknown> }>();
+
+/** The key the file sets, given back when it ends: the unit tier's next file in this worker shares the process. */
+const savedKey = process.env.ANALYTICS_API_KEY;
+afterAll(() => {
+  if (savedKey === undefined) delete process.env.ANALYTICS_API_KEY;
+  else process.env.ANALYTICS_API_KEY = savedKey;
+});
 
 beforeAll(async () => {
   process.env.ANALYTICS_API_KEY = "analytics_key_MOCKEDMOCKEDMOCKEDMOCKEDMOCKED12";

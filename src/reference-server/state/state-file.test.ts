@@ -13,7 +13,19 @@ function tempDir(): string {
   temps.push(dir);
   return dir;
 }
-afterEach(() => {
+/**
+ * Every state file a test opened. Many leave theirs open, as a killed server leaves its journal;
+ * the files after them in this worker share the process, so each is closed once its test ends,
+ * before its folder goes (a close may find that folder or its journal as the test left them).
+ */
+const opened: StateFile[] = [];
+async function openState(...args: Parameters<typeof StateFile.open>): Promise<StateFile> {
+  const state = await StateFile.open(...args);
+  opened.push(state);
+  return state;
+}
+afterEach(async () => {
+  await Promise.allSettled(opened.splice(0).map((state) => state.close()));
   for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -102,7 +114,7 @@ describe("StateFile", () => {
 
   it("groups concurrent saves into one append, and each resolves once its change is in the journal", async () => {
     const file = path.join(tempDir(), "state.json");
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     state.store.addApiKey(key("alice"));
     await state.save(); // first save: no state file of version 2 yet, so a whole one
     const saves: Array<Promise<void>> = [];
@@ -123,7 +135,7 @@ describe("StateFile", () => {
 
   it("compacts once the journal outgrows its bound: a new state file, an emptied journal, nothing lost", async () => {
     const file = path.join(tempDir(), "state.json");
-    const state = await StateFile.open(file, now, { compactMinBytes: 2000 });
+    const state = await openState(file, now, { compactMinBytes: 2000 });
     state.store.addApiKey(key("alice"));
     const org = state.store.createOrganization("alice", "Acme", now);
     let compactions = 0;
@@ -142,7 +154,7 @@ describe("StateFile", () => {
 
   it("makes a reset durable by writing the whole state at once", async () => {
     const file = path.join(tempDir(), "state.json");
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     state.store.addApiKey(key("alice"));
     state.store.createOrganization("alice", "Acme", now);
     await state.save();
@@ -160,7 +172,7 @@ describe("StateFile", () => {
   it("reports a failed write to the savers and recovers on the next save", async () => {
     const dir = tempDir();
     const file = path.join(dir, "sub", "state.json");
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     state.store.addApiKey(key("alice"));
     await expect(state.save()).rejects.toMatchObject({ code: "ENOENT" });
     fs.mkdirSync(path.join(dir, "sub"));
@@ -174,7 +186,7 @@ describe("StateFile", () => {
     delete v1.journalSeq;
     fs.writeFileSync(file, JSON.stringify(v1));
     fs.writeFileSync(journalPathOf(file), "garbage that is not this file's\n");
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     expect(state.store.dataSources.size).toBe(1);
     expect(fs.statSync(journalPathOf(file)).size).toBe(0);
     state.store.createOrganization("alice", "Beta", now);
@@ -188,7 +200,7 @@ describe("journal recovery", () => {
   /** A state file of version 2 (journalSeq 0) and a journal of `lines`, as written by a server. */
   async function withJournal(): Promise<{ file: string; lines: string[] }> {
     const file = path.join(tempDir(), "state.json");
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     state.store.addApiKey(key());
     await state.save();
     const org = state.store.createOrganization("alice", "Acme", now);
@@ -226,7 +238,7 @@ describe("journal recovery", () => {
   it("cuts a torn last line off before appending", async () => {
     const { file, lines } = await withJournal();
     fs.writeFileSync(journalPathOf(file), `${lines.join("\n")}\n{"seq":6,"op":"orga`);
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     state.store.createOrganization("alice", "Later", now);
     await state.save();
     const loaded = await loadState(file, now);
@@ -250,7 +262,7 @@ describe("journal recovery", () => {
 
   it("skips lines a compaction already folded in (a crash between its two steps)", async () => {
     const { file, lines } = await withJournal();
-    const state = await StateFile.open(file, now);
+    const state = await openState(file, now);
     state.store.clearResources();
     await state.save(); // compaction: the state file now says journalSeq 5 and holds nothing
     fs.writeFileSync(journalPathOf(file), `${lines.join("\n")}\n`); // as if the journal was not emptied yet
