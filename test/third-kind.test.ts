@@ -10,7 +10,7 @@ import { dynamicTypeToken, nativeTypeToken, type KINDS as Kinds } from "../src/k
 import { widgetSpec } from "./support/widget-kind";
 
 // Registered before any layer loads, as the one line in src/kinds/index.ts would do it. The unit
-// tier's files share their worker's loaded modules (vitest.config.ts), so the layers are loaded
+// tier's files share their worker's loaded modules (test/tiers.js), so the layers are loaded
 // afresh for this file, and again for the next file once the kind is gone.
 let kinds: typeof Kinds;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Runs the tiers of test/tiers.js asked for (every one by default) in two vitest runs: the unit
- * tier alone, its files sharing each worker's loaded modules ({@link isolationFlags}), then the
+ * tier alone, its files sharing each worker's loaded modules (`--no-isolate`, {@link runsOf}), then the
  * others as one `vitest run --project engine --project languages --project release`, so that no core
  * idles while one tier's last file ends before the next tier may start. The files go to the workers in vitest's
  * order (the slowest of the last run first, else the largest), the readers of the release folder
@@ -52,41 +52,29 @@ const MAVEN_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 const GOGC = "400";
 
 /**
- * The vitest runs for the tiers `names`, in order: the unit tier alone, then the others as one run.
- * vitest takes isolation for a whole run, and a run without it runs one tier's files only once the
- * last tier's have all ended; so the unit tier, whose files run without it ({@link isolationFlags}),
- * runs first on its own, and the others keep a fork per file.
- * @param {string[]} names
- * @returns {string[][]}
+ * The vitest runs for `tiers`, in order: each tier without isolation alone (test/tiers.js), then the
+ * others as one run. vitest takes isolation for a whole run, and a run without it runs one tier's
+ * files only once the last tier's have all ended.
+ * @param {readonly import("../test/tiers.js").Tier[]} tiers
+ * @returns {{ names: string[], isolate: boolean }[]}
  */
-function runsOf(names) {
-  const others = names.filter((name) => name !== "unit");
-  return [...(names.includes("unit") ? [["unit"]] : []), ...(others.length > 0 ? [others] : [])];
-}
-
-/**
- * vitest's isolation flags for a run of the tiers `names`. The unit tier runs its files one after
- * another in each worker, sharing the worker's loaded modules (`--no-isolate`): a fork and a fresh
- * module graph per file cost more than most of those files' tests (`npm run test:unit`, on 2 cores:
- * 65 s and 109 s of CPU with a fork per file, 40 s and 59 s without). A file that changes what later
- * files load or see puts it back when it ends (test/third-kind.test.ts).
- * @param {string[]} names
- */
-function isolationFlags(names) {
-  return names.length === 1 && names[0] === "unit" ? ["--no-isolate"] : [];
+function runsOf(tiers) {
+  const alone = tiers.filter((t) => !t.isolate).map((t) => ({ names: [t.name], isolate: false }));
+  const together = tiers.filter((t) => t.isolate).map((t) => t.name);
+  return [...alone, ...(together.length > 0 ? [{ names: together, isolate: true }] : [])];
 }
 
 /** @typedef {import("../test/support/summary-reporter").RunReport} RunReport What each run's summary reporter writes. */
 /** @typedef {{ tiers: string[], report: RunReport | undefined, ok: boolean, seconds: number }} RunResult */
 
 /**
- * Runs the tiers `names` as one vitest run, part of the test run `runId`; returns its report
- * (undefined when vitest wrote none) and whether it passed.
- * @param {string[]} names
+ * Runs the tiers `names` as one vitest run (with a fork per file when `isolate`), part of the test
+ * run `runId`; returns its report (undefined when vitest wrote none) and whether it passed.
+ * @param {{ names: string[], isolate: boolean }} run
  * @param {string} runId
  * @returns {RunResult}
  */
-function runTiers(names, runId) {
+function runTiers({ names, isolate }, runId) {
   const reportFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-tier-")), "report.json");
   const started = Date.now();
   const projects = names.flatMap((name) => ["--project", name]);
@@ -94,7 +82,7 @@ function runTiers(names, runId) {
   const vitest = path.join(__dirname, "..", "node_modules", "vitest", "vitest.mjs");
   const compileCache = process.env.NODE_COMPILE_CACHE ?? path.join(cacheRoot(), "node-compile-cache");
   const env = { ...process.env, ANALYTICS_TEST_REPORT: reportFile, [TEST_RUN_MARKER]: runId, NODE_COMPILE_CACHE: compileCache, MAVEN_OPTS: process.env.MAVEN_OPTS ?? MAVEN_OPTS, GOGC: process.env.GOGC ?? GOGC };
-  const result = spawnSync(process.execPath, [vitest, "run", ...projects, ...isolationFlags(names), `--maxWorkers=${WORKERS}`, `--minWorkers=1`], { stdio: "inherit", env });
+  const result = spawnSync(process.execPath, [vitest, "run", ...projects, ...(isolate ? [] : ["--no-isolate"]), `--maxWorkers=${WORKERS}`, `--minWorkers=1`], { stdio: "inherit", env });
   const report = fs.existsSync(reportFile) ? /** @type {RunReport} */ (JSON.parse(fs.readFileSync(reportFile, "utf8"))) : undefined;
   fs.rmSync(path.dirname(reportFile), { recursive: true, force: true });
   return { tiers: names, report, ok: result.status === 0 && report !== undefined, seconds: (Date.now() - started) / 1000 };
@@ -148,7 +136,7 @@ async function main() {
   const runId = newRunId();
   let results;
   try {
-    results = runsOf(tiers.map((t) => t.name)).map((names) => runTiers(names, runId));
+    results = runsOf(tiers).map((run) => runTiers(run, runId));
   } finally {
     removeRunFolder(runId);
   }
