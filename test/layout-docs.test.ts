@@ -65,11 +65,11 @@ describe("the layout docs", () => {
   });
 
   it("docs/architecture.md and tools/README.md list no folders of the repository again: they link to CONTRIBUTING's layout", () => {
-    /** A line that starts a tree entry or a table row with a folder's path. */
-    const listing = /^(?:\| `|[ \t]*)(?:[\w.-]+\/)+[\w.-]+\/(?:`|[ \t])/;
+    /** A line that starts a tree entry or a table row with a folder's path (src/'s are architecture.md's to lay out). */
+    const listing = /^(?:\| `|[ \t]*)(?!src\/)(?:[\w.-]+\/)+[\w.-]+\/(?:`|[ \t])/;
     for (const doc of ["docs/architecture.md", "tools/README.md"]) {
       expect(links(read(doc)).map((l) => l.target), doc).toContain("../CONTRIBUTING.md#repository-layout");
-      expect(read(doc).split("\n").filter((line) => listing.test(line) && !line.startsWith("src/") && !/^ *src\//.test(line)), doc).toEqual([]);
+      expect(read(doc).split("\n").filter((line) => listing.test(line)), doc).toEqual([]);
     }
   });
 
