@@ -6,7 +6,6 @@
  */
 import { SECRET_DATA_SOURCE_FIELDS } from "../../contract/fields";
 import { dataSourceSpec, organizationSpec, type OutputFieldSpec } from "../../kinds";
-import { schemaVersion } from "../../native/package-schema";
 import type { ApiKeyRecord } from "./auth";
 import { StateError, USER_NAME_PATTERN, type DataSourceRecord, type OrganizationRecord, type ReferenceStore, type StoredRecords } from "./store";
 
@@ -20,8 +19,12 @@ export const STATE_FORMAT = "pulumi-analytics/reference-server-state";
  */
 export const STATE_VERSION = 2;
 
-/** This code's release (package.json's version): the state files it writes name it. */
-export const RELEASE: string = schemaVersion();
+/**
+ * This code's release (package.json's version, as the package schema records it: see
+ * schemaVersion() in src/native/package-schema.ts): the state files it writes name it. Required,
+ * not imported, so that programs compiled without JSON modules (bench/) can load the server.
+ */
+export const RELEASE: string = (require("../../native/schema.json") as { version: string }).version;
 
 /** Everything the state file holds. */
 export interface StateSnapshot extends StoredRecords {
