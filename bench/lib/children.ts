@@ -1,13 +1,11 @@
 import { fork, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
-import type { ServerMemory, ServerReady } from "../servers/ipc";
+import type { ServerReady } from "../servers/ipc";
 
 /** A server running in its own process, so it and the load generator each get a core. */
 export interface ServerChild extends ServerReady {
   /** Its pid. */
   pid: number;
-  /** Its RSS and heap after a full GC. */
-  memory(): Promise<ServerMemory>;
   /** Stops it (bounded: killed after 5 s). */
   stop(): Promise<void>;
 }
@@ -18,7 +16,7 @@ const extraFlags = (process.env.BENCH_SERVER_NODE_OPTIONS ?? "").split(/\s+/).fi
 /** Forks `servers/<name>.js` and waits (up to 30 s) until it listens. */
 export function startServerChild(name: "reference" | "bare", env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
   const child: ChildProcess = fork(path.join(__dirname, "..", "servers", `${name}.js`), [], {
-    execArgv: ["--expose-gc", ...extraFlags],
+    execArgv: extraFlags,
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -40,7 +38,6 @@ export function startServerChild(name: "reference" | "bare", env: NodeJS.Process
       resolve({
         ...ready,
         pid: child.pid ?? 0,
-        memory: () => request<ServerMemory>("memory", "memory"),
         stop: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();

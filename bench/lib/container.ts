@@ -1,5 +1,5 @@
 /**
- * Scenario container: the reference server's image (tools/build-reference-server-image.js, made of
+ * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js, made of
  * the single files of tools/build-reference-server-binary.js) against those single files and the
  * npm package's script, side by side: time from start to the first 200 of `GET /_reference/ready`,
  * for `podman run -d` of the image (its own command line: `--state /data/state.json --key-user
@@ -171,30 +171,4 @@ export function containerFigures(result: ContainerResult): Figure[] {
       status: bytes / 1e6 <= SIZE_TARGET_MB ? "pass" : "miss",
     })),
   ];
-}
-
-/** The scenario's report: each figure beside its target, every start, and the commands. */
-export function containerMarkdown(result: ContainerResult, meta: { startedAt: string; durationS: number; system: unknown; load: { start: number[]; end: number[] } }, command: string): string {
-  const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(" / ");
-  const lines = [
-    "# Scenario container: the reference server's image against its single file and the npm package's script",
-    "",
-    `Run ${meta.startedAt}, ${round(meta.durationS / 60, 1)} min, load average ${load(meta.load.start)} at start and ${load(meta.load.end)} at end: \`${command}\`. Start: from the start command to the first 200 of \`GET /_reference/ready\`; one warm-up start each, then interleaved starts; medians. Image index ${result.indexDigest}.`,
-    "",
-    "| Figure | Value | Target | Status |",
-    "| --- | --- | --- | --- |",
-    ...containerFigures(result).map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${f.status === "pass" ? "met" : "missed"} |`),
-    "",
-    "| Start | Median | Each start (ms) | Command |",
-    "| --- | --- | --- | --- |",
-    ...(Object.keys(result.readyMs) as ContainerSubject[]).map((s) => `| ${s} | ${round(median(result.readyMs[s]), 1)} ms | ${result.readyMs[s].map((ms) => ms.toFixed(0)).join(", ")} | \`${result.commands[s]}\` |`),
-    "",
-    "System:",
-    "",
-    "```json",
-    JSON.stringify(meta.system, null, 2),
-    "```",
-    "",
-  ];
-  return lines.join("\n");
 }

@@ -6,11 +6,9 @@ export interface ProcMemory {
   rssKiB: number;
   /** Peak resident set size so far, KiB (VmHWM). */
   peakKiB: number;
-  /** Anonymous resident memory now, KiB (RssAnon): heap and stacks, without the executable's and libraries' file-backed pages, which the kernel may drop. */
-  anonKiB: number;
 }
 
-/** VmRSS, VmHWM and RssAnon of a process; undefined once it has gone. */
+/** VmRSS and VmHWM of a process; undefined once it has gone. */
 export function procMemory(pid: number): ProcMemory | undefined {
   let status: string;
   try {
@@ -19,7 +17,7 @@ export function procMemory(pid: number): ProcMemory | undefined {
     return undefined;
   }
   const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-  return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM"), anonKiB: field("RssAnon") };
+  return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM") };
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
@@ -44,28 +42,6 @@ export function procCpuMicros(pid: number): number | undefined {
     return undefined;
   }
   return cpuMicrosOfStat(stat);
-}
-
-/** Nanoseconds on a CPU in a /proc/<pid>/task/<tid>/schedstat line (its first field). */
-export function runNanosOfSchedstat(schedstat: string): number {
-  const ns = Number(schedstat.trim().split(/\s+/)[0]);
-  if (!Number.isFinite(ns) || schedstat.trim() === "") throw new Error(`not a schedstat line: ${JSON.stringify(schedstat.slice(0, 80))}`);
-  return ns;
-}
-
-/**
- * CPU time a process has used so far, µs, summed over its threads' schedstat: to the nanosecond,
- * where /proc/<pid>/stat counts clock ticks (10 ms), but without threads that have already exited;
- * undefined once it has gone.
- */
-export function procThreadsCpuMicros(pid: number): number | undefined {
-  try {
-    let nanos = 0;
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) nanos += runNanosOfSchedstat(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8"));
-    return nanos / 1000;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Pids of processes whose working directory is `cwd` and whose command line contains `marker`. */
@@ -99,7 +75,6 @@ export function programOfCmdline(cmdline: string): string {
  */
 export class PeakRssSampler {
   private readonly peaks = new Map<number, number>();
-  private readonly anonPeaks = new Map<number, number>();
   private readonly cpu = new Map<number, number>();
   private readonly allCpu = new Map<number, number>();
   private readonly engineCpu = new Map<number, number>();
@@ -122,7 +97,6 @@ export class PeakRssSampler {
       if (!commandLineHas(pid, this.marker)) continue;
       const mem = procMemory(pid);
       if (mem) this.peaks.set(pid, Math.max(this.peaks.get(pid) ?? 0, mem.peakKiB));
-      if (mem) this.anonPeaks.set(pid, Math.max(this.anonPeaks.get(pid) ?? 0, mem.anonKiB));
       if (micros !== undefined) this.cpu.set(pid, Math.max(this.cpu.get(pid) ?? 0, micros));
     }
   }
@@ -131,11 +105,6 @@ export class PeakRssSampler {
   stop(): number {
     clearInterval(this.timer);
     return Math.max(0, ...this.peaks.values()) / 1024;
-  }
-
-  /** The largest anonymous resident memory sampled in MiB (no kernel high-water mark exists for it, so a peak between polls is missed). */
-  anonPeakMiB(): number {
-    return Math.max(0, ...this.anonPeaks.values()) / 1024;
   }
 
   /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */

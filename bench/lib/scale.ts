@@ -12,8 +12,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
-import { compareWithFloor, FLOOR, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
-import { NATIVE } from "./native";
+import { compareWithFloor, FLOOR, NATIVE, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
 import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs } from "./workspace";
 
@@ -81,12 +80,12 @@ export async function runScaleScenario(toolchain: PulumiToolchain, plan: ScalePl
   try {
     const subjects = { ours: OURS, native: NATIVE, floor: FLOOR };
     log("L: one stack on file://");
-    const file = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`), { previews: false });
+    const file = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`));
     log("L: one stack on s3://");
-    const onS3 = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), {
-      previews: false,
-      backend: (variant) => ({ url: s3.backendUrl(`single-${variant}`), env: s3.env() }),
-    });
+    const onS3 = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), (variant) => ({
+      url: s3.backendUrl(`single-${variant}`),
+      env: s3.env(),
+    }));
     log(`L: ${plan.stacks} stacks x ${plan.perStack} at once on s3://`);
     const parallel = await runParallel(toolchain, s3, plan, log);
     const g = GLOBAL_FLAGS.join(" ");

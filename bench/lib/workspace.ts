@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import { pulumiEnvironment, runPulumi, trackProcessTree, type PulumiRunResult, type PulumiToolchain } from "@pulumi-analytics/toolchain";
+import { runPulumi, type PulumiRunResult, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { PeakRssSampler } from "./proc";
 
-/** Repository root (bench/dist/lib -> repo). */
-export const repoRoot = path.resolve(__dirname, "..", "..", "..");
+/** Repository root: two folders up from bench/lib, three from its build in bench/dist/lib. */
+export const repoRoot = path.resolve(__dirname, path.basename(path.dirname(__dirname)) === "dist" ? "../../.." : "../..");
 
 /** Global flags runPulumi puts before every command, repeated in the report's command lines. */
 export const GLOBAL_FLAGS = ["--non-interactive", "--color=never"];
@@ -17,8 +16,6 @@ export interface TimedRun extends PulumiRunResult {
   ms: number;
   /** Peak RSS of the provider process(es) during the run (see {@link BenchWorkspace.create}'s `providerMarker`), MiB; 0 if none ran. */
   providerPeakMiB: number;
-  /** The largest anonymous resident memory (RssAnon) sampled of the provider process(es), MiB. */
-  providerAnonPeakMiB: number;
   /** CPU seconds of the provider process(es) during the run, summed (sampled from /proc/<pid>/stat). */
   providerCpuS: number;
   /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
@@ -110,18 +107,7 @@ export class BenchWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
-  }
-
-  /** Starts `pulumi ARGS` in a process group of its own (tracked), unwaited, as {@link pulumi} would run it. */
-  start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-    const child = spawn(this.toolchain.pulumi, [...GLOBAL_FLAGS, ...args], {
-      cwd: this.programDir,
-      env: pulumiEnvironment(this.toolchain, { ...this.env, ...env }),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    return trackProcessTree(child);
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
   }
 
   /** Removes the temp dir. */

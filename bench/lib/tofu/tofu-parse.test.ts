@@ -1,19 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cpuMicrosOfStat, programOfCmdline } from "../proc";
-import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary } from "./tofu-parse";
-
-describe("tofuSummary", () => {
-  it("reads apply, plan, destroy and no-change summaries", () => {
-    expect(tofuSummary("restapi_object.org: Creation complete after 0s [id=org_1]\n\nApply complete! Resources: 101 added, 0 changed, 0 destroyed.\n")).toEqual({ add: 101, change: 0, destroy: 0, replace: 0 });
-    expect(tofuSummary("  # restapi_object.org will be created\n\nPlan: 101 to add, 2 to change, 3 to destroy.\n")).toEqual({ add: 101, change: 2, destroy: 3, replace: 0 });
-    expect(tofuSummary("restapi_object.org: Destruction complete after 0s\n\nDestroy complete! Resources: 101 destroyed.\n")).toEqual({ add: 0, change: 0, destroy: 101, replace: 0 });
-    expect(tofuSummary("No changes. Your infrastructure matches the configuration.\n")).toEqual({ add: 0, change: 0, destroy: 0, replace: 0 });
-  });
-
-  it("gives undefined when the command failed before any summary", () => {
-    expect(tofuSummary("│ Error: unexpected response code '405'\n")).toBeUndefined();
-  });
-});
+import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects } from "./tofu-parse";
 
 describe("tofuDiagnostics", () => {
   it("lists each error and warning heading once, boxed or not", () => {

@@ -1,8 +1,6 @@
-/** Scenario T's figures (with the targets) and its report, bench/results/tofu.md. */
-import { switchFigures, switchTable } from "./backend-switches";
+/** Scenario T's figures, with their targets. */
 import type { Figure } from "../figure";
 import { round } from "../stats";
-import type { SystemInfo } from "../system";
 import { PLUGIN_SIDES, type SideRun, type StepResult, type TofuResult, type TofuSide } from "./tofu";
 
 /** How each side is named in the report. */
@@ -11,27 +9,13 @@ export const SIDE_NAMES: Record<TofuSide, string> = {
   bridge: "restapi through Pulumi, YAML",
   yaml: "native plugin, YAML",
   ts: "native plugin, TypeScript SDK",
-  "ts-transpile": "native plugin, TypeScript SDK, transpile-only",
-  "ts-js": "native plugin, TypeScript SDK compiled to JavaScript",
-  "ts-js-nostack": "native plugin, TypeScript SDK compiled to JavaScript, stack traces off",
   dynamic: "dynamic classes",
 };
 
 const s = (msValue: number): string => `${round(msValue / 1000, 2)} s`;
 const ratio = (v: number): string => `${round(v, 2)}×`;
 const check = (ok: boolean): "pass" | "miss" => (ok ? "pass" : "miss");
-const label = (run: SideRun): string => `${SIDE_NAMES[run.side]}${run.side === "tofu" ? "" : run.checkpoints ? ", checkpoints on" : ", checkpoints skipped"}${engineText(run)}`;
-
-/** Which CLI and PULUMI_HOME a Pulumi side ran with (nothing for OpenTofu's, or for a run recorded before it was). */
-export const engineText = (run: SideRun): string => (run.engine ? `, Pulumi ${run.engine.cli} with a ${run.engine.home} PULUMI_HOME` : "");
-
-/** The Pulumi CLI versions of a T result's runs, each once, in the order they ran (none for a result recorded before runs named theirs). */
-export function tofuCliVersions(result: TofuResult): string[] {
-  return [...new Set(result.runs.flatMap((run) => (run.engine ? [run.engine.cli] : [])))];
-}
-
-/** The engine a Pulumi side ran on: the pinned CLI for runs recorded before it was. */
-const engineOf = (run: SideRun): string => run.engine?.name ?? "pinned";
+const label = (run: SideRun): string => `${SIDE_NAMES[run.side]}${run.side === "tofu" ? "" : run.checkpoints ? ", checkpoints on" : ", checkpoints skipped"}`;
 
 /** The first step of a run (apply/up). */
 const create = (run: SideRun): StepResult => run.steps[0]!;
@@ -66,7 +50,7 @@ function cpuFigures(n: number, runs: SideRun[], tofuCpu: number): Figure[] {
 function previewFigures(n: number, runs: SideRun[]): Figure[] {
   const preview = (run: SideRun): StepResult | undefined => run.steps.find((step) => step.step === "preview");
   return runs
-    .filter((r) => r.side.startsWith("ts"))
+    .filter((r) => r.side === "ts")
     .flatMap((run) => {
       const yaml = runs.find((r) => r.side === "yaml" && r.checkpoints === run.checkpoints);
       const [ours, theirs] = [preview(run), yaml && preview(yaml)];
@@ -117,19 +101,11 @@ export function bridgeFigures(n: number, runs: SideRun[]): Figure[] {
   return figures;
 }
 
-/** The runs of one N, one list per engine of the Pulumi sides, OpenTofu's side in each (its figures are compared with each engine's). */
-function runsByEngine(runs: SideRun[]): SideRun[][] {
-  const tofu = runs.filter((r) => r.side === "tofu");
-  const pulumi = runs.filter((r) => r.side !== "tofu");
-  const engines = [...new Set(pulumi.map(engineOf))];
-  return engines.length === 0 ? [tofu] : engines.map((engine) => [...tofu, ...pulumi.filter((r) => engineOf(r) === engine)]);
-}
-
 /** The figures with targets: plugin CPU per create against restapi's, pulumi up against tofu apply, previews against YAML's, and our plugin against the bridged restapi. */
 export function tofuFigures(result: TofuResult): Figure[] {
   const figures: Figure[] = [];
   const counts = [...new Set(result.runs.map((r) => r.count))];
-  for (const [n, runs] of counts.flatMap((n) => runsByEngine(result.runs.filter((r) => r.count === n)).map((runs) => [n, runs] as const))) {
+  for (const [n, runs] of counts.map((n) => [n, result.runs.filter((r) => r.count === n)] as const)) {
     figures.push(...bridgeFigures(n, runs));
     const tofu = runs.find((r) => r.side === "tofu");
     if (!tofu) continue;
@@ -148,64 +124,5 @@ export function tofuFigures(result: TofuResult): Figure[] {
     }
     figures.push(...previewFigures(n, runs));
   }
-  figures.push(...switchFigures(result.switches ?? []));
   return figures;
-}
-
-/** Requests by route, e.g. `POST …/data-sources 201 ×100; GET …/{id} 404 ×101`. */
-function requestText(requests: StepResult["requests"]): string {
-  const parts: string[] = [];
-  for (const [route, statuses] of Object.entries(requests)) {
-    for (const [status, n] of Object.entries(statuses)) parts.push(`${route.replace(/\/api\/public/, "")} ${status} ×${n}`);
-  }
-  return parts.join("; ") || "none";
-}
-
-/** What the command said it did: `+101 ~0 -0` (`±` replaced), or `—` without a summary. */
-function summaryText(step: StepResult): string {
-  const sum = step.summary;
-  if (!sum) return "—";
-  return `+${sum.add} ~${sum.change} -${sum.destroy}${sum.replace ? ` ±${sum.replace}` : ""}`;
-}
-
-/** One side's table: each command with its exit, time, creates, requests, summary and provider CPU. */
-function sideTable(run: SideRun): string[] {
-  const lines = [`#### ${label(run)}, N=${run.count}`, "", "| Command | Exit | Time | Creates | Said | Requests | Provider CPU | Engine CPU | All CPU | Provider peak | First error / warning |", "|---|---|---|---|---|---|---|---|---|---|---|"];
-  for (const step of run.steps) {
-    const note = step.errors[0] ?? (step.warnings.count ? `${step.warnings.count} warnings: ${step.warnings.first[0] ?? ""}` : "");
-    lines.push(
-      `| \`${step.command}\` | ${step.code} | ${s(step.ms)} | ${step.creates} | ${summaryText(step)} | ${requestText(step.requests)} | ${round(step.providerCpuS, 2)} s | ${step.engineCpuS === undefined ? "–" : `${round(step.engineCpuS, 2)} s`} | ${step.allCpuS === undefined ? "–" : `${round(step.allCpuS, 2)} s`} | ${round(step.providerPeakMiB, 0)} MiB | ${note.replace(/\|/g, "\\|").slice(0, 160)} |`,
-    );
-  }
-  const sec = run.secrets;
-  const crash = run.crash ? `killed (SIGKILL) once half the objects existed: ${run.crash.created} on the server, ${run.crash.inState} in state${run.crash.pending ? `, ${run.crash.pending} pending operations` : ""}` : "not run";
-  lines.push(
-    "",
-    `State after the first apply/up: ${run.stateBytes.toLocaleString("en-US")} bytes. After destroy: ${run.stateObjectsAfterDestroy} objects in state, ${run.serverObjectsAfterDestroy} on the server. ` +
-      `Password in state ${sec.passwordInState}×, in output ${sec.passwordInOutput}×; API key in state ${sec.apiKeyInState}×, in output ${sec.apiKeyInOutput}×. Apply/up ${crash}.`,
-    "",
-  );
-  return lines;
-}
-
-/** The whole report of a `node bench/dist/run.js T` run. */
-export function tofuMarkdown(result: TofuResult, meta: { startedAt: string; durationS: number; system: SystemInfo; load: { start: number[]; end: number[] } }, command: string): string {
-  const figures = tofuFigures(result);
-  const mark: Record<Figure["status"], string> = { pass: "✅", miss: "❌", info: "", retired: "retired" };
-  return [
-    "# pulumi-analytics benchmarks: against OpenTofu with the generic REST provider (scenario T)",
-    "",
-    `Produced by ${command} on ${meta.startedAt} in ${round(meta.durationS / 60, 1)} min. Raw data: [tofu.json](tofu.json). OpenTofu ${result.versions.opentofu} with terraform-provider-restapi ${result.versions.restapi} (bench/fixtures/tofu/main.tf)${result.versions.tfbridge ? `, the same provider bridged into Pulumi by pulumi-terraform-bridge ${result.versions.tfbridge} (bench/fixtures/restapi-yaml)` : ""}, Pulumi CLI ${meta.system.pulumiCli}; load average ${meta.load.start.map((v) => round(v, 1)).join(" ")} at start, ${meta.load.end.map((v) => round(v, 1)).join(" ")} at end. Each side ran once per N against a fresh reference server; each Pulumi side's row names its CLI and PULUMI_HOME (fresh: a new one for each side, as a clean CI runner; kept: one for every side and command of the run, the plugin installed in it as a versioned plugin, as a runner that keeps ~/.pulumi); see docs/compared-with-rest-provider.md for what the figures mean.`,
-    "",
-    "| Figure | Value | Target | |",
-    "|---|---|---|---|",
-    ...figures.map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${mark[f.status]} |`),
-    "",
-    ...switchTable(result.switches ?? []),
-    "## Each side, each command",
-    "",
-    "Creates: organizations and data sources the server gained during the command. Said: the command's own summary (`+` create, `~` update, `-` delete, `±` replace). Provider CPU: user + system seconds of the provider processes (restapi, our plugin, or the dynamic provider), sampled from /proc/<pid>/stat every 100 ms and summed; All CPU: the same for every process of the command (OpenTofu or the Pulumi CLI, language host, program, providers).",
-    "",
-    ...result.runs.flatMap(sideTable),
-  ].join("\n");
 }
