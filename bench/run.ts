@@ -13,7 +13,6 @@ import type { RunContext } from "./lib/figure";
 import { readResults, RESULTS_DIR, writeResults } from "./lib/report";
 import { parseBenchArgs, scenarioHelp, scenarioNamed, SCENARIOS, type BenchArgs, type Scenario } from "./lib/scenarios";
 import { commitOf, loadAverage, systemInfo } from "./lib/system";
-import { TOFU_SIDES } from "./lib/tofu/tofu";
 import { repoRoot } from "./lib/workspace";
 
 /** Progress lines on stdout, each prefixed with the seconds since `started` (ms). */
@@ -40,7 +39,7 @@ async function measure(scenario: Scenario, args: BenchArgs, log: (line: string) 
 }
 
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2), TOFU_SIDES);
+  const args = parseBenchArgs(process.argv.slice(2));
   if (args.help) return void process.stdout.write(scenarioHelp());
   const dir = args.quick ? path.join(repoRoot, "bench", "tmp", "results") : RESULTS_DIR;
   const results = readResults(dir);

@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Figure } from "./figure";
+import { bounded, type Figure } from "./figure";
 import { askOnceListening, freePort, spawnGroup } from "./spawned";
 import { median, round } from "./stats";
 import { repoRoot } from "./workspace";
@@ -24,15 +24,15 @@ import { repoRoot } from "./workspace";
 /** What is started. */
 export type ContainerSubject = "container" | "single" | "script";
 
-/** Everything the scenario measured. */
+/**
+ * Everything the scenario measured: ms from the start command to the first 200 of
+ * /_reference/ready, per start, per subject; the image's compressed bytes per platform (config and
+ * layer, as a pull fetches them); the image index's digest; each subject's command line.
+ */
 export interface ContainerResult {
-  /** Milliseconds from the start command to the first 200 of /_reference/ready, per start, per subject. */
   readyMs: Record<ContainerSubject, number[]>;
-  /** Compressed bytes of the image per platform (config + layer, as the registry stores and a pull fetches them). */
   imageBytes: Record<string, number>;
-  /** The image index's digest. */
   indexDigest: string;
-  /** Each subject's command line, `<port>` standing for the port. */
   commands: Record<ContainerSubject, string>;
 }
 
@@ -152,13 +152,7 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
 export function containerFigures(result: ContainerResult): Figure[] {
   const ratio = (name: string, a: ContainerSubject, b: ContainerSubject, target: number): Figure => {
     const [x, y] = [median(result.readyMs[a]), median(result.readyMs[b])];
-    return {
-      scenario: "container",
-      name: `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`,
-      value: `${round(x / y, 3)}×`,
-      target: `≤ ${target.toFixed(1)}×`,
-      status: x / y <= target ? "pass" : "miss",
-    };
+    return bounded("container", `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`, x / y, "≤", target);
   };
   return [
     ratio("container / single file on the host", "container", "single", CONTAINER_TARGET),

@@ -12,42 +12,35 @@ import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs, type Backend } f
 /** This package's dynamic classes and the floor. */
 export type Variant = "ours" | "floor";
 
-/** One N of a comparison. */
+/** One N of a comparison: DataSources per stack (plus one Organization), repetitions, and whether with PULUMI_SKIP_CHECKPOINTS=true. */
 export interface EnginePlan {
-  /** DataSources per stack (plus one Organization). */
   count: number;
-  /** Repetitions, each running every program. */
   reps: number;
-  /** Run with PULUMI_SKIP_CHECKPOINTS=true (final state only). */
   skipCheckpoints: boolean;
 }
 
-/** Timings of one N, one entry per repetition, for each program `V` compared. */
+/** One N, one entry per repetition for each program `V`: `pulumi up` wall times (ms), the measured program's API requests per up (N + 1 expected), the provider's peak RSS (MiB). */
 export interface EngineRuns<V extends string = Variant> {
   plan: EnginePlan;
-  /** `pulumi up` wall times, ms. */
   upMs: Record<V, number[]>;
-  /** API requests received during each `pulumi up` of the measured program (N + 1 expected). */
   upRequests: number[];
-  /** Peak RSS of the provider process during each `pulumi up`, MiB. */
   providerPeakMiB: Record<V, number[]>;
 }
 
-/** What one comparison with the floor measured. */
+/** What one comparison with the floor measured: one entry per N, and the exact command. */
 export interface Comparison<V extends string> {
-  /** One entry per N. */
   runs: Array<EngineRuns<V>>;
-  /** The exact command. */
   commands: { up: string };
 }
 
-/** A program compared: its fixture, what marks its provider process, and any setup of its copy. */
+/**
+ * A program compared: the fixture copied into a fresh workspace, the text of its provider process's
+ * command line (for its peak RSS; default: the SDK's dynamic provider), and a setup run once on the
+ * copy before any stack is made.
+ */
 export interface Subject {
-  /** Directory of the Pulumi program, copied into a fresh workspace. */
   fixture: string;
-  /** Text of the provider process's command line, for its peak RSS (default: the SDK's dynamic provider). */
   providerMarker?: string;
-  /** Runs once on the copy, before any stack is made. */
   prepare?: (ws: BenchWorkspace) => void;
 }
 

@@ -2,17 +2,12 @@
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { BenchArgs } from "./scenarios";
 
-/** One reported figure beside its target. */
+/** One reported figure of a scenario (its name in bench/lib/scenarios.ts): what is measured, the value and the target as shown ("–" and "info" for none), whether it is met. */
 export interface Figure {
-  /** The scenario's name in the table of bench/lib/scenarios.ts. */
   scenario: string;
-  /** What is measured. */
   name: string;
-  /** The figure as shown. */
   value: string;
-  /** The target as shown ("–" for figures without one). */
   target: string;
-  /** Whether it meets the target; "info" when there is none. */
   status: "pass" | "miss" | "info";
 }
 

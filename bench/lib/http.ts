@@ -4,48 +4,34 @@
  */
 import autocannon from "autocannon";
 import { request } from "undici";
-import { startServerChild, type ServerChild } from "./children";
+import * as path from "node:path";
+import { spawnGroup, type Spawned } from "./spawned";
 import { PRISM_FLAGS, startPrism, type PrismServer } from "./prism";
 
-/** One autocannon run. */
+/** One autocannon run: mean requests per second, median and 99th-percentile latency in ms, and connection errors, timeouts and non-2xx answers (all must be 0). */
 export interface LoadRun {
-  /** Mean requests per second. */
   rps: number;
-  /** Median latency, ms. */
   p50: number;
-  /** 99th percentile latency, ms. */
   p99: number;
-  /** Connection errors, timeouts and non-2xx answers (all must be 0). */
   failures: number;
 }
 
-/** The load at one connection count. */
+/** The load at one connection count: one run per repetition of each server (Prism's only at the counts it runs at). */
 export interface LoadComparison {
-  /** Concurrent connections. */
   connections: number;
-  /** Reference server runs, one per repetition. */
   reference: LoadRun[];
-  /** Bare node:http runs, one per repetition. */
   bare: LoadRun[];
-  /** Prism runs, one per repetition, at the connection counts Prism runs at. */
   prism?: LoadRun[];
 }
 
-/** Everything the load measured. */
+/** Everything the load measured: seconds per run, each connection count, the bodies' sizes (Prism answers its static example) and the exact commands. */
 export interface HttpResult {
-  /** Seconds per autocannon run. */
   durationS: number;
-  /** One entry per connection count. */
   comparisons: LoadComparison[];
-  /** Bytes of the request body. */
   requestBytes: number;
-  /** Bytes of the 201 response body the reference and bare servers send. */
   responseBytes: number;
-  /** Bytes of Prism's 201 response body (its static example of the response schema). */
   prismResponseBytes?: number;
-  /** How Prism was started. */
   prismCommand?: string;
-  /** The exact load, as an autocannon command line. */
   command: string;
 }
 
@@ -63,17 +49,29 @@ export const DATA_SOURCE_BODY = {
   sshEnabled: false,
 } as const;
 
-/** A create target on a running reference server: an organization of the bench user. */
+/** A create target on a running server: the create-data-source URL in an organization of the bench user, the headers, {@link DATA_SOURCE_BODY} serialized. */
 export interface CreateTarget {
-  /** Full URL of the create-data-source endpoint. */
   url: string;
-  /** The organization's id. */
   orgId: string;
-  /** Headers every create sends. */
   headers: Record<string, string>;
-  /** Serialized {@link DATA_SOURCE_BODY}. */
   body: string;
 }
+
+/** A server of bench/servers/ listening on 127.0.0.1: where, and the bench user's key (empty for the bare one). */
+interface ServerChild extends Spawned {
+  url: string;
+  apiKey: string;
+}
+
+/** Starts bench/servers/<name>.js in a process of its own (so it and the load generator each get a core) and waits for its ready line. */
+async function startServerChild(name: "reference" | "bare", env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
+  const child = spawnGroup(process.execPath, [path.join(__dirname, "..", "servers", `${name}.js`)], { env: { ...env, ...extraFlags() } });
+  const ready = JSON.parse((await child.stdoutMatch(/^ready (.+)$/m))[1]!) as { url: string; apiKey: string };
+  return { ...child, ...ready };
+}
+
+/** Node.js flags for the server children, e.g. `--cpu-prof` via BENCH_SERVER_NODE_OPTIONS. */
+const extraFlags = (): NodeJS.ProcessEnv => (process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {});
 
 /** Creates an organization on `server` and returns where to create data sources in it. */
 export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">): Promise<CreateTarget> {

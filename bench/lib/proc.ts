@@ -1,10 +1,8 @@
 import * as fs from "node:fs";
 
-/** One process's memory as /proc/<pid>/status reports it. */
+/** One process's resident set size now and its peak so far, KiB (VmRSS and VmHWM of /proc/<pid>/status). */
 export interface ProcMemory {
-  /** Resident set size now, KiB (VmRSS). */
   rssKiB: number;
-  /** Peak resident set size so far, KiB (VmHWM). */
   peakKiB: number;
 }
 

@@ -26,8 +26,8 @@ export interface Scenario {
 export const SCENARIOS: readonly Scenario[] = [
   { name: "server", file: "server", module: server, measures: "the reference server against Prism and a bare node:http server: create throughput, latency, start-up", inFullRun: true, options: [] },
   { name: "F", file: "single-file", module: singleFile, measures: "the plugin's single file against Node.js's http2 floor and the script plugin; arm64 from its snapshot", inFullRun: true, options: [] },
-  { name: "T", file: "tofu", module: tofu, measures: "OpenTofu + restapi and restapi bridged into Pulumi, beside the native plugin and the dynamic classes", inFullRun: true, options: ["--plans=<N>x1,...", "--sides=<side>,...", "--checkpoints=skipped"] },
-  { name: "L", file: "scale", module: scale, measures: "scale on one shared backend (file:// and S3, then stacks at once), against the floor", inFullRun: false, options: ["--plans=<N>x<reps>,...", "--stacks=<stacks>x<per stack>"] },
+  { name: "T", file: "tofu", module: tofu, measures: "OpenTofu + restapi and restapi bridged into Pulumi, beside the native plugin and the dynamic classes", inFullRun: true, options: ["--plans=<N>x1,..."] },
+  { name: "L", file: "scale", module: scale, measures: "scale on one shared backend (file:// and S3, then stacks at once), against the floor", inFullRun: false, options: ["--plans=<N>x<reps>,..."] },
   { name: "container", file: "container", module: container, measures: "the reference server's image started by podman against its single file and node; the image's size", inFullRun: false, options: [] },
 ];
 
@@ -52,15 +52,11 @@ export interface BenchArgs {
   quick: boolean;
   /** `--render`: the results page and docs/benchmarks.md redrawn from results.json, nothing measured. */
   render: boolean;
-  /** `--checkpoints=skipped`: scenario T's Pulumi sides only with checkpoints skipped. */
-  skipCheckpointsOnly: boolean;
   plans?: PlanArg[] | undefined;
-  sides?: string[] | undefined;
-  stacks?: { stacks: number; perStack: number } | undefined;
 }
 
 const FLAGS = ["--help", "--quick", "--render"];
-const VALUED = ["--plans=", "--sides=", "--checkpoints=", "--stacks="];
+const VALUED = ["--plans="];
 
 /** `<a>x<b>` with whole a, b ≥ 1, or undefined. */
 function pair(text: string): [number, number] | undefined {
@@ -76,23 +72,8 @@ function parsePlans(value: string): PlanArg[] {
   });
 }
 
-function parseStacks(value: string): { stacks: number; perStack: number } {
-  const sizes = pair(value);
-  if (!sizes) throw new Error(`--stacks: ${JSON.stringify(`--stacks=${value}`)} is not <stacks>x<DataSources per stack>`);
-  return { stacks: sizes[0], perStack: sizes[1] };
-}
-
-function parseSides(value: string, knownSides: readonly string[]): string[] {
-  const sides = value.split(",");
-  for (const side of sides) if (!knownSides.includes(side)) throw new Error(`--sides: ${JSON.stringify(side)} is not one of ${knownSides.join(", ")}`);
-  return sides;
-}
-
-/**
- * Parses the bench's arguments (process.argv.slice(2)); `knownSides` are scenario T's sides.
- * Throws a clear error on an unknown name or option and on a malformed value.
- */
-export function parseBenchArgs(argv: readonly string[], knownSides: readonly string[]): BenchArgs {
+/** Parses the bench's arguments (process.argv.slice(2)); throws a clear error on an unknown name or option and on a malformed value. */
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const values = new Map<string, string>();
   const names: string[] = [];
   for (const arg of argv) {
@@ -104,18 +85,13 @@ export function parseBenchArgs(argv: readonly string[], knownSides: readonly str
   }
   const render = argv.includes("--render");
   if (render && names.length > 0) throw new Error("--render redraws the results page and docs/benchmarks.md from results.json; it takes no scenario name");
-  const checkpoints = values.get("--checkpoints=");
-  if (checkpoints !== undefined && checkpoints !== "skipped") throw new Error(`--checkpoints: ${JSON.stringify(checkpoints)} is not "skipped" (the only setting; without it both are measured)`);
   const get = <T>(prefix: string, parse: (value: string) => T): T | undefined => (values.has(prefix) ? parse(values.get(prefix)!) : undefined);
   return {
     names,
     help: argv.includes("--help"),
     quick: argv.includes("--quick"),
     render,
-    skipCheckpointsOnly: checkpoints === "skipped",
     plans: get("--plans=", parsePlans),
-    sides: get("--sides=", (value) => parseSides(value, knownSides)),
-    stacks: get("--stacks=", parseStacks),
   };
 }
 

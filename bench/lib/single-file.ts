@@ -4,15 +4,12 @@
  * its archive, a `#!/usr/bin/env node` script run by the `node` of PATH), and Node.js's own floor
  * (bench/fixtures/http2-floor.js, run by the same Node.js as the script: node:http2 on 127.0.0.1,
  * its port line, one gRPC unary call over h2c answered), started in turn: time to the port line and
- * to the first answered Check (after GetPluginInfo and Configure, as the engine asks). Then
- * `pulumi up` of bench/fixtures/native at N=1 and N=100 through {@link compareWithFloor}, the
- * script plugin in the floor's place. Targets: the single file at most 1.5x the floor and at most
- * 1.0x the script.
+ * to the first answered Check (after GetPluginInfo and Configure, as the engine asks). Targets: the
+ * single file at most 1.5x the floor and at most 1.0x the script.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
-import { compareWithFloor, NATIVE, type Comparison, type EnginePlan, type Subject } from "./engine";
+import { NATIVE, type Subject } from "./engine";
 import { bounded, type Figure } from "./figure";
 import { askFirstCheck, askPluginInfo } from "./plugin-calls";
 import { HTTP2_FLOOR, interleavedStarts, type StartCommand, type Starts } from "./plugin-start";
@@ -20,25 +17,17 @@ import { arm64Figures, arm64Unavailable, measureArm64Starts, type Arm64StartResu
 import { median, round } from "./stats";
 import { repoRoot } from "./workspace";
 
-/** The plugins compared in `pulumi up`. */
+/** The two forms of the plugin a release ships. */
 export type PluginForm = "single" | "script";
 
-/** Everything scenario F measured: the starts of the two forms and Node.js's floor, the ups, the arm64 file. */
+/** Everything scenario F measured: the starts of the two forms and of Node.js's floor, the arm64 file. */
 export interface SingleFileResult extends Starts<PluginForm | "floor"> {
   /** Bytes of the executable and (when tools/build-plugin-binary.js makes one) of its archive. */
   binaryBytes: number;
   archiveBytes?: number;
-  /** The `pulumi up` comparison. */
-  up: Comparison<PluginForm>;
   /** The linux-arm64 file under qemu-user (bench/lib/single-file-arm64.ts), or why it was not measured. */
   arm64?: Arm64StartResult | { skipped: string };
 }
-
-/** Scenario F's sizes: one DataSource (plus the Organization) and 100. */
-export const SINGLE_FILE_PLANS: EnginePlan[] = [
-  { count: 1, reps: 7, skipCheckpoints: false },
-  { count: 100, reps: 7, skipCheckpoints: false },
-];
 
 /** bench/fixtures/native with a shim exec'ing `command` (the plugin process's command line holds it). */
 export function pluginSubject(command: string): Subject {
@@ -76,17 +65,16 @@ export async function singleFilePlugin(log: (line: string) => void): Promise<str
 }
 
 /** Builds both plugin forms into bench/tmp and runs scenario F; `log` gets progress lines. */
-export async function runSingleFileScenario(toolchain: PulumiToolchain, startReps: number, plans: readonly EnginePlan[], log: (line: string) => void): Promise<SingleFileResult> {
+export async function runSingleFileScenario(startReps: number, log: (line: string) => void): Promise<SingleFileResult> {
   const { binary, archive, script } = await buildPluginForms();
   log(`built ${path.relative(repoRoot, binary)} and ${path.relative(repoRoot, script)}`);
   const forms = { single: [binary, [], askFirstCheck], script: [process.execPath, [script], askFirstCheck], floor: [process.execPath, [HTTP2_FLOOR], askPluginInfo] } satisfies Record<string, StartCommand>;
   const starts = await interleavedStarts<PluginForm | "floor">(forms, startReps);
   log(`first Check: single ${median(starts.firstCheckMs.single).toFixed(0)} ms, script ${median(starts.firstCheckMs.script).toFixed(0)} ms, floor ${median(starts.firstCheckMs.floor).toFixed(0)} ms`);
-  const up = await compareWithFloor<PluginForm>(toolchain, { single: pluginSubject(binary), script: pluginSubject(script) }, "single", plans, log);
   const unavailable = arm64Unavailable();
   if (unavailable) log(`linux-arm64 not measured: ${unavailable}`);
   const arm64 = unavailable ? { skipped: unavailable } : await measureArm64Starts(startReps, log);
-  return { ...starts, binaryBytes: fs.statSync(binary).size, ...(archive ? { archiveBytes: fs.statSync(archive).size } : {}), up, arm64 };
+  return { ...starts, binaryBytes: fs.statSync(binary).size, ...(archive ? { archiveBytes: fs.statSync(archive).size } : {}), arm64 };
 }
 
 /** The single file's start to its port line and to its first answered Check, at most, in multiples of Node.js's floor (medians). */
@@ -102,8 +90,8 @@ function against(name: string, single: readonly number[], other: readonly number
 
 /**
  * Scenario F's figures beside their targets: the single file's start to its port
- * line and to its first answered Check, each against Node.js's floor and against the script,
- * `pulumi up` against the script, and the linux-arm64 file's first Check against its scripts-blob form.
+ * line and to its first answered Check, each against Node.js's floor and against the script, and the
+ * linux-arm64 file's first Check against its scripts-blob form.
  */
 export function singleFileFigures(result: SingleFileResult): Figure[] {
   return [
@@ -111,7 +99,6 @@ export function singleFileFigures(result: SingleFileResult): Figure[] {
     against(`start to first answered Check (${result.firstCheckMs.single.length} starts each; the floor: its one answer)`, result.firstCheckMs.single, result.firstCheckMs.floor, true),
     against(`start to port line (${result.startMs.single.length} starts each)`, result.startMs.single, result.startMs.script, false),
     against(`start to first answered Check (${result.firstCheckMs.single.length} starts each)`, result.firstCheckMs.single, result.firstCheckMs.script, false),
-    ...result.up.runs.map((run) => against(`pulumi up, N=${run.plan.count} (${run.plan.reps} each)`, run.upMs.single, run.upMs.script, false)),
     ...(result.arm64 ? arm64Figures(result.arm64) : []),
   ];
 }

@@ -13,23 +13,17 @@ import { repoRoot } from "./workspace";
 /** What is started: the bin with node, Prism, and a bare node:http server (the floor). Older results also hold "npx". */
 export type StartupSubject = "ours" | "prism" | "bare";
 
-/** One start. */
+/** One start: ms from the spawn to the first answer of a cheap request (a create without a key; 401, or 201 from the bare server), its status, and ms to the first 201 of a create with a valid key. */
 export interface StartupSample {
-  /** Spawn to the first answer of the cheap request (a create without a key), ms. */
   firstAnswerMs: number;
-  /** Status of that answer (401 from a server that checks keys, 201 from the bare one). */
   firstAnswerStatus: number;
-  /** Spawn to the first 201 of a create with a valid key, ms. */
   firstCreateMs: number;
 }
 
-/** Everything the start-up measured. */
+/** Everything the start-up measured: starts per subject, one sample per start, each subject's command line (`<port>` and `<document>` standing for the values used). */
 export interface StartupResult {
-  /** Starts per subject. */
   reps: number;
-  /** Samples per subject, one per repetition. */
   samples: Record<StartupSubject, StartupSample[]>;
-  /** Each subject's command line, `<port>` and `<document>` standing for the values used. */
   commands: Record<StartupSubject, string>;
 }
 

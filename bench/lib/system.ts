@@ -4,22 +4,19 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { peerVersion } from "./peers";
 
-/** Where the machine and the tool versions stood during a run. */
+/**
+ * The machine and the tool versions of a run: the CPU model and logical CPUs, total memory in MiB,
+ * `linux 6.8.0 x64`, the Node.js version, the Pulumi CLI the scenario drove (when it drove one),
+ * the installed @pulumi/pulumi, and Prism in bench/peers (the server scenario's peer).
+ */
 export interface SystemInfo {
-  /** CPU model, as os.cpus() reports it, and logical CPUs. */
   cpuModel: string;
   cpus: number;
-  /** Total memory in MiB. */
   totalMemMiB: number;
-  /** `linux 6.8.0 x64`. */
   os: string;
-  /** process.version. */
   node: string;
-  /** `pulumi version` of the CLI the scenario drove, when it drove one. */
   pulumiCli?: string | undefined;
-  /** Installed @pulumi/pulumi. */
   pulumiSdk: string;
-  /** Prism in bench/peers (the server scenario's peer). */
   prism?: string;
 }
 

@@ -10,28 +10,23 @@ export const repoRoot = path.resolve(__dirname, path.basename(path.dirname(__dir
 /** Global flags runPulumi puts before every command, repeated in the report's command lines. */
 export const GLOBAL_FLAGS = ["--non-interactive", "--color=never"];
 
-/** A timed CLI run. */
+/**
+ * A timed CLI run: wall time in ms, the provider process's peak RSS in MiB (see
+ * {@link BenchWorkspace.create}'s `providerMarker`; 0 if none ran), and CPU seconds sampled from
+ * /proc of the provider processes, of every process in the program's directory (CLI, language
+ * host, program, providers) and of the engine's own (the `pulumi` CLI, or `tofu`).
+ */
 export interface TimedRun extends PulumiRunResult {
-  /** Wall time of the `pulumi` process, ms. */
   ms: number;
-  /** Peak RSS of the provider process(es) during the run (see {@link BenchWorkspace.create}'s `providerMarker`), MiB; 0 if none ran. */
   providerPeakMiB: number;
-  /** CPU seconds of the provider process(es) during the run, summed (sampled from /proc/<pid>/stat). */
   providerCpuS: number;
-  /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
   allCpuS: number;
-  /** CPU seconds of the engine's own process (the `pulumi` CLI, or `tofu`), sampled the same way. */
   engineCpuS: number;
 }
 
-/**
- * A state backend other than the workspace's own `file://` directory: a login URL (an `s3://`
- * bucket and prefix, say) and what the CLI needs to reach it (credentials).
- */
+/** A state backend other than the workspace's own `file://` directory: PULUMI_BACKEND_URL (an `s3://` bucket and prefix, say) and the environment the CLI needs to reach it. */
 export interface Backend {
-  /** PULUMI_BACKEND_URL. */
   url: string;
-  /** Added to every command's environment. */
   env: NodeJS.ProcessEnv;
 }
 

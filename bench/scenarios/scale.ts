@@ -10,7 +10,7 @@ import { median, pairedRatio, round } from "../lib/stats";
 
 export async function run({ args, log, toolchain }: RunContext): Promise<ScaleResult> {
   const engine = args.plans?.map(({ count, reps }) => ({ count, reps, skipCheckpoints: false })) ?? [{ count: args.quick ? 200 : 2000, reps: 1, skipCheckpoints: false }];
-  const stacks = args.stacks ?? (args.quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 });
+  const stacks = args.quick ? { stacks: 4, perStack: 50 } : { stacks: 8, perStack: 250 };
   return runScaleScenario(await toolchain(), { engine, ...stacks }, log);
 }
 

@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import type { RunContext } from "../lib/figure";
 import { writeSpeedTable, type SpeedMeta } from "../lib/tofu/speed-doc";
-import { runTofuScenario, TOFU_SIDES, type TofuResult, type TofuSide } from "../lib/tofu/tofu";
+import { runTofuScenario, type TofuResult } from "../lib/tofu/tofu";
 import { repoRoot } from "../lib/workspace";
 
 export { tofuFigures as figures } from "../lib/tofu/tofu-report";
@@ -18,8 +18,7 @@ export async function run({ args, log, toolchain }: RunContext): Promise<TofuRes
     if (reps !== 1) throw new Error(`--plans: scenario T runs each side once per N; write ${count}x1`);
     return count;
   });
-  const sides = (args.sides as TofuSide[] | undefined) ?? TOFU_SIDES;
-  return runTofuScenario(await toolchain(), { counts, sides, onlySkipCheckpointRuns: args.skipCheckpointsOnly }, log);
+  return runTofuScenario(await toolchain(), counts, log);
 }
 
 export function docs(entry: SpeedMeta & { raw: TofuResult }): void {

@@ -5,7 +5,6 @@
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { serveIpc } from "./ipc";
 
 const answer = process.env.BENCH_BARE_RESPONSE ?? "{}";
 /** Port to listen on (default 0, a free one): the start-up measurement starts it on a known port. */
@@ -25,5 +24,5 @@ const server = http.createServer((req, res) => {
 });
 server.listen(port, "127.0.0.1", () => {
   const { port: listening } = server.address() as AddressInfo;
-  serveIpc({ url: `http://127.0.0.1:${listening}`, apiKey: "" }, () => new Promise<void>((resolve) => server.close(() => resolve())));
+  process.stdout.write(`ready ${JSON.stringify({ url: `http://127.0.0.1:${listening}`, apiKey: "" })}\n`);
 });

@@ -47,8 +47,7 @@ export function speedTable(result: TofuResult, meta: SpeedMeta): string {
     "",
     `| N=${n} | ${sides.map((side) => SIDE_NAMES[side]).join(" | ")} |`,
     `|---|${sides.map(() => "---").join("|")}|`,
-    // The engine's CPU is a row once a run recorded it (runs before it was measured did not).
-    ...ROWS.filter(([label]) => !label.startsWith("engine CPU") || result.runs.some((r) => r.count === n && r.steps[0]?.engineCpuS !== undefined)).map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
+    ...ROWS.map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
   ];
   return lines.join("\n");
 }

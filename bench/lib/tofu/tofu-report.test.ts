@@ -10,7 +10,6 @@ const step = (name: string, ms: number, creates = 0, cpuS = 0, engineCpuS?: numb
   code: 0,
   ms,
   creates,
-  requests: {},
   providerCpuS: cpuS,
   allCpuS: cpuS,
   ...(engineCpuS === undefined ? {} : { engineCpuS }),

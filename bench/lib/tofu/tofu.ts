@@ -35,45 +35,37 @@ export const PLUGIN_SIDES: readonly TofuSide[] = ["yaml", "ts"];
 /** The password every side declares as a secret (a sensitive variable for OpenTofu). */
 export const BENCH_PASSWORD = "bench-password-not-a-secret";
 
-/** One command of a side's sequence. */
+/**
+ * One command of a side's sequence (`apply`, `up`, `plan -refresh=false`, `preview`, `destroy`):
+ * its command line, exit code and wall time, the objects the server gained, the CPU seconds of the
+ * provider processes (restapi, our plugin or the dynamic provider), of every process of the command
+ * and of the engine's own (`pulumi` or `tofu`), a provider's peak RSS and the first 3 errors printed.
+ */
 export interface StepResult {
-  /** What the step is (`apply`, `plan`, `plan -refresh=false`, …). */
   step: string;
-  /** The exact command line. */
   command: string;
-  /** Exit code. */
   code: number;
-  /** Wall time, ms. */
   ms: number;
-  /** Organizations and data sources the server gained during the command. */
   creates: number;
-  /** API requests the server received during the command, by `METHOD route` and status. */
-  requests: Record<string, Record<string, number>>;
-  /** CPU seconds of the provider processes (restapi, or our plugin / dynamic provider). */
   providerCpuS: number;
-  /** CPU seconds of every process of the command (engine, language host, program, providers). */
   allCpuS: number;
-  /** CPU seconds of the engine's own process (`pulumi` or `tofu`); absent from runs recorded before it was measured. */
   engineCpuS?: number;
-  /** Peak RSS of a provider process, MiB. */
   providerPeakMiB: number;
-  /** Error headings the command printed (first 3). */
   errors: string[];
 }
 
-/** One side at one N. */
+/**
+ * One side at one N (DataSources, plus one Organization), checkpoints on or skipped: its steps, the
+ * state file's bytes after the first apply/up, the objects in state and on the server after destroy
+ * (the API cannot delete).
+ */
 export interface SideRun {
   side: TofuSide;
-  /** DataSources (plus one Organization). */
   count: number;
-  /** false when run with PULUMI_SKIP_CHECKPOINTS=true (Pulumi sides only). */
   checkpoints: boolean;
   steps: StepResult[];
-  /** Bytes of the state file after the first apply/up. */
   stateBytes: number;
-  /** Objects in state after destroy. */
   stateObjectsAfterDestroy: number;
-  /** Objects the server still held after destroy (the API cannot delete). */
   serverObjectsAfterDestroy: number;
 }
 
@@ -83,30 +75,16 @@ export interface TofuResult {
   runs: SideRun[];
 }
 
-/** Options of {@link runTofuScenario}. */
-export interface TofuPlan {
-  /** DataSources per run. */
-  counts: number[];
-  /** Sides to run (all by default). */
-  sides?: readonly TofuSide[];
-  /** Also run each Pulumi side with PULUMI_SKIP_CHECKPOINTS=true (default true). */
-  skipCheckpointRuns?: boolean;
-  /** Run each Pulumi side only with PULUMI_SKIP_CHECKPOINTS=true (`--checkpoints=skipped`; default false). */
-  onlySkipCheckpointRuns?: boolean;
-}
-
-/** Runs scenario T: for each N, each side once on a fresh reference server; `log` gets progress lines. */
-export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan, log: (line: string) => void): Promise<TofuResult> {
-  const sides = plan.sides ?? TOFU_SIDES;
-  const tools = sides.includes("tofu") ? await resolveTofuTools(repoRoot, log) : { tofu: "", restapi: "" };
-  const bridge = sides.includes("bridge") ? await resolveRestapiBridge(repoRoot, log) : "";
+/** Runs scenario T: for each N of `counts`, each side once on a fresh reference server (each Pulumi side with checkpoints on, then skipped). */
+export async function runTofuScenario(toolchain: PulumiToolchain, counts: readonly number[], log: (line: string) => void): Promise<TofuResult> {
+  const tools = await resolveTofuTools(repoRoot, log);
+  const bridge = await resolveRestapiBridge(repoRoot, log);
   // The plugin as the engine fetches it from a release: the single file, Node.js built in.
-  const plugin = sides.some((side) => PLUGIN_SIDES.includes(side)) ? pluginSubject(await singleFilePlugin(log)) : OURS;
+  const plugin = pluginSubject(await singleFilePlugin(log));
   const runs: SideRun[] = [];
-  for (const count of plan.counts) {
-    for (const side of sides) {
-      const modes = side === "tofu" || plan.skipCheckpointRuns === false ? [true] : plan.onlySkipCheckpointRuns ? [false] : [true, false];
-      for (const checkpoints of modes) {
+  for (const count of counts) {
+    for (const side of TOFU_SIDES) {
+      for (const checkpoints of side === "tofu" ? [true] : [true, false]) {
         runs.push(side === "tofu" ? await runTofuSide(tools, count, log) : await runPulumiSide(toolchain, side, { ours: plugin, bridge }, count, checkpoints, log));
       }
     }
@@ -117,19 +95,6 @@ export async function runTofuScenario(toolchain: PulumiToolchain, plan: TofuPlan
 /** Organizations plus data sources the server holds. */
 const objectsOn = (server: ReferenceServer): number => server.inspect.organizations().length + server.inspect.dataSources().length;
 
-/** Requests by route and status received since `before` (a summary's byRoute). */
-function requestsSince(server: ReferenceServer, before: Record<string, Record<string, number>>): Record<string, Record<string, number>> {
-  const after = server.inspect.requests().byRoute;
-  const diff: Record<string, Record<string, number>> = {};
-  for (const [route, statuses] of Object.entries(after)) {
-    for (const [status, n] of Object.entries(statuses)) {
-      const delta = n - (before[route]?.[status] ?? 0);
-      if (delta > 0) (diff[route] ??= {})[status] = delta;
-    }
-  }
-  return diff;
-}
-
 /** Runs one command, recording what the server saw and what the command said. */
 async function step(
   server: ReferenceServer,
@@ -139,7 +104,6 @@ async function step(
   log: (line: string) => void,
 ): Promise<StepResult> {
   const objects = objectsOn(server);
-  const routes = server.inspect.requests().byRoute;
   const result = await run();
   const output = `${result.stdout}\n${result.stderr}`;
   const pulumiErrors = [...output.matchAll(/^\s*error: (.+)$/gm)].map((m) => m[1]!.trim());
@@ -149,7 +113,6 @@ async function step(
     code: result.code,
     ms: result.ms,
     creates: objectsOn(server) - objects,
-    requests: requestsSince(server, routes),
     providerCpuS: result.providerCpuS,
     allCpuS: result.allCpuS,
     engineCpuS: result.engineCpuS,
