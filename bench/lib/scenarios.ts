@@ -55,44 +55,29 @@ export interface BenchArgs {
   plans?: PlanArg[] | undefined;
 }
 
-const FLAGS = ["--help", "--quick", "--render"];
-const VALUED = ["--plans="];
+const FLAGS = ["--help", "--quick", "--render", "--plans=..."];
 
-/** `<a>x<b>` with whole a, b ≥ 1, or undefined. */
-function pair(text: string): [number, number] | undefined {
-  const [a, b, ...rest] = text.split("x").map(Number);
-  return rest.length === 0 && Number.isInteger(a) && Number.isInteger(b) && a! >= 1 && b! >= 1 ? [a!, b!] : undefined;
-}
-
+/** `--plans=100x3,500x1`: N x repetitions, each whole and at least 1. */
 function parsePlans(value: string): PlanArg[] {
   return value.split(",").map((item) => {
-    const sizes = pair(item);
-    if (!sizes) throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
-    return { count: sizes[0], reps: sizes[1] };
+    const [count, reps, ...rest] = item.split("x").map(Number);
+    if (rest.length > 0 || !Number.isInteger(count) || !Number.isInteger(reps) || count! < 1 || reps! < 1) throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
+    return { count: count!, reps: reps! };
   });
 }
 
 /** Parses the bench's arguments (process.argv.slice(2)); throws a clear error on an unknown name or option and on a malformed value. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const values = new Map<string, string>();
   const names: string[] = [];
+  let plans: PlanArg[] | undefined;
   for (const arg of argv) {
-    if (arg.startsWith("-")) {
-      const valued = VALUED.find((prefix) => arg.startsWith(prefix));
-      if (valued) values.set(valued, arg.slice(valued.length));
-      else if (!FLAGS.includes(arg)) throw new Error(`unknown option ${JSON.stringify(arg)}: the options are ${[...FLAGS, ...VALUED.map((v) => `${v}...`)].join(", ")}`);
-    } else if (!names.includes(scenarioNamed(arg).name)) names.push(arg);
+    if (arg.startsWith("--plans=")) plans = parsePlans(arg.slice("--plans=".length));
+    else if (arg.startsWith("-") && !FLAGS.includes(arg)) throw new Error(`unknown option ${JSON.stringify(arg)}: the options are ${FLAGS.join(", ")}`);
+    else if (!arg.startsWith("-") && !names.includes(scenarioNamed(arg).name)) names.push(arg);
   }
   const render = argv.includes("--render");
   if (render && names.length > 0) throw new Error("--render redraws the results page and docs/benchmarks.md from results.json; it takes no scenario name");
-  const get = <T>(prefix: string, parse: (value: string) => T): T | undefined => (values.has(prefix) ? parse(values.get(prefix)!) : undefined);
-  return {
-    names,
-    help: argv.includes("--help"),
-    quick: argv.includes("--quick"),
-    render,
-    plans: get("--plans=", parsePlans),
-  };
+  return { names, help: argv.includes("--help"), quick: argv.includes("--quick"), render, plans };
 }
 
 /** `--help`: how to choose scenarios, and the table of them. */

@@ -23,8 +23,6 @@ const runOf = (side: SideRun["side"], count: number, checkpoints: boolean, steps
   checkpoints,
   steps,
   stateBytes: 1_045_000,
-  stateObjectsAfterDestroy: 0,
-  serverObjectsAfterDestroy: count + 1,
 });
 
 const RESULT: TofuResult = {

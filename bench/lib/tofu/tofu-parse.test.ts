@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cpuMicrosOfStat, programOfCmdline } from "../proc";
-import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects } from "./tofu-parse";
+import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics } from "./tofu-parse";
 
 describe("tofuDiagnostics", () => {
   it("lists each error and warning heading once, boxed or not", () => {
@@ -23,20 +23,6 @@ describe("pulumiSummary", () => {
 });
 
 describe("state objects", () => {
-  it("counts managed instances in an OpenTofu state, not data sources", () => {
-    const state = {
-      version: 4,
-      resources: [
-        { mode: "managed", type: "restapi_object", name: "org", instances: [{ attributes: {} }] },
-        { mode: "managed", type: "restapi_object", name: "data_source", instances: [{}, {}, {}] },
-        { mode: "data", type: "restapi_object", name: "lookup", instances: [{}] },
-      ],
-    };
-    expect(tofuStateObjects(JSON.stringify(state))).toBe(4);
-    expect(tofuStateObjects(JSON.stringify({ version: 4, resources: [] }))).toBe(0);
-    expect(tofuStateObjects("")).toBe(0);
-  });
-
   it("counts resources by type prefix in a file backend checkpoint and in a stack export", () => {
     const resources = [{ type: "pulumi:pulumi:Stack" }, { type: "pulumi:providers:analytics" }, { type: "analytics:index:Organization" }, { type: "analytics:index:DataSource" }];
     expect(pulumiStateObjects(JSON.stringify({ version: 3, checkpoint: { latest: { resources } } }), "analytics:")).toBe(2);

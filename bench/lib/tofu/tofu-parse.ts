@@ -47,13 +47,6 @@ export function pulumiSummary(output: string): ChangeSummary | undefined {
   return summary;
 }
 
-/** Resource instances in an OpenTofu state file (`terraform.tfstate`, format 4); 0 for an empty file (OpenTofu killed before writing it). */
-export function tofuStateObjects(stateText: string): number {
-  if (stateText.trim() === "") return 0;
-  const state = JSON.parse(stateText) as { resources?: Array<{ mode?: string; instances?: unknown[] }> };
-  return (state.resources ?? []).filter((r) => r.mode !== "data").reduce((sum, r) => sum + (r.instances?.length ?? 0), 0);
-}
-
 /**
  * Resources of a type token starting `prefix` in a Pulumi state: a `file://` backend's checkpoint
  * (`{ checkpoint: { latest } }`) or `pulumi stack export` (`{ deployment }`).

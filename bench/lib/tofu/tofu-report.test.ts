@@ -24,8 +24,6 @@ const run = (side: TofuSide, count: number, upMs: number, cpuS: number, previewM
   checkpoints,
   steps: [step(side === "tofu" ? "apply" : "up", upMs, count + 1, cpuS, engineCpuS), step(side === "tofu" ? "plan" : "preview", previewMs)],
   stateBytes: 0,
-  stateObjectsAfterDestroy: 0,
-  serverObjectsAfterDestroy: 0,
 });
 
 const byName = (figures: ReturnType<typeof tofuFigures>, text: string) => figures.filter((f) => f.name.includes(text));

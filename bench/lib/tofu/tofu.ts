@@ -17,8 +17,8 @@ import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
 import { OURS, startBenchServer, upArgs, type Subject } from "../engine";
 import { pluginSubject, singleFilePlugin } from "../single-file";
-import { tofuDiagnostics, tofuStateObjects } from "./tofu-parse";
-import { bridgeSubject, configureBridgeStack, stateObjectsOf } from "./restapi-bridge";
+import { tofuDiagnostics } from "./tofu-parse";
+import { bridgeSubject, configureBridgeStack } from "./restapi-bridge";
 import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveRestapiBridge, resolveTofuTools, TFBRIDGE_VERSION } from "./tofu-tools";
 import { TofuWorkspace } from "./tofu-workspace";
 import { BenchWorkspace, repoRoot, upTimeLimitMs, type TimedRun } from "../workspace";
@@ -54,19 +54,13 @@ export interface StepResult {
   errors: string[];
 }
 
-/**
- * One side at one N (DataSources, plus one Organization), checkpoints on or skipped: its steps, the
- * state file's bytes after the first apply/up, the objects in state and on the server after destroy
- * (the API cannot delete).
- */
+/** One side at one N (DataSources, plus one Organization), checkpoints on or skipped: its steps, the state file's bytes after the first apply/up. */
 export interface SideRun {
   side: TofuSide;
   count: number;
   checkpoints: boolean;
   steps: StepResult[];
   stateBytes: number;
-  stateObjectsAfterDestroy: number;
-  serverObjectsAfterDestroy: number;
 }
 
 /** Everything scenario T measured. */
@@ -139,9 +133,7 @@ async function runTofuSide(tools: { tofu: string; restapi: string }, count: numb
     const stateBytes = fs.existsSync(ws.stateFile) ? fs.statSync(ws.stateFile).size : 0;
     steps.push(await tofuStep("plan -refresh=false", ["plan", "-input=false", "-detailed-exitcode", "-refresh=false"]));
     steps.push(await tofuStep("destroy", ["destroy", "-auto-approve", "-input=false"]));
-    const stateObjectsAfterDestroy = fs.existsSync(ws.stateFile) ? tofuStateObjects(fs.readFileSync(ws.stateFile, "utf8")) : 0;
-    const serverObjectsAfterDestroy = objectsOn(server);
-    return { side: "tofu", count, checkpoints: true, steps, stateBytes, stateObjectsAfterDestroy, serverObjectsAfterDestroy };
+    return { side: "tofu", count, checkpoints: true, steps, stateBytes };
   } finally {
     ws.dispose();
     await server.close();
@@ -161,10 +153,7 @@ function typeScriptSubject(plugin: Subject): Subject {
 }
 
 /** The provider plugins of the Pulumi sides: ours (put where a program's Pulumi.yaml looks for it), and the bridged restapi's binary. */
-interface SidePlugins {
-  ours: Subject;
-  bridge: string;
-}
+type SidePlugins = { ours: Subject; bridge: string };
 
 /** The Pulumi program of each Pulumi side, with its plugin. */
 function subjectOf(side: Exclude<TofuSide, "tofu">, count: number, plugins: SidePlugins): Subject {
@@ -223,9 +212,7 @@ async function runPulumiSide(
     const stateBytes = fs.existsSync(stateFile) ? fs.statSync(stateFile).size : 0;
     steps.push(await pulumiStep("preview", ["preview", "--expect-no-changes", "--stack", stack]));
     steps.push(await pulumiStep("destroy", ["destroy", "--yes", "--skip-preview", "--stack", stack]));
-    const stateObjectsAfterDestroy = fs.existsSync(stateFile) ? stateObjectsOf(fs.readFileSync(stateFile, "utf8")) : 0;
-    const serverObjectsAfterDestroy = objectsOn(server);
-    return { side, count, checkpoints, steps, stateBytes, stateObjectsAfterDestroy, serverObjectsAfterDestroy };
+    return { side, count, checkpoints, steps, stateBytes };
   } finally {
     ws.dispose();
     await server.close();
