@@ -61,7 +61,7 @@ export function resultsPage(results: Results): string {
   const lines = [
     "# pulumi-analytics benchmarks",
     "",
-    "Written by `npm run bench` from [results.json](results.json), which holds each scenario's latest run and its raw data; `npm run bench -- --render` redraws this page and the figures of [docs/benchmarks.md](../../docs/benchmarks.md) from it. Every target compares with a peer or a floor; the targets retired, and why, are in [bench/analysis.md](../analysis.md).",
+    "Written by `npm run bench` from [results.json](results.json), which holds each scenario's latest run and its raw data; `npm run bench -- --render` redraws this page and the figures of [docs/benchmarks.md](../../docs/benchmarks.md) from it. Every scenario measures this package beside a peer or a floor in the same run; the targets retired, and why, are in [bench/analysis.md](../analysis.md).",
     "",
     `**${met(all.flatMap((m) => m.figures))} targets met.**`,
     "",
