@@ -18,7 +18,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
-import { commitAll, newRepository, runAct, seedNodeToolCache, startGithubApi, transcript, type ActOptions, type ActRun } from "../support/act";
+import { commitAll, newRepository, runAct, seedNodeToolCache, standInInputs, startGithubApi, transcript, type ActOptions, type ActRun } from "../support/act";
 import { repoRoot } from "../support/pulumi-workspace";
 import { startVerdaccio, type RegistryServer } from "../support/registries";
 import { sharedReleaseFolder } from "../support/release-folder";
@@ -113,13 +113,15 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
     expect(run.status, run.output).toBe(0);
     expect(run.jobs.filter((job) => job.result)).toEqual([expect.objectContaining({ job: "preview", result: "success" })]);
     expect(run.output).toMatch(/added \d+ packages/);
-    // The stand-ins got what the workflow gave them.
-    const inputs = Object.fromEntries(run.records.map((record) => [record.action, record.inputs]));
+    // The stand-ins got what the workflow gave them (a real action, when given, records nothing).
+    const inputs = standInInputs(run);
     expect(inputs["actions/checkout"]).toEqual({ "persist-credentials": "false" });
-    expect(inputs["actions/setup-node"]).toEqual({ "node-version": "24", "package-manager-cache": "false" });
     expect(inputs["pulumi/auth-actions"]).toEqual({ organization: "acme", "requested-token-type": "urn:pulumi:token-type:access_token:organization" });
-    expect(inputs["pulumi/actions"]).toMatchObject({ command: "preview", "stack-name": STACK, diff: "true", "comment-on-pr": "true" });
-    expect(inputs["pulumi/actions"]!.policypacks).toMatch(/\/node_modules\/pulumi-analytics\/policy-pack$/);
+    if (inputs["actions/setup-node"]) expect(inputs["actions/setup-node"]).toEqual({ "node-version": "24", "package-manager-cache": "false" });
+    if (inputs["pulumi/actions"]) {
+      expect(inputs["pulumi/actions"]).toMatchObject({ command: "preview", "stack-name": STACK, diff: "true", "comment-on-pr": "true" });
+      expect(inputs["pulumi/actions"].policypacks).toMatch(/\/node_modules\/pulumi-analytics\/policy-pack$/);
+    }
     // The comment: one POST on the pull request, with the job's token, holding the plan and the policy pack's run.
     const posts = github.requests.filter((request) => request.method === "POST");
     expect(posts.map((request) => request.path)).toEqual([`/repos/acme/analytics-infra/issues/${PR}/comments`]);
@@ -140,7 +142,8 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
     expect(first.status, first.output).toBe(0);
     expect(first.jobs.filter((job) => job.result)).toEqual([expect.objectContaining({ job: "up", result: "success" })]);
     expect(first.output).toMatch(/\+ 3 created/);
-    expect(first.records.find((record) => record.action === "pulumi/actions")!.inputs).toMatchObject({ command: "up", "stack-name": STACK });
+    const up = standInInputs(first)["pulumi/actions"];
+    if (up) expect(up).toMatchObject({ command: "up", "stack-name": STACK });
     expect(server.inspect.requestCount()).toBe(before + 2);
 
     const second = await push("No change");

@@ -71,7 +71,15 @@ export interface ActRun {
   output: string;
   jobs: ActJob[];
   records: Array<{ action: string; inputs: Record<string, string> }>;
+  /** Where each action came from: a stand-in or the real action. */
+  served: ServedAction[];
   seconds: number;
+}
+
+/** The inputs each stand-in of a run recorded, by action; a real action records none, so it is left out. */
+export function standInInputs(run: ActRun): Record<string, Record<string, string>> {
+  const standing = new Set(run.served.filter((served) => !served.real).map((served) => served.action));
+  return Object.fromEntries(run.records.filter((record) => standing.has(record.action)).map((record) => [record.action, record.inputs]));
 }
 
 /** Options of {@link runAct}. */
@@ -143,7 +151,11 @@ function jobsOf(lines: Array<Record<string, unknown>>): ActJob[] {
     const entry = jobs.get(job) ?? { first: at, last: at, result: "", steps: [] };
     entry.last = at;
     if (typeof line.jobResult === "string") entry.result = line.jobResult;
-    if (line.stage === "Main" && typeof line.stepResult === "string") entry.steps.push({ step: String(line.step).split("\n")[0]!, result: line.stepResult, seconds: Math.round(Number(line.executionTime ?? 0) / 1e8) / 10 });
+    // A step of the job's own (a composite action's steps have longer ids), named without the action's commit.
+    const own = Array.isArray(line.stepID) && line.stepID.length === 1;
+    if (line.stage === "Main" && own && typeof line.stepResult === "string") {
+      entry.steps.push({ step: String(line.step).split("\n")[0]!.replace(/@[0-9a-f]{40}$/, ""), result: line.stepResult, seconds: Math.round(Number(line.executionTime ?? 0) / 1e8) / 10 });
+    }
     jobs.set(job, entry);
   }
   return [...jobs].map(([job, { first, last, result, steps }]) => ({ job, result, seconds: Math.round((last - first) / 100) / 10, steps }));
@@ -152,14 +164,15 @@ function jobsOf(lines: Array<Record<string, unknown>>): ActJob[] {
 /** A run's jobs and their steps as one line, for a test's output (the transcripts a change's notes give). */
 export function transcript(event: string, run: ActRun): string {
   const jobs = run.jobs.filter((job) => job.result).map((job) => `${job.job} ${job.result} in ${job.seconds} s (${job.steps.map((step) => `${step.step}: ${step.seconds} s`).join("; ")})`);
-  return `[act] ${event}: ${jobs.join(", ")}; act ran ${run.seconds} s`;
+  const real = run.served.filter((served) => served.real).map((served) => served.action);
+  return `[act] ${event}: ${jobs.join(", ")}; act ran ${run.seconds} s; real actions: ${real.join(", ") || "none"}`;
 }
 
 /** Runs act once; resolves when it exits, whatever its status. */
 export async function runAct(options: ActOptions): Promise<ActRun> {
   const binary = await resolveAct();
   const workflow = fs.readFileSync(path.join(options.repo, options.workflow), "utf8");
-  const actions = servedActions(workflow, options.env);
+  const actions = servedActions(workflow);
   fs.mkdirSync(options.scratch, { recursive: true });
   const eventFile = path.join(options.scratch, `${options.event}.json`);
   fs.writeFileSync(eventFile, JSON.stringify(options.payload));
@@ -183,7 +196,7 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
   });
   const output = lines.filter((line) => line.raw_output === true).map((line) => String(line.msg)).join("");
   const records = fs.existsSync(record) ? fs.readFileSync(record, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as ActRun["records"][number]) : [];
-  return { status, log, output, jobs: jobsOf(lines), records, seconds: Math.round((Date.now() - started) / 100) / 10 };
+  return { status, log, output, jobs: jobsOf(lines), records, served: actions, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 
 /** Makes `dir` a git repository on `main` with one commit of its files and `origin` at `https://github.com/<slug>.git` (never reached); returns the commit. */
