@@ -7,8 +7,9 @@
  * the rest of the committed lock from npm's cache. A `pull_request` event runs the preview job with
  * the package's policy pack and posts its comment to a stand-in of the GitHub API on 127.0.0.1,
  * sending nothing to the analytics API; a push to main runs the up job against the reference
- * server (the process; its container is held by the reference-image tests), and a second push with
- * no change is a no-change up. The API key, an Actions secret, is in no log, record or state file.
+ * server's container of the release (podman, its port published on 127.0.0.1, its key from
+ * ANALYTICS_API_KEY), and a second push with no change is a no-change up. The API key, an Actions
+ * secret, is in no log (act's, the container's), record or state file.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,13 +17,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
 import { commitAll, newRepository, runAct, seedNodeToolCache, standInInputs, startGithubApi, transcript, type ActOptions, type ActRun } from "../support/act";
 import { repoRoot } from "../support/pulumi-workspace";
 import { startVerdaccio, type RegistryServer } from "../support/registries";
 import { sharedReleaseFolder } from "../support/release-folder";
 import { publish } from "../support/release-rehearsal";
+import { removeContainers, startContainer, type StartedContainer } from "../support/reference-image";
 
 const toolchain = inject("pulumiToolchain");
 const WORKFLOW = ".github/workflows/analytics.yml";
@@ -39,7 +40,9 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
   let scratch: string;
   let repo: string;
   let registry: RegistryServer;
-  let server: ReferenceServer;
+  let server: StartedContainer;
+  /** The requests the container has logged to its public API (one line each). */
+  const apiRequests = async () => [...(await server.logs()).matchAll(/POST \/api\/public\//g)].length;
   let github: Awaited<ReturnType<typeof startGithubApi>>;
   let key: string;
   let base: Omit<ActOptions, "event" | "payload">;
@@ -52,8 +55,8 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
     const userconfig = path.join(scratch, "publisher.npmrc");
     fs.writeFileSync(userconfig, `//${new URL(registry.url).host}/:_authToken=${registry.password}\n`, { mode: 0o600 });
     await publish("npm", { release, registry: registry.url }, { NPM_CONFIG_USERCONFIG: userconfig });
-    server = await startReferenceServer({ port: 0, bootstrapUsers: ["gitops"], inspection: true });
-    key = server.apiKeys.gitops!;
+    key = `analytics_key_${randomBytes(16).toString("hex")}`;
+    server = await startContainer({ env: { ANALYTICS_API_KEY: key } });
     github = await startGithubApi();
 
     // The team's repository: the example's folder as it is, the stack named for a DIY backend.
@@ -90,7 +93,7 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
 
   afterAll(async () => {
     await github?.close();
-    await server?.close();
+    await removeContainers();
     await registry?.close();
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
@@ -105,7 +108,7 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
   };
 
   it("runs the preview job on a pull request, with the package's policy pack, and posts the plan as its comment, sending nothing to the analytics API", async () => {
-    const before = server.inspect.requestCount();
+    const before = await apiRequests();
     const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
     const run = await runAct({ ...base, event: "pull_request", payload: { number: PR, pull_request: { number: PR, head: { ref: "change", sha: head }, base: { ref: "main" } }, repository: { full_name: "acme/analytics-infra" } } });
     process.stderr.write(`${transcript("pull_request", run)}\n`);
@@ -132,32 +135,33 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
     expect(body).toMatch(/\+ 3 to create/);
     expect(body).toMatch(/pulumi-analytics\|local\|.*policy-pack\s+0\.1\.0/);
     expect(body).not.toContain(DB_PASSWORD);
-    expect(server.inspect.requestCount()).toBe(before);
+    expect(await apiRequests()).toBe(before);
   }, 900_000);
 
   it("runs the up job on a push to main, creating the objects in the service, and a second push with no change is a no-change up", async () => {
     const comments = github.requests.length;
-    const before = server.inspect.requestCount();
+    const before = await apiRequests();
     const first = await push("Merge the analytics objects");
     expect(first.status, first.output).toBe(0);
     expect(first.jobs.filter((job) => job.result)).toEqual([expect.objectContaining({ job: "up", result: "success" })]);
     expect(first.output).toMatch(/\+ 3 created/);
+    await server.waitForLogs(/POST \/api\/public\/organizations\/\S+\/data-sources/);
     const up = standInInputs(first)["pulumi/actions"];
     if (up) expect(up).toMatchObject({ command: "up", "stack-name": STACK });
-    expect(server.inspect.requestCount()).toBe(before + 2);
+    expect(await apiRequests()).toBe(before + 2);
 
     const second = await push("No change");
     expect(second.status, second.output).toBe(0);
     expect(second.output).toMatch(/3 unchanged/);
-    expect(server.inspect.requestCount()).toBe(before + 2);
+    expect(await apiRequests()).toBe(before + 2);
     expect(github.requests).toHaveLength(comments);
   }, 900_000);
 
-  it("leaves the API key and the database password in no log, record or state file", () => {
+  it("leaves the API key and the database password in no log, record or state file", async () => {
     expect(runs).toHaveLength(3);
     const state = allText(path.join(scratch, "state"));
     expect(state).toContain("warehouse");
-    for (const text of [...runs.map((run) => run.log + JSON.stringify(run.records)), state, fs.readFileSync(path.join(repo, "Pulumi.production.yaml"), "utf8")]) {
+    for (const text of [...runs.map((run) => run.log + JSON.stringify(run.records)), state, await server.logs(), fs.readFileSync(path.join(repo, "Pulumi.production.yaml"), "utf8")]) {
       expect(text).not.toContain(key);
       expect(text).not.toContain(DB_PASSWORD);
     }
