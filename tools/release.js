@@ -35,7 +35,7 @@ const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
+const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, writeTarGz } = require("./build-plugin-archive.js");
 const { buildPluginBinaries } = require("./build-plugin-binary.js");
 const { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle } = require("./build-reference-server-binary.js");
 const { buildReferenceServerImage } = require("./build-reference-server-image.js");
@@ -44,7 +44,6 @@ const { buildNodeSdkPackage } = require("./lib/node-sdk-package.js");
 const { PLUGIN_LINE, nodePackage, supportedLine } = require("./lib/node-runtime.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./lib/release-sboms.js");
 const { normalizeSdist } = require("./lib/python-sdist.js");
-const { writeTarGz } = require("./lib/tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executables and the Python interpreter. */
 /** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean, python: string }} ReleaseContext */
