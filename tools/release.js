@@ -11,9 +11,9 @@
  *   platform this platform builds (tools/build-reference-server-binary.js: on linux-x64, Linux x64,
  *   Linux arm64 and Windows x64; on macOS, its own), and a CycloneDX SBOM of the packages bundled
  *   into it (pg among them) and of the Node.js they embed;
- * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive made
- *   from the Linux executables of the release's archives, and the SBOM of the Debian packages of
- *   its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables);
+ * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive built
+ *   from the Dockerfile with the Linux executables of the release's archives, and the SBOM of the
+ *   Debian packages of its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables);
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/lib/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
