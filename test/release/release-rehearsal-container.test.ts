@@ -91,9 +91,11 @@ describe("the release's container image, as the release workflow publishes it", 
   describe("run by Docker", () => {
     let dockerd: Dockerd;
     let policy: string;
+    let hadBridge: boolean;
     const created: string[] = [];
     beforeAll(async () => {
       policy = forwardPolicy();
+      hadBridge = fs.existsSync("/sys/class/net/docker0");
       dockerd = await startDockerd();
     }, 120_000);
     afterAll(async () => {
@@ -157,10 +159,11 @@ describe("the release's container image, as the release workflow publishes it", 
       expect(await dockerd.docker(["logs", second])).not.toContain(KEY);
     }, 300_000);
 
-    it("stops the daemon, leaving the FORWARD chain's policy as it found it", async () => {
+    it("stops the daemon, leaving the FORWARD chain's policy and the bridge docker0 as it found them", async () => {
       for (const id of created.splice(0)) await dockerd.docker(["rm", "--force", id]);
       await dockerd.close();
       expect(forwardPolicy()).toBe(policy);
+      expect(fs.existsSync("/sys/class/net/docker0")).toBe(hadBridge);
     }, 120_000);
   });
 

@@ -3,7 +3,8 @@
  * root and socket under a temporary folder, its API on that socket only and published ports on
  * 127.0.0.1 only. It writes no iptables rules (`--iptables=false`: a published port is served by
  * docker-proxy), and the FORWARD chain's policy, which a dockerd that does write them sets to DROP,
- * is put back as it was when the daemon stops, so podman's networks keep working.
+ * is put back as it was when the daemon stops, so podman's networks keep working; so is the
+ * bridge docker0, removed when the daemon made it.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -11,6 +12,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 const DOCKERD = "/usr/sbin/dockerd";
+
+/** The bridge dockerd makes for its containers, and leaves behind when it stops. */
+const BRIDGE = "/sys/class/net/docker0";
 
 /** A running daemon: `docker` runs its client against it. */
 export interface Dockerd {
@@ -29,6 +33,7 @@ export function forwardPolicy(): string {
 export async function startDockerd(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<Dockerd> {
   if (!fs.existsSync(DOCKERD)) throw new Error(`${DOCKERD} is missing: install Debian's docker.io (apt-get install docker.io)`);
   const policy = forwardPolicy();
+  const bridgeBefore = fs.existsSync(BRIDGE);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-dockerd-"));
   const socket = `unix://${path.join(dir, "docker.sock")}`;
   const args = ["--data-root", path.join(dir, "data"), "--exec-root", path.join(dir, "exec"), "--pidfile", path.join(dir, "dockerd.pid"), "--host", socket, "--ip", "127.0.0.1", "--iptables=false", "--ip6tables=false", "--ip-forward=false"];
@@ -45,6 +50,7 @@ export async function startDockerd(log: (line: string) => void = (line) => proce
   const close = async () => {
     await stop(child);
     if (forwardPolicy() !== policy) execFileSync("iptables", ["-P", "FORWARD", policy]);
+    if (!bridgeBefore && fs.existsSync(BRIDGE)) execFileSync("ip", ["link", "delete", "docker0"]);
     fs.rmSync(dir, { recursive: true, force: true });
   };
   for (const started = Date.now(); ; ) {
