@@ -4,7 +4,8 @@
  * at package.json's version; every recipe parses as YAML and gives the service and the job the
  * environment variables the provider and the server read (the same key to both, the base URL at
  * 127.0.0.1:8080 for a job on the runner, at the service's name with that name allowed for a job in
- * a container or on GitLab).
+ * a container or on GitLab); no GitHub Actions recipe waits for the service, which the image's
+ * health check makes Actions do.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -77,6 +78,14 @@ describe("the docs of the reference server's image in CI", () => {
     const gitlab = recipes().get("GitLab CI") as { up: { services: Array<{ name: string; alias: string; variables: Record<string, string> }>; variables: Record<string, string> } };
     expect(gitlab.up.services).toEqual([{ name: `${IMAGE}:${version}`, alias: "analytics", variables: { [ALLOWED_HOSTS_ENV]: "analytics" } }]);
     expect(gitlab.up.variables[URL_ENV]).toBe("http://analytics:8080");
+  });
+
+  it("wait for the service in no step and with no options: the image's HEALTHCHECK holds a GitHub Actions job until the service is healthy", () => {
+    for (const name of ["GitHub Actions, a job on the runner", "GitHub Actions, a job in a container", "A Python team's pipeline"]) {
+      const job = (recipes().get(name) as { jobs: { up: Job & { steps: unknown[] } } }).jobs.up;
+      expect(Object.keys(job.services.analytics), name).not.toContain("options");
+      expect(JSON.stringify(job.steps), name).not.toContain("/_reference/ready");
+    }
   });
 
   it("install no Node.js in the Python team's pipeline, and take the SDK and the plugin at package.json's version", () => {

@@ -8,7 +8,7 @@
  * `pulumi plugin install resource analytics <version> --file <archive>` installs. The file runs on
  * the Node.js found on PATH (20.18.1 or newer); the archive holds no other dependency, and does
  * not depend on the platform (tools/build-plugin-binary.js builds the single-file executable).
- * Two builds of one commit give the same bytes (tools/lib/tar-gz.js).
+ * Two builds of one commit give the same bytes ({@link writeTarGz}).
  * Usage: npm run build && node tools/build-plugin-archive.js [output directory, default dist/plugin]
  */
 "use strict";
@@ -17,7 +17,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const esbuild = require("esbuild");
-const { writeTarGz } = require("./lib/tar-gz.js");
+const tar = require("tar");
 
 const ROOT = path.join(__dirname, "..");
 const PLUGIN = "pulumi-resource-analytics";
@@ -115,6 +115,29 @@ function bundlePlugin(outfile) {
   return metafile;
 }
 
+/** The compression level of every .tar.gz the release writes: zlib's default, as `gzip` and `tar -z` use. */
+const GZIP_LEVEL = 6;
+
+/**
+ * Writes `archive`, a gzipped tar (node-tar) of `entries` in the order given, each the file
+ * `source` stored as `name` with `mode`, whose bytes depend only on the entries: every mtime
+ * `mtime` (seconds since the epoch), node-tar's portable form (no owner, user or group names,
+ * no atime or ctime; gzip's OS byte fixed, no timestamp or file name in its header).
+ * @param {string} archive @param {readonly { name: string, source: string, mode: number }[]} entries @param {number} mtime
+ */
+function writeTarGz(archive, entries, mtime) {
+  const byPath = new Map(entries.map((entry) => [path.resolve(entry.source), entry]));
+  if (byPath.size !== entries.length) throw new Error(`${path.basename(archive)}: a file given twice`);
+  /** Names each file as the archive has it, with its mode (whatever the file's on this machine). @param {import("tar").WriteEntry} written */
+  const onWriteEntry = (written) => {
+    const entry = /** @type {{ name: string, mode: number }} */ (byPath.get(written.absolute));
+    written.path = entry.name;
+    if (written.stat) written.stat.mode = (written.stat.mode & ~0o7777) | entry.mode;
+  };
+  const options = { file: archive, sync: true, gzip: { level: GZIP_LEVEL }, portable: true, mtime: new Date(mtime * 1000), preservePaths: true, noDirRecurse: true, onWriteEntry };
+  tar.create(options, [...byPath.keys()]);
+}
+
 /**
  * Writes a plugin archive: the executable `source` at the root as `name`, beside LICENSE and the `extra` files (paths).
  * @param {string} archive @param {string} source @param {string} name @param {string[]} [extra]
@@ -146,7 +169,7 @@ function buildPluginArchive(outDir = path.join(ROOT, "dist", "plugin")) {
   }
 }
 
-module.exports = { BUNDLE_OPTIONS, LAZY_FILE, PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, sourceDateEpoch, writePluginArchive };
+module.exports = { BUNDLE_OPTIONS, LAZY_FILE, PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, sourceDateEpoch, writePluginArchive, writeTarGz };
 
 if (require.main === module) {
   const archive = buildPluginArchive(process.argv[2] ? path.resolve(process.argv[2]) : undefined);

@@ -11,9 +11,9 @@
  *   platform this platform builds (tools/build-reference-server-binary.js: on linux-x64, Linux x64,
  *   Linux arm64 and Windows x64; on macOS, its own), and a CycloneDX SBOM of the packages bundled
  *   into it (pg among them) and of the Node.js they embed;
- * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive made
- *   from the Linux executables of the release's archives, and the SBOM of the Debian packages of
- *   its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables);
+ * - the reference server's container image, linux/amd64 and linux/arm64, as an OCI archive built
+ *   from the Dockerfile with the Linux executables of the release's archives, and the SBOM of the
+ *   Debian packages of its libraries (tools/build-reference-server-image.js; on linux-x64, with the executables);
  * - the Go SDK in the module proxy layout under go-proxy/ (tools/lib/go-module-proxy.js);
  * - the C# SDK's sources as a .tar.gz;
  * - the Python SDK's sdist and wheel (`python -m build --no-isolation`, so the interpreter given by
@@ -35,7 +35,7 @@ const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
+const { PLUGIN, ROOT, buildPluginArchive, bundlePlugin, packageVersion, writeTarGz } = require("./build-plugin-archive.js");
 const { buildPluginBinaries } = require("./build-plugin-binary.js");
 const { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle } = require("./build-reference-server-binary.js");
 const { buildReferenceServerImage } = require("./build-reference-server-image.js");
@@ -44,7 +44,6 @@ const { buildNodeSdkPackage } = require("./lib/node-sdk-package.js");
 const { PLUGIN_LINE, nodePackage, supportedLine } = require("./lib/node-runtime.js");
 const { copyJavaSdkSbom, goSdkSbom, javaSdkSbomArguments, pythonSdkSbom } = require("./lib/release-sboms.js");
 const { normalizeSdist } = require("./lib/python-sdist.js");
-const { writeTarGz } = require("./lib/tar-gz.js");
 
 /** What every step gets: the repository, the output folder, the version, the release's time, whether to build the executables and the Python interpreter. */
 /** @typedef {{ root: string, out: string, version: string, time: Date, binary: boolean, python: string }} ReleaseContext */

@@ -40,11 +40,11 @@ export async function podman(args: readonly string[], timeoutMs?: number): Promi
   return result.stdout.trim();
 }
 
-/** The run's image: the release's OCI tar, its tag, the index's digest and each platform's local reference. */
+/** The run's image: the release's OCI tar, its version, the index's digest and each platform's local reference. */
 export interface ReferenceImage {
   /** The release's `analytics-reference-server-v<version>-oci.tar`. */
   archive: string;
-  /** The tag the archive's index carries: the package's version. */
+  /** The package's version, the tag of the image's full name in the archive's index.json. */
   version: string;
   /** The digest of the archive's image index. */
   indexDigest: string;
@@ -67,13 +67,13 @@ export async function referenceImage(log: (line: string) => void = (line) => pro
   await withLock(`${runFolder(runId)}.image.lock`, log, async () => {
     if (fs.existsSync(marker)) return;
     for (const [arch, target] of [["amd64", image.ref], ["arm64", image.arm64Ref]]) {
-      const copied = await run("skopeo", ["copy", "--quiet", "--override-os", "linux", "--override-arch", arch, `oci-archive:${archive}:${image.version}`, `containers-storage:${target}`], 300_000);
+      const copied = await run("skopeo", ["copy", "--quiet", "--override-os", "linux", "--override-arch", arch, `oci-archive:${archive}`, `containers-storage:${target}`], 300_000);
       if (copied.code !== 0) throw new Error(`skopeo could not load the ${arch} image of ${archive}:\n${copied.stderr}`);
     }
     log(`[image] loaded ${image.ref} and ${image.arm64Ref} from ${archive}`);
     fs.writeFileSync(marker, "");
   }, "the reference server image");
-  const raw = await run("skopeo", ["inspect", "--raw", `oci-archive:${archive}:${image.version}`]);
+  const raw = await run("skopeo", ["inspect", "--raw", `oci-archive:${archive}`]);
   if (raw.code !== 0) throw new Error(`skopeo inspect ${archive}: ${raw.stderr}`);
   return { ...image, indexDigest: `sha256:${crypto.createHash("sha256").update(raw.stdout).digest("hex")}` };
 }
