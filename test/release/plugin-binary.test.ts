@@ -51,7 +51,8 @@ const NEW_SPACE_PROBE = `
 
 /**
  * The peak of V8's own malloc (MiB) after 400 requests through Node's fetch, whose HTTP parser is
- * WebAssembly as undici's is: its optimizing tier compiles in a burst of about 30 MiB once hot.
+ * WebAssembly as undici's is: its optimizing tier compiles in a burst once hot (10 to 14 MiB on
+ * Node.js 26, 26 to 30 on 24), its baseline tier alone stays near 2.5 MiB (1.2 on 24).
  */
 const WASM_TIER_PROBE = `
   const server = require("node:http").createServer((_, res) => res.end("x".repeat(200)));
@@ -116,8 +117,8 @@ describe("the single-file plugin", () => {
 
   it("applies the plugin's V8 memory settings when it serves: WebAssembly stays on its baseline tier", () => {
     const dir = fs.mkdtempSync(path.join(outDir, "probe-"));
-    expect(probeInBinary(built.binary, dir, ["--version"], WASM_TIER_PROBE)).toBeGreaterThan(20);
-    expect(probeInBinary(built.binary, dir, [], WASM_TIER_PROBE)).toBeLessThan(20);
+    expect(probeInBinary(built.binary, dir, ["--version"], WASM_TIER_PROBE)).toBeGreaterThan(6);
+    expect(probeInBinary(built.binary, dir, [], WASM_TIER_PROBE)).toBeLessThan(6);
   });
 
   it("applies the plugin's V8 memory settings when it serves: no JavaScript runs on Maglev", () => {
