@@ -18,6 +18,7 @@ const PAGES = [
   "CONTRIBUTING.md",
   "CHANGELOG.md",
   ...fs.readdirSync(path.join(repoRoot, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
+  ...fs.readdirSync(path.join(repoRoot, "docs", "maintainers")).filter((f) => f.endsWith(".md")).map((f) => `docs/maintainers/${f}`),
   ...fs.readdirSync(path.join(repoRoot, "examples")).map((d) => `examples/${d}/README.md`).filter((f) => fs.existsSync(path.join(repoRoot, f))),
 ];
 

@@ -1,5 +1,5 @@
 /**
- * docs/reference-server.md's "In CI without Node.js" and the README's line naming the image hold
+ * docs/reference-server-ci.md's "In CI without Node.js" and the README's line naming the image hold
  * to the code: the image's name is ghcr.io/<package.json's GitHub owner>/analytics-reference-server
  * at package.json's version; every recipe parses as YAML and gives the service and the job the
  * environment variables the provider and the server read (the same key to both, the base URL at
@@ -22,7 +22,7 @@ const ALLOWED_HOSTS_ENV = "ANALYTICS_ALLOWED_HOSTS";
 
 /** The section's text, up to the next `## ` heading. */
 function section(): string {
-  const text = fs.readFileSync(path.join(repoRoot, "docs", "reference-server.md"), "utf8");
+  const text = fs.readFileSync(path.join(repoRoot, "docs", "reference-server-ci.md"), "utf8");
   const start = text.indexOf("\n## In CI without Node.js\n");
   expect(start).toBeGreaterThan(0);
   const end = text.indexOf("\n## ", start + 1);

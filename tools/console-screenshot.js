@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Regenerates docs/assets/console.png, the reference server's console after the demo's
- * `pulumi up`, as docs/reference-server.md shows it: runs `npm run demo -- --keep`, opens the
+ * `pulumi up`, as docs/reference-server-inspection.md shows it: runs `npm run demo -- --keep`, opens the
  * console it prints in Debian's Chromium (tools/lib/chromium.js) once the sync has succeeded, takes a
  * full-page screenshot at a fixed size, then stops the demo as Ctrl-C would.
  * Usage: node tools/console-screenshot.js [output.png]
@@ -14,7 +14,7 @@ const path = require("node:path");
 const { launchChromium } = require("./lib/chromium.js");
 
 const repoRoot = path.resolve(__dirname, "..");
-/** Where docs/reference-server.md expects the picture. */
+/** Where docs/reference-server-inspection.md expects the picture. */
 const DEFAULT_OUTPUT = path.join(repoRoot, "docs", "assets", "console.png");
 /** The screenshot's width in CSS pixels (one device pixel each); its height is the page's. */
 const VIEWPORT = { width: 1280, height: 800 };

@@ -7,27 +7,14 @@ declare module "autocannon" {
     body?: string;
     connections?: number;
     duration?: number;
-    amount?: number;
-    pipelining?: number;
     timeout?: number;
   }
-  interface Histogram {
-    average: number;
-    mean: number;
-    p50: number;
-    p90: number;
-    p99: number;
-    max: number;
-  }
   interface Result {
-    requests: Histogram & { total: number };
-    latency: Histogram;
-    throughput: Histogram;
-    duration: number;
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
     errors: number;
     timeouts: number;
     non2xx: number;
-    "2xx": number;
   }
   function autocannon(options: Options): Promise<Result>;
   export = autocannon;

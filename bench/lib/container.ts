@@ -1,5 +1,5 @@
 /**
- * Scenario container: the reference server's image (tools/build-reference-server-image.js, made of
+ * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js, made of
  * the single files of tools/build-reference-server-binary.js) against those single files and the
  * npm package's script, side by side: time from start to the first 200 of `GET /_reference/ready`,
  * for `podman run -d` of the image (its own command line: `--state /data/state.json --key-user
@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Figure } from "./figure";
+import { bounded, type Figure } from "./figure";
 import { askOnceListening, freePort, spawnGroup } from "./spawned";
 import { median, round } from "./stats";
 import { repoRoot } from "./workspace";
@@ -24,15 +24,15 @@ import { repoRoot } from "./workspace";
 /** What is started. */
 export type ContainerSubject = "container" | "single" | "script";
 
-/** Everything the scenario measured. */
+/**
+ * Everything the scenario measured: ms from the start command to the first 200 of
+ * /_reference/ready, per start, per subject; the image's compressed bytes per platform (config and
+ * layer, as a pull fetches them); the image index's digest; each subject's command line.
+ */
 export interface ContainerResult {
-  /** Milliseconds from the start command to the first 200 of /_reference/ready, per start, per subject. */
   readyMs: Record<ContainerSubject, number[]>;
-  /** Compressed bytes of the image per platform (config + layer, as the registry stores and a pull fetches them). */
   imageBytes: Record<string, number>;
-  /** The image index's digest. */
   indexDigest: string;
-  /** Each subject's command line, `<port>` standing for the port. */
   commands: Record<ContainerSubject, string>;
 }
 
@@ -152,13 +152,7 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
 export function containerFigures(result: ContainerResult): Figure[] {
   const ratio = (name: string, a: ContainerSubject, b: ContainerSubject, target: number): Figure => {
     const [x, y] = [median(result.readyMs[a]), median(result.readyMs[b])];
-    return {
-      scenario: "container",
-      name: `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`,
-      value: `${round(x / y, 3)}×`,
-      target: `≤ ${target.toFixed(1)}×`,
-      status: x / y <= target ? "pass" : "miss",
-    };
+    return bounded("container", `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`, x / y, "≤", target);
   };
   return [
     ratio("container / single file on the host", "container", "single", CONTAINER_TARGET),
@@ -171,30 +165,4 @@ export function containerFigures(result: ContainerResult): Figure[] {
       status: bytes / 1e6 <= SIZE_TARGET_MB ? "pass" : "miss",
     })),
   ];
-}
-
-/** The scenario's report: each figure beside its target, every start, and the commands. */
-export function containerMarkdown(result: ContainerResult, meta: { startedAt: string; durationS: number; system: unknown; load: { start: number[]; end: number[] } }, command: string): string {
-  const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(" / ");
-  const lines = [
-    "# Scenario container: the reference server's image against its single file and the npm package's script",
-    "",
-    `Run ${meta.startedAt}, ${round(meta.durationS / 60, 1)} min, load average ${load(meta.load.start)} at start and ${load(meta.load.end)} at end: \`${command}\`. Start: from the start command to the first 200 of \`GET /_reference/ready\`; one warm-up start each, then interleaved starts; medians. Image index ${result.indexDigest}.`,
-    "",
-    "| Figure | Value | Target | Status |",
-    "| --- | --- | --- | --- |",
-    ...containerFigures(result).map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${f.status === "pass" ? "met" : "missed"} |`),
-    "",
-    "| Start | Median | Each start (ms) | Command |",
-    "| --- | --- | --- | --- |",
-    ...(Object.keys(result.readyMs) as ContainerSubject[]).map((s) => `| ${s} | ${round(median(result.readyMs[s]), 1)} ms | ${result.readyMs[s].map((ms) => ms.toFixed(0)).join(", ")} | \`${result.commands[s]}\` |`),
-    "",
-    "System:",
-    "",
-    "```json",
-    JSON.stringify(meta.system, null, 2),
-    "```",
-    "",
-  ];
-  return lines.join("\n");
 }

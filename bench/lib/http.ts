@@ -1,84 +1,38 @@
 /**
- * Scenario D (create-data-source throughput and latency of the reference server against Prism,
- * its peer, and a bare node:http server, the limit, with autocannon) and the reference server's
- * memory holding 100k data sources.
+ * The server scenario's load: create-data-source throughput and latency of the reference server
+ * against Prism, its peer, and a bare node:http server, the limit, with autocannon.
  */
 import autocannon from "autocannon";
 import { request } from "undici";
-import { startServerChild, type ServerChild } from "./children";
+import * as path from "node:path";
+import { spawnGroup, type Spawned } from "./spawned";
 import { PRISM_FLAGS, startPrism, type PrismServer } from "./prism";
-import { procCpuMicros } from "./proc";
 
-/** One autocannon run. */
+/** One autocannon run: mean requests per second, median and 99th-percentile latency in ms, and connection errors, timeouts and non-2xx answers (all must be 0). */
 export interface LoadRun {
-  /** Mean requests per second. */
   rps: number;
-  /** Median latency, ms. */
   p50: number;
-  /** 99th percentile latency, ms. */
   p99: number;
-  /** Connection errors, timeouts and non-2xx answers (all must be 0). */
   failures: number;
-  /** Server CPU time (user + system) per answered request, µs. */
-  cpuMicrosPerRequest: number;
 }
 
-/** Scenario D at one connection count. */
+/** The load at one connection count: one run per repetition of each server (Prism's only at the counts it runs at). */
 export interface LoadComparison {
-  /** Concurrent connections. */
   connections: number;
-  /** Reference server runs, one per repetition. */
   reference: LoadRun[];
-  /** Bare node:http runs, one per repetition. */
   bare: LoadRun[];
-  /** Prism runs, one per repetition, at the connection counts Prism runs at. */
   prism?: LoadRun[];
 }
 
-/** The bare server made to busy-wait per request: what a given amount of work costs in throughput here. */
-export interface SpinCalibration {
-  /** Busy-wait per request, µs. */
-  spinMicros: number;
-  /** Its throughput per repetition, req/s. */
-  rps: number[];
-  /** The plain bare server's throughput in the same repetitions, req/s. */
-  bareRps: number[];
-}
-
-/** Everything scenario D measured. */
+/** Everything the load measured: seconds per run, each connection count, the bodies' sizes (Prism answers its static example) and the exact commands. */
 export interface HttpResult {
-  /** Calibration runs at 8 connections: the bare server with a busy-wait per request against itself without. */
-  calibration?: SpinCalibration[];
-  /** Seconds per autocannon run. */
   durationS: number;
-  /** One entry per connection count. */
   comparisons: LoadComparison[];
-  /** Bytes of the request body. */
   requestBytes: number;
-  /** Bytes of the 201 response body the reference and bare servers send. */
   responseBytes: number;
-  /** Bytes of Prism's 201 response body (its static example of the response schema). */
   prismResponseBytes?: number;
-  /** How Prism was started. */
   prismCommand?: string;
-  /** The exact load, as an autocannon command line. */
   command: string;
-}
-
-/** Memory of the reference server holding many data sources. */
-export interface MemoryResult {
-  /** Data sources created. */
-  dataSources: number;
-  /** RSS after a full GC with nothing but the store held, MiB. */
-  idleRssMiB: number;
-  /** RSS after creating them and a full GC, MiB. */
-  rssMiB: number;
-  /** Peak RSS during the fill, MiB. */
-  peakRssMiB: number;
-  /** V8 heap in use after a full GC, MiB. */
-  heapUsedMiB: number;
-  /** Seconds the fill took. */
-  fillSeconds: number;
 }
 
 /** The create-data-source body used everywhere: the same fields the Pulumi fixture declares. */
@@ -95,17 +49,29 @@ export const DATA_SOURCE_BODY = {
   sshEnabled: false,
 } as const;
 
-/** A create target on a running reference server: an organization of the bench user. */
+/** A create target on a running server: the create-data-source URL in an organization of the bench user, the headers, {@link DATA_SOURCE_BODY} serialized. */
 export interface CreateTarget {
-  /** Full URL of the create-data-source endpoint. */
   url: string;
-  /** The organization's id. */
   orgId: string;
-  /** Headers every create sends. */
   headers: Record<string, string>;
-  /** Serialized {@link DATA_SOURCE_BODY}. */
   body: string;
 }
+
+/** A server of bench/servers/ listening on 127.0.0.1: where, and the bench user's key (empty for the bare one). */
+interface ServerChild extends Spawned {
+  url: string;
+  apiKey: string;
+}
+
+/** Starts bench/servers/<name>.js in a process of its own (so it and the load generator each get a core) and waits for its ready line. */
+async function startServerChild(name: "reference" | "bare", env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
+  const child = spawnGroup(process.execPath, [path.join(__dirname, "..", "servers", `${name}.js`)], { env: { ...env, ...extraFlags() } });
+  const ready = JSON.parse((await child.stdoutMatch(/^ready (.+)$/m))[1]!) as { url: string; apiKey: string };
+  return { ...child, ...ready };
+}
+
+/** Node.js flags for the server children, e.g. `--cpu-prof` via BENCH_SERVER_NODE_OPTIONS. */
+const extraFlags = (): NodeJS.ProcessEnv => (process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {});
 
 /** Creates an organization on `server` and returns where to create data sources in it. */
 export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">): Promise<CreateTarget> {
@@ -117,12 +83,9 @@ export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">):
   return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, orgId, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
 }
 
-async function load(target: CreateTarget, server: { pid: number }, connections: number, duration: number): Promise<LoadRun> {
-  const cpuBefore = procCpuMicros(server.pid) ?? 0;
+async function load(target: CreateTarget, connections: number, duration: number): Promise<LoadRun> {
   const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections, duration, timeout: 10 });
-  const cpu = (procCpuMicros(server.pid) ?? cpuBefore) - cpuBefore;
   return {
-    cpuMicrosPerRequest: cpu / Math.max(1, result.requests.total),
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -130,9 +93,9 @@ async function load(target: CreateTarget, server: { pid: number }, connections: 
   };
 }
 
-/** The servers scenario D loads, each with its create target (same path, headers and body). */
+/** The servers loaded, each with its create target (same path, headers and body). */
 type Side = "reference" | "bare" | "prism";
-type Loaded = Record<Side, { target: CreateTarget; server: { pid: number } }>;
+type Loaded = Record<Side, CreateTarget>;
 
 /** Options of {@link runHttpScenario}. */
 export interface HttpOptions {
@@ -144,8 +107,6 @@ export interface HttpOptions {
   reps: number;
   /** Seconds per autocannon run. */
   durationS: number;
-  /** Busy-waits per request for the calibration runs, µs. */
-  calibrationSpins: number[];
   /** The OpenAPI document Prism serves. */
   document: string;
 }
@@ -171,40 +132,17 @@ async function measure(loaded: Loaded, options: HttpOptions, log: (line: string)
       const sides: Side[] = comparison.prism ? ["reference", "prism", "bare"] : ["reference", "bare"];
       if ((rep + comparison.connections) % 2 === 1) sides.reverse();
       for (const side of sides) {
-        const run = await load(loaded[side].target, loaded[side].server, comparison.connections, options.durationS);
+        const run = await load(loaded[side], comparison.connections, options.durationS);
         comparison[side]!.push(run);
-        log(`D c=${comparison.connections} rep ${rep + 1}/${options.reps} ${side}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.cpuMicrosPerRequest.toFixed(0)} µs CPU/request${run.failures ? `, ${run.failures} FAILURES` : ""}`);
+        log(`load c=${comparison.connections} rep ${rep + 1}/${options.reps} ${side}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms${run.failures ? `, ${run.failures} FAILURES` : ""}`);
       }
     }
   }
   return comparisons;
 }
 
-/** Calibration: how much throughput a fixed amount of per-request work costs the bare server here. */
-async function calibrate(bare: Loaded["bare"], responseText: string, options: HttpOptions, log: (line: string) => void): Promise<SpinCalibration[]> {
-  const calibration: SpinCalibration[] = options.calibrationSpins.map((spinMicros) => ({ spinMicros, rps: [], bareRps: [] }));
-  const spinning: ServerChild[] = [];
-  try {
-    for (const c of calibration) spinning.push(await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText, BENCH_BARE_SPIN_US: String(c.spinMicros) }));
-    const targetOf = (server: ServerChild): CreateTarget => ({ ...bare.target, url: bare.target.url.replace(/^http:\/\/[^/]+/, server.url) });
-    for (const server of spinning) await load(targetOf(server), server, 8, 1);
-    for (let rep = 0; rep < options.reps && calibration.length > 0; rep++) {
-      const plain = await load(bare.target, bare.server, 8, options.durationS);
-      for (const [i, c] of calibration.entries()) {
-        const run = await load(targetOf(spinning[i]!), spinning[i]!, 8, options.durationS);
-        c.rps.push(run.rps);
-        c.bareRps.push(plain.rps);
-        log(`D calibration rep ${rep + 1}/${options.reps}: bare + ${c.spinMicros} µs busy-wait ${run.rps.toFixed(0)} req/s, plain bare ${plain.rps.toFixed(0)} req/s`);
-      }
-    }
-    return calibration;
-  } finally {
-    for (const server of spinning) await server.stop();
-  }
-}
-
 /**
- * Runs scenario D: the reference server, the bare server and (at `peerConnections`) Prism serving
+ * Runs the load: the reference server, the bare server and (at `peerConnections`) Prism serving
  * the reference server's OpenAPI document, all taking the same create, interleaved per repetition.
  */
 export async function runHttpScenario(options: HttpOptions, log: (line: string) => void): Promise<HttpResult> {
@@ -217,18 +155,12 @@ export async function runHttpScenario(options: HttpOptions, log: (line: string) 
     bare = await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText });
     prism = await startPrism(options.document);
     const on = (url: string): CreateTarget => ({ ...refTarget, url: refTarget.url.replace(reference.url, url) });
-    const loaded: Loaded = {
-      reference: { target: refTarget, server: reference },
-      bare: { target: on(bare.url), server: bare },
-      prism: { target: on(prism.url), server: prism },
-    };
-    const prismText = await createdBody(loaded.prism.target, "Prism");
+    const loaded: Loaded = { reference: refTarget, bare: on(bare.url), prism: on(prism.url) };
+    const prismText = await createdBody(loaded.prism, "Prism");
     // Warm-up: JIT, connection setup paths.
-    for (const side of ["reference", "bare", "prism"] as const) await load(loaded[side].target, loaded[side].server, 8, 2);
+    for (const side of ["reference", "bare", "prism"] as const) await load(loaded[side], 8, 2);
     const comparisons = await measure(loaded, options, log);
-    const calibration = await calibrate(loaded.bare, responseText, options, log);
     return {
-      calibration,
       durationS: options.durationS,
       comparisons,
       requestBytes: Buffer.byteLength(refTarget.body),
@@ -241,26 +173,5 @@ export async function runHttpScenario(options: HttpOptions, log: (line: string) 
     await prism?.stop();
     await bare?.stop();
     await reference.stop();
-  }
-}
-
-/** Fills a fresh reference server with `count` data sources (64 connections) and reads its memory after a full GC. */
-export async function runMemoryScenario(count: number, log: (line: string) => void): Promise<MemoryResult> {
-  const server = await startServerChild("reference");
-  try {
-    const target = await createTarget(server);
-    const idle = await server.memory();
-    const started = Date.now();
-    const result = await autocannon({ url: target.url, method: "POST", headers: target.headers, body: target.body, connections: 64, amount: count, timeout: 30 });
-    const fillSeconds = (Date.now() - started) / 1000;
-    const created = result["2xx"];
-    if (created !== count) throw new Error(`the memory fill created ${created} of ${count} data sources`);
-    // Let the (instant) background syncs drain before measuring.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const memory = await server.memory();
-    log(`memory: ${count} data sources in ${fillSeconds.toFixed(1)} s, RSS ${memory.rssMiB.toFixed(0)} MiB (idle ${idle.rssMiB.toFixed(0)} MiB)`);
-    return { dataSources: count, idleRssMiB: idle.rssMiB, rssMiB: memory.rssMiB, peakRssMiB: memory.peakRssMiB, heapUsedMiB: memory.heapUsedMiB, fillSeconds };
-  } finally {
-    await server.stop();
   }
 }

@@ -1,13 +1,12 @@
 /**
- * The bench's own dependencies, kept out of the package's: Prism (the peer mock server of
- * scenario D and S) and Vega-Lite/Vega (the report's charts), pinned in bench/peers/package.json
- * and its lockfile, and installed into bench/peers/node_modules the first time the bench needs them.
+ * The bench's own dependency, kept out of the package's: Prism (the peer mock server of the server
+ * scenario), pinned in bench/peers/package.json and its lockfile, and installed into
+ * bench/peers/node_modules the first time the bench needs it.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
 import { repoRoot } from "./workspace";
 
 /** Folder of the bench-only package.json, lockfile and node_modules. */
@@ -38,10 +37,4 @@ export function ensurePeers(log: (line: string) => void): void {
 /** Path of Prism's CLI script (run with this node, so its pid is the server's). */
 export function prismScript(): string {
   return createRequire(path.join(peersDir, "package.json")).resolve("@stoplight/prism-cli/dist/index.js");
-}
-
-/** Imports an ES module installed in bench/peers (Vega and Vega-Lite ship only ES modules). */
-export async function importPeer<T>(name: string): Promise<T> {
-  const file = createRequire(path.join(peersDir, "package.json")).resolve(name);
-  return (await import(pathToFileURL(file).href)) as T;
 }

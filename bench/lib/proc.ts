@@ -1,25 +1,19 @@
+/** What /proc says of a process: its memory, its CPU time, its program; sampled over a command's run. */
 import * as fs from "node:fs";
 
-/** One process's memory as /proc/<pid>/status reports it. */
-export interface ProcMemory {
-  /** Resident set size now, KiB (VmRSS). */
-  rssKiB: number;
-  /** Peak resident set size so far, KiB (VmHWM). */
-  peakKiB: number;
-  /** Anonymous resident memory now, KiB (RssAnon): heap and stacks, without the executable's and libraries' file-backed pages, which the kernel may drop. */
-  anonKiB: number;
-}
-
-/** VmRSS, VmHWM and RssAnon of a process; undefined once it has gone. */
-export function procMemory(pid: number): ProcMemory | undefined {
-  let status: string;
+/** The text of /proc/<pid>/<file>, or undefined once the process has gone (or is not ours to read). */
+function procFile(pid: number | string, file: string): string | undefined {
   try {
-    status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    return fs.readFileSync(`/proc/${pid}/${file}`, "utf8");
   } catch {
     return undefined;
   }
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
-  return { rssKiB: field("VmRSS"), peakKiB: field("VmHWM"), anonKiB: field("RssAnon") };
+}
+
+/** A process's peak resident set size so far, KiB (VmHWM of /proc/<pid>/status, a high-water mark the kernel keeps); undefined once it has gone. */
+export function procPeakKiB(pid: number): number | undefined {
+  const status = procFile(pid, "status");
+  return status === undefined ? undefined : Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
@@ -35,71 +29,34 @@ export function cpuMicrosOfStat(stat: string): number {
   return ((utime + stime) * 1_000_000) / TICKS_PER_SECOND;
 }
 
-/** CPU time (user + system) a process has used so far, µs; undefined once it has gone. */
-export function procCpuMicros(pid: number): number | undefined {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  return cpuMicrosOfStat(stat);
-}
-
-/** Nanoseconds on a CPU in a /proc/<pid>/task/<tid>/schedstat line (its first field). */
-export function runNanosOfSchedstat(schedstat: string): number {
-  const ns = Number(schedstat.trim().split(/\s+/)[0]);
-  if (!Number.isFinite(ns) || schedstat.trim() === "") throw new Error(`not a schedstat line: ${JSON.stringify(schedstat.slice(0, 80))}`);
-  return ns;
-}
-
-/**
- * CPU time a process has used so far, µs, summed over its threads' schedstat: to the nanosecond,
- * where /proc/<pid>/stat counts clock ticks (10 ms), but without threads that have already exited;
- * undefined once it has gone.
- */
-export function procThreadsCpuMicros(pid: number): number | undefined {
-  try {
-    let nanos = 0;
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) nanos += runNanosOfSchedstat(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8"));
-    return nanos / 1000;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Pids of processes whose working directory is `cwd` and whose command line contains `marker`. */
-export function findProcesses(cwd: string, marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== cwd) continue;
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return found;
-}
-
 /** The file name of a /proc/<pid>/cmdline's program (its first field, without the directory). */
 export function programOfCmdline(cmdline: string): string {
   const program = cmdline.split("\0")[0] ?? "";
   return program.slice(program.lastIndexOf("/") + 1);
 }
 
+/** Pids of the processes whose working directory is `cwd`. */
+function processesIn(cwd: string): number[] {
+  return fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && readLink(`/proc/${entry}/cwd`) === cwd).map(Number);
+}
+
+const readLink = (file: string): string | undefined => {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined;
+  }
+};
+
 /**
- * Tracks the peak RSS (VmHWM, which the kernel keeps as a high-water mark) and the CPU time of
- * every process matching `cwd` and `marker`, the CPU time of the processes in `cwd` that run the
- * program named `engine` (the `pulumi` CLI, or `tofu`), and of every process in `cwd`, polling
- * every `intervalMs` until stopped. Since VmHWM and CPU time only grow, the last poll before a
- * process exits carries them up to that moment (the CPU of its last `intervalMs` is missed, as is
- * a process living less than that).
+ * Tracks, polling every `intervalMs` until stopped, the peak RSS and the CPU time of every process
+ * in `cwd` whose command line holds `marker`, the CPU time of those running the program named
+ * `engine` (the `pulumi` CLI, or `tofu`), and of every process in `cwd`. Since the peak and CPU
+ * time only grow, the last poll before a process exits carries them up to that moment (the CPU of
+ * its last `intervalMs` is missed, as is a process living less than that).
  */
 export class PeakRssSampler {
   private readonly peaks = new Map<number, number>();
-  private readonly anonPeaks = new Map<number, number>();
   private readonly cpu = new Map<number, number>();
   private readonly allCpu = new Map<number, number>();
   private readonly engineCpu = new Map<number, number>();
@@ -115,15 +72,16 @@ export class PeakRssSampler {
   }
 
   private poll(): void {
-    for (const pid of findProcesses(this.cwd, "")) {
-      const micros = procCpuMicros(pid);
-      if (micros !== undefined) this.allCpu.set(pid, Math.max(this.allCpu.get(pid) ?? 0, micros));
-      if (micros !== undefined && this.engine && programOf(pid) === this.engine) this.engineCpu.set(pid, Math.max(this.engineCpu.get(pid) ?? 0, micros));
-      if (!commandLineHas(pid, this.marker)) continue;
-      const mem = procMemory(pid);
-      if (mem) this.peaks.set(pid, Math.max(this.peaks.get(pid) ?? 0, mem.peakKiB));
-      if (mem) this.anonPeaks.set(pid, Math.max(this.anonPeaks.get(pid) ?? 0, mem.anonKiB));
-      if (micros !== undefined) this.cpu.set(pid, Math.max(this.cpu.get(pid) ?? 0, micros));
+    const raise = (map: Map<number, number>, pid: number, value: number): void => void map.set(pid, Math.max(map.get(pid) ?? 0, value));
+    for (const pid of processesIn(this.cwd)) {
+      const [stat, cmdline] = [procFile(pid, "stat"), procFile(pid, "cmdline")];
+      if (stat === undefined || cmdline === undefined) continue;
+      const micros = cpuMicrosOfStat(stat);
+      raise(this.allCpu, pid, micros);
+      if (this.engine && programOfCmdline(cmdline) === this.engine) raise(this.engineCpu, pid, micros);
+      if (!cmdline.includes(this.marker)) continue;
+      raise(this.cpu, pid, micros);
+      raise(this.peaks, pid, procPeakKiB(pid) ?? 0);
     }
   }
 
@@ -131,11 +89,6 @@ export class PeakRssSampler {
   stop(): number {
     clearInterval(this.timer);
     return Math.max(0, ...this.peaks.values()) / 1024;
-  }
-
-  /** The largest anonymous resident memory sampled in MiB (no kernel high-water mark exists for it, so a peak between polls is missed). */
-  anonPeakMiB(): number {
-    return Math.max(0, ...this.anonPeaks.values()) / 1024;
   }
 
   /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */
@@ -150,26 +103,4 @@ export class PeakRssSampler {
 }
 
 /** Microseconds by pid, summed, in seconds. */
-function sumSeconds(micros: Map<number, number>): number {
-  let total = 0;
-  for (const value of micros.values()) total += value;
-  return total / 1_000_000;
-}
-
-/** The program a process runs (see {@link programOfCmdline}); "" once it has gone. */
-function programOf(pid: number): string {
-  try {
-    return programOfCmdline(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8"));
-  } catch {
-    return "";
-  }
-}
-
-/** Whether a process's command line contains `marker` (false once it has gone). */
-function commandLineHas(pid: number, marker: string): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
-  } catch {
-    return false;
-  }
-}
+const sumSeconds = (micros: Map<number, number>): number => [...micros.values()].reduce((sum, v) => sum + v, 0) / 1_000_000;

@@ -12,63 +12,50 @@
  */
 import { performance } from "node:perf_hooks";
 import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
-import { compareWithFloor, FLOOR, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
-import { NATIVE } from "./native";
+import { compareWithFloor, FLOOR, NATIVE, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
 import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs } from "./workspace";
 
 /** The programs of part 1: this package's dynamic classes, its native provider plugin, and the floor. */
 export type ScaleVariant = Variant | "native";
 
-/** Sizes of scenario L. */
+/** Sizes of scenario L: part 1's single stacks (N x repetitions), part 2's stacks and DataSources per stack (plus one Organization each). */
 export interface ScalePlan {
-  /** Part 1: the single-stack sizes (N x repetitions), compared with the floor on each backend. */
   engine: EnginePlan[];
-  /** Part 2: stacks updated at once. */
   stacks: number;
-  /** Part 2: DataSources per stack (plus one Organization each). */
   perStack: number;
 }
 
-/** What part 2 (the stacks updated at once) saw. */
+/**
+ * What part 2 (the stacks updated at once) saw: the wall time from the first `pulumi up` started
+ * to the last finished and each stack's (0 for a failed one), the runs that succeeded and the
+ * failures' errors; the organizations and data sources the server stored and the creates it
+ * answered 201; the objects in the stacks' exported states and how many of their ids the server
+ * holds; server objects in no state plus ids in two entries; organizations without `perStack`.
+ */
 export interface ParallelRun {
   stacks: number;
   perStack: number;
-  /** From the first `pulumi up` started to the last one finished, ms. */
   wallMs: number;
-  /** Each stack's `pulumi up` wall time, ms (0 for a failed one). */
   stackMs: number[];
-  /** Runs that exited 0. */
   succeeded: number;
-  /** The failed runs' errors (truncated). */
   failures: string[];
-  /** Organizations and DataSources the reference server stored during the runs. */
   serverOrganizations: number;
   serverDataSources: number;
-  /** Create requests the server answered 201 during the runs. */
   createsAnswered: number;
-  /** Organizations and DataSources in the stacks' exported states. */
   stateResources: number;
-  /** Distinct ids in the states that the server holds. */
   stateIdsOnServer: number;
-  /** Server objects no state holds, plus ids held by more than one state entry. */
   duplicates: number;
-  /** Organizations on the server whose DataSource count is not `perStack`. */
   unevenOrganizations: number;
 }
 
-/** Everything scenario L measured. */
+/** Everything scenario L measured: part 1 on `file://` and on S3, part 2 on the same S3 backend, versitygw's release, the commands. */
 export interface ScaleResult {
   plan: ScalePlan;
-  /** Part 1 on a `file://` backend. */
   file: Comparison<ScaleVariant>;
-  /** Part 1 on the S3 backend. */
   s3: Comparison<ScaleVariant>;
-  /** Part 2 on the same S3 backend. */
   parallel: ParallelRun;
-  /** versitygw's pinned release. */
   versitygw: string;
-  /** The exact commands. */
   commands: Record<string, string>;
 }
 
@@ -81,12 +68,12 @@ export async function runScaleScenario(toolchain: PulumiToolchain, plan: ScalePl
   try {
     const subjects = { ours: OURS, native: NATIVE, floor: FLOOR };
     log("L: one stack on file://");
-    const file = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`), { previews: false });
+    const file = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`));
     log("L: one stack on s3://");
-    const onS3 = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), {
-      previews: false,
-      backend: (variant) => ({ url: s3.backendUrl(`single-${variant}`), env: s3.env() }),
-    });
+    const onS3 = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), (variant) => ({
+      url: s3.backendUrl(`single-${variant}`),
+      env: s3.env(),
+    }));
     log(`L: ${plan.stacks} stacks x ${plan.perStack} at once on s3://`);
     const parallel = await runParallel(toolchain, s3, plan, log);
     const g = GLOBAL_FLAGS.join(" ");

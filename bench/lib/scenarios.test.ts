@@ -1,17 +1,16 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBenchArgs, scenarioHelp, SCENARIOS } from "./scenarios";
 
-const SIDES = ["tofu", "bridge", "yaml"];
-const parse = (...argv: string[]) => parseBenchArgs(argv, SIDES);
+const parse = (...argv: string[]) => parseBenchArgs(argv);
 
 describe("the bench's command line", () => {
   it.each([
-    ["no names: the full run", [], { names: [], quick: false, render: false, withScale: false }],
+    ["no names: the full run", [], { names: [], quick: false, render: false }],
     ["the names given, in order, each once", ["T", "F", "T"], { names: ["T", "F"] }],
     ["a named scenario that is not a letter", ["container", "--quick"], { names: ["container"], quick: true }],
-    ["--with-L for the full run", ["--with-L"], { names: [], withScale: true }],
     ["--render alone", ["--render"], { names: [], render: true }],
-    ["T --render", ["T", "--render"], { names: ["T"], render: true }],
     ["--help", ["--help"], { help: true }],
   ])("reads %s", (_label, argv, expected) => {
     expect(parse(...argv)).toMatchObject(expected);
@@ -19,47 +18,50 @@ describe("the bench's command line", () => {
 
   it.each([
     ["--plans=100x3,500x1", { plans: [{ count: 100, reps: 3 }, { count: 500, reps: 1 }] }],
-    ["--stacks=8x250", { stacks: { stacks: 8, perStack: 250 } }],
-    ["--sides=tofu,yaml", { sides: ["tofu", "yaml"] }],
-    ["--switches=0", { switches: 0 }],
-    ["--checkpoints=skipped", { skipCheckpointsOnly: true }],
-    ["--against=/usr/bin/node", { against: "/usr/bin/node" }],
-    ["--merge", { merge: true }],
-    ["--engine=newest", { engines: ["newest"] }],
-    ["--engine=both", { engines: ["pinned", "newest"] }],
-    ["--engine=pinned", { engines: ["pinned"] }],
   ])("reads %s", (arg, expected) => {
     expect(parse("T", arg)).toMatchObject(expected);
   });
 
-  it("defaults the switches' N to 300, or 10 with --quick, and leaves the sizes unset", () => {
-    expect(parse("T")).toMatchObject({ switches: 300, plans: undefined, stacks: undefined, sides: undefined, skipCheckpointsOnly: false, merge: false, engines: ["pinned", "newest"] });
-    expect(parse().engines).toEqual(["pinned", "newest"]);
-    expect(parse("T", "--quick").switches).toBe(10);
+  it("leaves the sizes unset when not given", () => {
+    expect(parse("T")).toMatchObject({ plans: undefined });
   });
 
   it.each([
-    [["X"], /unknown scenario "X": the scenarios are A, B, C, D, E, S, memory, P, N, L, T, F, R, container/],
+    [["X"], /unknown scenario "X": the scenarios are server, F, T, L, container/],
     [["t"], /unknown scenario "t"/],
-    [["A"], /scenario A is measured only in the full run .*run alone are B, E, P, N, L, T, F, R, container/],
-    [["--with-l"], /unknown option "--with-l": the options are --help, --quick/],
-    [["N", "--plans=100"], /--plans: "100" is not <N>x<repetitions>/],
-    [["N", "--plans=0x1"], /--plans: "0x1"/],
-    [["L", "--stacks=8"], /--stacks: "--stacks=8" is not <stacks>x<DataSources per stack>/],
-    [["T", "--sides=tofu,ts"], /--sides: "ts" is not one of tofu, bridge, yaml/],
-    [["T", "--switches=-1"], /--switches: "-1" is not a whole number/],
-    [["T", "--switches="], /--switches: "" is not a whole number/],
-    [["T", "--checkpoints=on"], /--checkpoints: "on" is not "skipped"/],
-    [["T", "--engine=latest"], /--engine: "latest" is not one of pinned, newest, both/],
-    [["N", "--render"], /--render redraws latest.md \(no names\) or tofu.md \(T\)/],
+    [["A"], /unknown scenario "A"/],
+    [["--with-L"], /unknown option "--with-L": the options are --help, --quick, --render/],
+    [["L", "--plans=100"], /--plans: "100" is not <N>x<repetitions>/],
+    [["L", "--plans=0x1"], /--plans: "0x1"/],
+    [["L", "--stacks=8x250"], /unknown option "--stacks=8x250"/],
+    [["T", "--sides=tofu"], /unknown option "--sides=tofu"/],
+    [["T", "--render"], /--render redraws the results page .* it takes no scenario name/],
   ])("refuses %j with a clear error", (argv, message) => {
     expect(() => parse(...argv)).toThrow(message);
   });
 
   it("lists every scenario, whether the full run has it and its options in --help", () => {
     const help = scenarioHelp();
-    for (const scenario of SCENARIOS) expect(help).toMatch(new RegExp(`^${scenario.name} +${scenario.inFullRun} +${scenario.measures.replace(/[()+.]/g, "\\$&")}$`, "m"));
-    expect(help).toMatch(/^T +yes +OpenTofu .*\n +alone: tofu\.md, tofu\.json .*; --plans=<N>x1,\.\.\. --sides=<side>,\.\.\. --checkpoints=skipped --switches=<N> --engine=pinned\|newest\|both --merge --render$/m);
-    expect(help).toMatch(/^A +yes +pulumi up .*\n +only in the full run$/m);
+    for (const scenario of SCENARIOS) expect(help).toMatch(new RegExp(`^${scenario.name} +${scenario.inFullRun ? "yes" : "no"} +${scenario.measures.replace(/[()+.]/g, "\\$&")}$`, "m"));
+    expect(help).toMatch(/^T +yes +OpenTofu .*\n +--plans=<N>x1,\.\.\.$/m);
+  });
+});
+
+describe("the table of scenarios", () => {
+  const dir = path.join(__dirname, "..", "scenarios");
+
+  it("has one row per file of bench/scenarios/, each name once", () => {
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""));
+    expect(SCENARIOS.map((s) => s.file).sort()).toEqual(files.sort());
+    expect(new Set(SCENARIOS.map((s) => s.name)).size).toBe(SCENARIOS.length);
+  });
+
+  it("gives each row the module of its own file, which makes its report rows", async () => {
+    for (const scenario of SCENARIOS) {
+      const module = (await import(path.join(dir, `${scenario.file}.ts`))) as object;
+      expect(scenario.module, scenario.file).toBe(module);
+      expect(typeof scenario.module.run, scenario.file).toBe("function");
+      expect(typeof scenario.module.figures, scenario.file).toBe("function");
+    }
   });
 });

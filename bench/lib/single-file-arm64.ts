@@ -3,30 +3,24 @@
  * file there): the arm64 single file as released (from its start-up snapshot, made by the arm64
  * Node.js under qemu) against the same file made of the scripts blob (how arm64 shipped before),
  * and Node.js's floor run by the arm64 Node.js. Each is started `reps` times after one warm-up,
- * interleaved; the figures are medians of the start to the port line, to the first answered Check
- * and the CPU to it (of the qemu process, which runs the guest's threads).
+ * interleaved; the figure is the median of the start to the first answered Check.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Figure } from "./figure";
+import { bounded, type Figure } from "./figure";
 import { askFirstCheck, askPluginInfo } from "./plugin-calls";
-import { HTTP2_FLOOR, startOnce } from "./plugin-start";
+import { HTTP2_FLOOR, interleavedStarts, type Starts } from "./plugin-start";
 import { median, round } from "./stats";
 import { repoRoot } from "./workspace";
 
 /** What is started: the released file, the scripts-blob file, and the floor. */
 export type Arm64Form = "snapshot" | "scripts" | "floor";
-const FORMS: readonly Arm64Form[] = ["snapshot", "scripts", "floor"];
 
 /** The released file's first answered Check, at most, in multiples of the scripts-blob file's (medians). */
 export const ARM64_SNAPSHOT_TARGET = 0.6;
 
 /** What the arm64 part measured, per form, per start. */
-export interface Arm64StartResult {
-  startMs: Record<Arm64Form, number[]>;
-  firstCheckMs: Record<Arm64Form, number[]>;
-  firstCheckCpuMs: Record<Arm64Form, number[]>;
-}
+export type Arm64StartResult = Starts<Arm64Form>;
 
 interface BuildModule {
   /** Where qemu-user finds the AArch64 loader and libraries (Debian's arm64 cross packages). */
@@ -41,7 +35,10 @@ const buildModule = (): BuildModule => require(path.join(repoRoot, "tools", "bui
 
 /** Why this machine cannot run the arm64 part, or undefined when it can. */
 export function arm64Unavailable(): string | undefined {
-  const { ARM64_LIBRARIES } = buildModule();
+  const build = buildModule();
+  const missing = ["ARM64_LIBRARIES", "buildPluginBinaries", "targetOf", "pinnedBaseNode"].filter((name) => !(name in build));
+  if (missing.length > 0) return `tools/build-plugin-binary.js exports no ${missing.join(", ")}`;
+  const { ARM64_LIBRARIES } = build;
   if (process.platform !== "linux" || process.arch !== "x64") return `it runs on linux-x64 only (this is ${process.platform}-${process.arch})`;
   if (!fs.existsSync("/proc/sys/fs/binfmt_misc/qemu-aarch64")) return "the kernel has no qemu-aarch64 binfmt registration (Debian's qemu-user-static, as .ci/run registers it)";
   if (!fs.existsSync(path.join(ARM64_LIBRARIES, "lib", "ld-linux-aarch64.so.1"))) return `${ARM64_LIBRARIES} has no AArch64 loader (libc6-arm64-cross)`;
@@ -59,51 +56,18 @@ export async function measureArm64Starts(reps: number, log: (line: string) => vo
   const node = await build.pinnedBaseNode(THIS_NODE, undefined, target);
   log(`built the linux-arm64 file from its snapshot and from the scripts blob; starting each ${reps} times under qemu-user`);
   const env = { ...process.env, QEMU_LD_PREFIX: build.ARM64_LIBRARIES };
-  const commands: Record<Arm64Form, Parameters<typeof startOnce>> = {
-    snapshot: [released!.binary, [], askFirstCheck, env],
-    scripts: [scripts!.binary, [], askFirstCheck, env],
-    floor: [node, [HTTP2_FLOOR], askPluginInfo, env],
-  };
-  const perForm = (): Record<Arm64Form, number[]> => ({ snapshot: [], scripts: [], floor: [] });
-  const result: Arm64StartResult = { startMs: perForm(), firstCheckMs: perForm(), firstCheckCpuMs: perForm() };
-  for (let rep = 0; rep < reps + 1; rep++) {
-    for (const form of rep % 2 === 0 ? FORMS : [...FORMS].reverse()) {
-      const sample = await startOnce(...commands[form]);
-      if (rep === 0) continue; // warm-up: disk caches, qemu's first translation of the loader
-      result.startMs[form].push(sample.ms);
-      result.firstCheckMs[form].push(sample.checkMs);
-      result.firstCheckCpuMs[form].push(sample.checkCpuMs);
-    }
-  }
+  const result = await interleavedStarts<Arm64Form>(
+    { snapshot: [released!.binary, [], askFirstCheck, env], scripts: [scripts!.binary, [], askFirstCheck, env], floor: [node, [HTTP2_FLOOR], askPluginInfo, env] },
+    reps,
+  );
   log(`arm64 first Check: snapshot ${round(median(result.firstCheckMs.snapshot), 0)} ms, scripts ${round(median(result.firstCheckMs.scripts), 0)} ms, floor ${round(median(result.firstCheckMs.floor), 0)} ms`);
   return result;
 }
 
-/** The arm64 part's figure for latest.md: the released file's first answered Check against the scripts-blob file's. */
-export function arm64Figures(result: Arm64StartResult): Figure[] {
+/** The arm64 part's figure: the released file's first answered Check against the scripts-blob file's, or why it was not measured. */
+export function arm64Figures(result: Arm64StartResult | { skipped: string }): Figure[] {
+  if ("skipped" in result) return [{ scenario: "F", name: "linux-arm64 under qemu-user: not measured", value: result.skipped, target: `≤ ${ARM64_SNAPSHOT_TARGET}×`, status: "info" }];
   const [a, b] = [median(result.firstCheckMs.snapshot), median(result.firstCheckMs.scripts)];
   const name = `linux-arm64 under qemu-user, start to first answered Check (${result.firstCheckMs.snapshot.length} starts each): from its snapshot ${round(a, 1)} ms / from the scripts blob ${round(b, 1)} ms (medians)`;
-  return [{ scenario: "F", name, value: `${round(a / b, 3)}×`, target: `≤ ${ARM64_SNAPSHOT_TARGET}×`, status: a / b <= ARM64_SNAPSHOT_TARGET ? "pass" : "miss" }];
-}
-
-/** The arm64 part's section of single-file.md. */
-export function arm64Markdown(result: Arm64StartResult | { skipped: string }): string[] {
-  const head = ["", "## linux-arm64, under qemu-user on this machine", ""];
-  if ("skipped" in result) return [...head, `Not measured: ${result.skipped}.`];
-  const row = (name: string, figures: Record<Arm64Form, number[]>, targeted: boolean): string => {
-    const [snap, scripts, floor] = FORMS.map((form) => median(figures[form]));
-    const status = targeted ? (snap! / scripts! <= ARM64_SNAPSHOT_TARGET ? "met" : "missed") : "reported";
-    return `| ${name} | ${round(snap!, 1)} ms | ${round(scripts!, 1)} ms | ${round(snap! / scripts!, 3)}x | ${status} | ${round(floor!, 1)} ms | ${round(snap! / floor!, 2)}x |`;
-  };
-  return [
-    ...head,
-    "The released linux-arm64 file (its start-up snapshot made by the arm64 Node.js under qemu-user) against the same file made of the scripts blob, and Node.js's floor",
-    `run by the arm64 Node.js; each started ${result.startMs.snapshot.length} times after a warm-up, interleaved. qemu translates every instruction, so these times are this machine's, not an arm64 machine's; the ratios are what they show.`,
-    "",
-    `| Figure | Snapshot (released) | Scripts blob | Ratio | Target ≤ ${ARM64_SNAPSHOT_TARGET}x | Floor | Snapshot ÷ floor |`,
-    "| --- | --- | --- | --- | --- | --- | --- |",
-    row("start to port line", result.startMs, false),
-    row("start to first answered Check", result.firstCheckMs, true),
-    row("CPU to the first answered Check (the qemu process)", result.firstCheckCpuMs, false),
-  ];
+  return [bounded("F", name, a / b, "≤", ARM64_SNAPSHOT_TARGET)];
 }

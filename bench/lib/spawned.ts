@@ -1,5 +1,5 @@
 /**
- * Servers the bench starts as plain processes (the reference server's bin, npx, Prism): spawning
+ * Servers the bench starts as plain processes (the reference server, Prism, the bare server): spawning
  * them in their own process group, asking them one HTTP request, and stopping them with their
  * children.
  */
@@ -69,23 +69,17 @@ export async function freePort(): Promise<number> {
   }
 }
 
-/** One HTTP request. */
+/** One HTTP request (POST unless `method` says otherwise). */
 export interface Ask {
-  /** Full URL. */
   url: string;
-  /** Method; POST unless said otherwise. */
   method?: string;
-  /** Request headers. */
   headers?: Record<string, string>;
-  /** Request body. */
   body?: string;
 }
 
 /** An HTTP answer, body read in full. */
 export interface Answer {
-  /** Status code. */
   status: number;
-  /** Body text. */
   body: string;
 }
 

@@ -1,9 +1,8 @@
 /**
- * Scenario S: start-up. Each subject is started as a fresh process; the bench sends its first
+ * The server scenario's start-up. Each subject is started as a fresh process; the bench sends its first
  * request as soon as the port accepts a connection (polled every millisecond) and times, from
  * just before the spawn, the first answer of a cheap request and the first successful create.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { DATA_SOURCE_BODY } from "./http";
@@ -11,26 +10,20 @@ import { prismCommand } from "./prism";
 import { ask, askOnceListening, freePort, spawnGroup, type Spawned } from "./spawned";
 import { repoRoot } from "./workspace";
 
-/** What is started: the bin with node, the bin through npx, Prism, and a bare node:http server (the floor). */
-export type StartupSubject = "ours" | "npx" | "prism" | "bare";
+/** What is started: the bin with node, Prism, and a bare node:http server (the floor). Older results also hold "npx". */
+export type StartupSubject = "ours" | "prism" | "bare";
 
-/** One start. */
+/** One start: ms from the spawn to the first answer of a cheap request (a create without a key; 401, or 201 from the bare server), its status, and ms to the first 201 of a create with a valid key. */
 export interface StartupSample {
-  /** Spawn to the first answer of the cheap request (a create without a key), ms. */
   firstAnswerMs: number;
-  /** Status of that answer (401 from a server that checks keys, 201 from the bare one). */
   firstAnswerStatus: number;
-  /** Spawn to the first 201 of a create with a valid key, ms. */
   firstCreateMs: number;
 }
 
-/** Everything scenario S measured. */
+/** Everything the start-up measured: starts per subject, one sample per start, each subject's command line (`<port>` and `<document>` standing for the values used). */
 export interface StartupResult {
-  /** Starts per subject. */
   reps: number;
-  /** Samples per subject, one per repetition. */
   samples: Record<StartupSubject, StartupSample[]>;
-  /** Each subject's command line, `<port>` and `<document>` standing for the values used. */
   commands: Record<StartupSubject, string>;
 }
 
@@ -61,33 +54,15 @@ async function createOnOurs(base: string, child: Spawned): Promise<void> {
   await expectCreated({ url: `${base}/api/public/organizations/${org.data.id}/data-sources`, headers, body: BODY }, "create data source");
 }
 
-/** A project that depends on this package (linked, as an install would place it), for `npx`. */
-function npxProject(): string {
-  const dir = path.join(repoRoot, "bench", "tmp", "npx-project");
-  fs.mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ name: "npx-project", private: true, dependencies: { "pulumi-analytics": "*" } })}\n`);
-  const link = (target: string, at: string): void => {
-    fs.rmSync(at, { force: true });
-    fs.symlinkSync(target, at);
-  };
-  link(repoRoot, path.join(dir, "node_modules", "pulumi-analytics"));
-  link("../pulumi-analytics/dist/reference-server/bin.js", path.join(dir, "node_modules", ".bin", "analytics-reference-server"));
-  // npm marks a package's bins executable when it installs them; a fresh build does not.
-  fs.chmodSync(path.join(repoRoot, "dist", "reference-server", "bin.js"), 0o755);
-  return dir;
-}
-
 function subjects(document: string): Record<StartupSubject, Subject> {
   const bin = path.join(repoRoot, "dist", "reference-server", "bin.js");
   const serverArgs = (port: string): string[] => ["--port", port, "--bootstrap-user", "bench"];
-  const project = npxProject();
   const createPlain = async (base: string, key?: string): Promise<void> => {
     const headers = key === undefined ? JSON_HEADERS : { ...JSON_HEADERS, authorization: `Bearer ${key}` };
     await expectCreated({ url: `${base}/api/public/organizations/startup/data-sources`, headers, body: BODY }, "create data source");
   };
   return {
     ours: { command: (port) => ({ argv: [process.execPath, bin, ...serverArgs(port)] }), create: createOnOurs },
-    npx: { command: (port) => ({ argv: ["npx", "--no-install", "analytics-reference-server", ...serverArgs(port)], cwd: project }), create: createOnOurs },
     prism: { command: (port) => ({ argv: prismCommand(document, port) }), create: (base) => createPlain(base, PRISM_KEY) },
     bare: {
       command: (port) => ({ argv: [process.execPath, path.join(__dirname, "..", "servers", "bare.js")], env: { BENCH_BARE_PORT: port } }),
@@ -114,7 +89,7 @@ async function startOnce(subject: Subject): Promise<StartupSample> {
   }
 }
 
-/** Runs scenario S: one untimed start of each subject, then `reps` rounds, the order rotating each round. */
+/** Runs the start-up: one untimed start of each subject, then `reps` rounds, the order rotating each round. */
 export async function runStartupScenario(document: string, reps: number, log: (line: string) => void): Promise<StartupResult> {
   const all = subjects(document);
   const names = Object.keys(all) as StartupSubject[];
@@ -125,7 +100,7 @@ export async function runStartupScenario(document: string, reps: number, log: (l
     for (const name of order) {
       const sample = await startOnce(all[name]);
       samples[name].push(sample);
-      log(`S rep ${rep + 1}/${reps} ${name}: first answer ${sample.firstAnswerMs.toFixed(0)} ms (${sample.firstAnswerStatus}), first create ${sample.firstCreateMs.toFixed(0)} ms`);
+      log(`start rep ${rep + 1}/${reps} ${name}: first answer ${sample.firstAnswerMs.toFixed(0)} ms (${sample.firstAnswerStatus}), first create ${sample.firstCreateMs.toFixed(0)} ms`);
     }
   }
   const line = (name: StartupSubject): string => {

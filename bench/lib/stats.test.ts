@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { medianInterval } from "./stats";
+import { median, pairedRatio } from "./stats";
 
-describe("medianInterval", () => {
-  it("takes the 4th smallest and 4th largest of 15 values at 95% (coverage 96.5%)", () => {
-    const values = Array.from({ length: 15 }, (_, i) => 15 - i); // unsorted on purpose
-    const interval = medianInterval(values)!;
-    expect([interval.low, interval.high]).toEqual([4, 12]);
-    expect(interval.coverage).toBeCloseTo(1 - 2 * (1 + 15 + 105 + 455) / 2 ** 15, 10);
+describe("paired ratios", () => {
+  it("takes the median of each repetition's own ratio, not the ratio of two medians", () => {
+    // A machine that slows down between repetitions: each pair ran back to back at 0.9×.
+    const ours = [90, 180, 270];
+    const base = [100, 200, 300];
+    expect(pairedRatio(ours, base)).toBeCloseTo(0.9, 10);
+    expect(pairedRatio([1, 10, 3], [1, 5, 1])).toBe(2);
+    expect(median([1, 10, 3]) / median([1, 5, 1])).toBe(3);
   });
 
-  it("needs 6 values for 95% and gives the extremes there", () => {
-    expect(medianInterval([1, 2, 3, 4, 5])).toBeUndefined();
-    const interval = medianInterval([6, 1, 5, 2, 4, 3])!;
-    expect([interval.low, interval.high]).toEqual([1, 6]);
-    expect(interval.coverage).toBeCloseTo(1 - 2 / 64, 10);
+  it("refuses lists of different lengths and an empty median", () => {
+    expect(() => pairedRatio([1, 2], [1])).toThrow(/differ in length/);
+    expect(() => median([])).toThrow(/empty list/);
   });
 });

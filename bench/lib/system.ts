@@ -1,45 +1,29 @@
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { peerVersion } from "./peers";
 
-/** Where the machine, its load and the tool versions stood during a run. */
+/**
+ * The machine and the tool versions of a run: the CPU model and logical CPUs, total memory in MiB,
+ * `linux 6.8.0 x64`, the Node.js version, the Pulumi CLI the scenario drove (when it drove one),
+ * the installed @pulumi/pulumi, and Prism in bench/peers (the server scenario's peer).
+ */
 export interface SystemInfo {
-  /** CPU model, as os.cpus() reports it. */
   cpuModel: string;
-  /** Logical CPUs. */
   cpus: number;
-  /** Total memory in MiB. */
   totalMemMiB: number;
-  /** `linux 6.8.0 x64`. */
   os: string;
-  /** process.version. */
   node: string;
-  /** `pulumi version` of the CLI the bench drove. */
-  pulumiCli: string;
-  /** Installed @pulumi/pulumi. */
+  pulumiCli?: string | undefined;
   pulumiSdk: string;
-  /** Installed undici (the client's transport). */
-  undici: string;
-  /** Installed autocannon (the load generator). */
-  autocannon: string;
-  /** Prism in bench/peers (the peer of D and S). */
   prism?: string;
-  /** Vega in bench/peers (renders the charts). */
-  vega?: string;
-  /** Vega-Lite in bench/peers (the charts' specifications). */
-  vegaLite?: string;
-}
-
-/** Version of an installed package, read from its package.json. */
-export function installedVersion(repoRoot: string, name: string): string {
-  const file = path.join(repoRoot, "node_modules", name, "package.json");
-  return (JSON.parse(fs.readFileSync(file, "utf8")) as { version: string }).version;
 }
 
 /** Machine facts and versions. */
-export function systemInfo(repoRoot: string, pulumiCli: string): SystemInfo {
+export function systemInfo(repoRoot: string, pulumiCli: string | undefined): SystemInfo {
   const cpus = os.cpus();
+  const pulumiSdk = (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")) as { version: string }).version;
   return {
     cpuModel: cpus[0]?.model.trim() ?? "unknown",
     cpus: cpus.length,
@@ -47,13 +31,19 @@ export function systemInfo(repoRoot: string, pulumiCli: string): SystemInfo {
     os: `${os.platform()} ${os.release()} ${os.arch()}`,
     node: process.version,
     pulumiCli,
-    pulumiSdk: installedVersion(repoRoot, "@pulumi/pulumi"),
-    undici: installedVersion(repoRoot, "undici"),
-    autocannon: installedVersion(repoRoot, "autocannon"),
+    pulumiSdk,
     prism: peerVersion("@stoplight/prism-cli") ?? "not installed",
-    vega: peerVersion("vega") ?? "not installed",
-    vegaLite: peerVersion("vega-lite") ?? "not installed",
   };
+}
+
+/** The commit measured (short), marked when the work tree differs from it. */
+export function commitOf(repoRoot: string): string {
+  const git = (...args: string[]): string => execFileSync("git", args, { cwd: repoRoot, encoding: "utf8" }).trim();
+  try {
+    return `${git("rev-parse", "--short=12", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? " (with uncommitted changes)" : ""}`;
+  } catch {
+    return "unknown (no git checkout)";
+  }
 }
 
 /** 1, 5 and 15 minute load averages, rounded. */

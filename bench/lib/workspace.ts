@@ -1,40 +1,32 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import { pulumiEnvironment, runPulumi, trackProcessTree, type PulumiRunResult, type PulumiToolchain } from "@pulumi-analytics/toolchain";
+import { runPulumi, type PulumiRunResult, type PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { PeakRssSampler } from "./proc";
 
-/** Repository root (bench/dist/lib -> repo). */
-export const repoRoot = path.resolve(__dirname, "..", "..", "..");
+/** Repository root: two folders up from bench/lib, three from its build in bench/dist/lib. */
+export const repoRoot = path.resolve(__dirname, path.basename(path.dirname(__dirname)) === "dist" ? "../../.." : "../..");
 
 /** Global flags runPulumi puts before every command, repeated in the report's command lines. */
 export const GLOBAL_FLAGS = ["--non-interactive", "--color=never"];
 
-/** A timed CLI run. */
+/**
+ * A timed CLI run: wall time in ms, the provider process's peak RSS in MiB (see
+ * {@link BenchWorkspace.create}'s `providerMarker`; 0 if none ran), and CPU seconds sampled from
+ * /proc of the provider processes, of every process in the program's directory (CLI, language
+ * host, program, providers) and of the engine's own (the `pulumi` CLI, or `tofu`).
+ */
 export interface TimedRun extends PulumiRunResult {
-  /** Wall time of the `pulumi` process, ms. */
   ms: number;
-  /** Peak RSS of the provider process(es) during the run (see {@link BenchWorkspace.create}'s `providerMarker`), MiB; 0 if none ran. */
   providerPeakMiB: number;
-  /** The largest anonymous resident memory (RssAnon) sampled of the provider process(es), MiB. */
-  providerAnonPeakMiB: number;
-  /** CPU seconds of the provider process(es) during the run, summed (sampled from /proc/<pid>/stat). */
   providerCpuS: number;
-  /** CPU seconds of every process in the program's directory (CLI, language host, program, providers), summed the same way. */
   allCpuS: number;
-  /** CPU seconds of the engine's own process (the `pulumi` CLI, or `tofu`), sampled the same way. */
   engineCpuS: number;
 }
 
-/**
- * A state backend other than the workspace's own `file://` directory: a login URL (an `s3://`
- * bucket and prefix, say) and what the CLI needs to reach it (credentials).
- */
+/** A state backend other than the workspace's own `file://` directory: PULUMI_BACKEND_URL (an `s3://` bucket and prefix, say) and the environment the CLI needs to reach it. */
 export interface Backend {
-  /** PULUMI_BACKEND_URL. */
   url: string;
-  /** Added to every command's environment. */
   env: NodeJS.ProcessEnv;
 }
 
@@ -110,18 +102,7 @@ export class BenchWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
-  }
-
-  /** Starts `pulumi ARGS` in a process group of its own (tracked), unwaited, as {@link pulumi} would run it. */
-  start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-    const child = spawn(this.toolchain.pulumi, [...GLOBAL_FLAGS, ...args], {
-      cwd: this.programDir,
-      env: pulumiEnvironment(this.toolchain, { ...this.env, ...env }),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    return trackProcessTree(child);
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
   }
 
   /** Removes the temp dir. */

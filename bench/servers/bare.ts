@@ -1,23 +1,14 @@
 /**
- * Child process for scenario D's baseline and S's floor: a bare node:http server on 127.0.0.1
+ * Child process for the server scenario's floor: a bare node:http server on 127.0.0.1
  * that reads and JSON-parses the body and answers 201 with a fixed body (a real response of the
  * reference server, from BENCH_BARE_RESPONSE), so both servers put the same bytes on the wire.
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { serveIpc } from "./ipc";
 
 const answer = process.env.BENCH_BARE_RESPONSE ?? "{}";
-/** Port to listen on (default 0, a free one): scenario S starts it on a known port. */
+/** Port to listen on (default 0, a free one): the start-up measurement starts it on a known port. */
 const port = Number(process.env.BENCH_BARE_PORT ?? 0);
-/** Busy-wait per request, µs (default 0): only for calibration runs, see bench/analysis.md. */
-const spinMicros = Number(process.env.BENCH_BARE_SPIN_US ?? 0);
-
-function spin(micros: number): void {
-  const until = process.hrtime.bigint() + BigInt(Math.round(micros * 1000));
-  while (process.hrtime.bigint() < until);
-}
-
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -28,11 +19,10 @@ const server = http.createServer((req, res) => {
       res.writeHead(400).end();
       return;
     }
-    if (spinMicros > 0) spin(spinMicros);
     res.writeHead(201, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(answer) }).end(answer);
   });
 });
 server.listen(port, "127.0.0.1", () => {
   const { port: listening } = server.address() as AddressInfo;
-  serveIpc({ url: `http://127.0.0.1:${listening}`, apiKey: "" }, () => new Promise<void>((resolve) => server.close(() => resolve())));
+  process.stdout.write(`ready ${JSON.stringify({ url: `http://127.0.0.1:${listening}`, apiKey: "" })}\n`);
 });

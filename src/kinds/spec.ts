@@ -35,6 +35,13 @@ export interface OutputFieldSpec {
   readonly type: FieldType;
   /** May be `null` (an optional field left unset). */
   readonly nullable?: true;
+  /**
+   * Value the field takes in a stored record that lacks it: one that the reference server of an
+   * earlier release wrote before the field was added to this spec. Without it, such a record gets
+   * `null` for a nullable field and is refused otherwise, so a field added after a release needs
+   * one unless it is nullable. (Not the API's: an answer always has every field.)
+   */
+  readonly storedDefault?: string | number | boolean;
 }
 
 /** Everything the project knows about one kind of object of the API. */

@@ -8,13 +8,13 @@ import {
   DATA_SOURCE_RESPONSE_FIELDS,
   ORGANIZATIONS_PATH,
   SSO_JWT_PATH,
+  dataSource,
   dataSourcesPath,
   organization,
   successEnvelope,
 } from "../contract";
 import { ORGANIZATION_NAME_MAX } from "./public-routes";
 import { digestApiKey } from "./state/auth";
-import { dataSourceFieldsSchema } from "./state/state-format";
 import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, start, validDataSource, type Reply } from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
@@ -33,7 +33,7 @@ describe("routes", () => {
     const org = await createOrg(server, server.apiKeys.alice!);
     const reply = await createDataSource(server, server.apiKeys.alice!, org.id);
     expect(reply.status).toBe(201);
-    const data = successEnvelope(dataSourceFieldsSchema()).parse(reply.json).data;
+    const data = successEnvelope(z.strictObject(dataSource.shape)).parse(reply.json).data;
     expect(Object.keys(data).sort()).toEqual([...DATA_SOURCE_RESPONSE_FIELDS].sort());
     expect(data).toMatchObject({ id: expect.stringMatching(/^ds_/), displayName: "Warehouse", dialect: "POSTGRES", host: "db.example.com", port: 5432 });
   });

@@ -24,7 +24,7 @@ export const publicRouter = new Router<PublicRoute>([
 
 /**
  * Longest organization name this server accepts. The API specification states no limit; this
- * bound is the reference server's own choice (documented in docs/reference-server.md), so the
+ * bound is the reference server's own choice (documented in docs/reference-server-api.md), so the
  * contract, and with it the provider's preview, does not enforce it.
  */
 export const ORGANIZATION_NAME_MAX = 255;

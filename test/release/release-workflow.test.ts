@@ -1,11 +1,13 @@
 /**
- * .github/workflows/release.yml and examples/gitops' workflow linted by actionlint (pinned in
- * tools/pinned/actionlint, built into the project cache as versitygw is): they pass, and a broken copy
- * fails. Both audited by zizmor (pinned with hashes in tools/pinned/zizmor/requirements.txt, run offline)
+ * .github/workflows/release.yml, the pull-request workflow .github/workflows/ci.yml and
+ * examples/gitops' workflow linted by actionlint (pinned in tools/pinned/actionlint, built into the
+ * project cache as versitygw is): they pass, and a broken copy fails. All three audited by zizmor (pinned with hashes in tools/pinned/zizmor/requirements.txt, run offline)
  * with no finding, and a copy whose checkouts keep their credentials and that takes an action by
  * tag fails. The release's shape: the tag checked against package.json, publishing after the test
  * suite and the GitHub release, secrets and OIDC tokens only in jobs with an environment, the
- * reference server's image pushed to ghcr.io by digest with its provenance.
+ * reference server's image pushed to ghcr.io by digest with its provenance. The pull-request
+ * workflow's shape: the quick job (type-check, unit tier) before the long one, superseded runs
+ * cancelled, read-only jobs, release.yml's commits, and the Debian packages of .ci/run.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -35,6 +37,7 @@ function setupNodeVersions(workflow: string): string[] {
 }
 
 const GITOPS_WORKFLOW = path.join(repoRoot, "examples", "gitops", ".github", "workflows", "analytics.yml");
+const CI_WORKFLOW = path.join(repoRoot, ".github", "workflows", "ci.yml");
 const VERSION = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 
 /** zizmor over workflow files, offline (no GitHub API), plain output without colours. */
@@ -68,8 +71,8 @@ describe("the release workflow", () => {
     binary = await resolvePinnedGoTool(ACTIONLINT);
   }, 900_000);
 
-  it("passes actionlint, and so does examples/gitops' workflow", () => {
-    for (const workflow of [WORKFLOW, GITOPS_WORKFLOW]) {
+  it("passes actionlint, and so do the pull-request workflow and examples/gitops' workflow", () => {
+    for (const workflow of [WORKFLOW, CI_WORKFLOW, GITOPS_WORKFLOW]) {
       const result = actionlint(binary, workflow);
       expect(result.output).toBe("");
       expect(result.status).toBe(0);
@@ -104,8 +107,8 @@ describe("the release workflow", () => {
       zizmorBinary = (await resolvePythonTool("zizmor", path.join(repoRoot, "tools", "pinned", "zizmor", "requirements.txt"))).bin("zizmor");
     }, 900_000);
 
-    it("finds nothing in the release workflow and examples/gitops' workflow", () => {
-      const result = zizmor(zizmorBinary, [WORKFLOW, GITOPS_WORKFLOW]);
+    it("finds nothing in the release workflow, the pull-request workflow and examples/gitops' workflow", () => {
+      const result = zizmor(zizmorBinary, [WORKFLOW, CI_WORKFLOW, GITOPS_WORKFLOW]);
       expect(result.output).toMatch(/No findings to report/);
       expect(result.status).toBe(0);
     });
@@ -126,8 +129,8 @@ describe("the release workflow", () => {
     });
   });
 
-  it("pins every action of both workflows to a commit, with its release in a comment", () => {
-    for (const workflow of [WORKFLOW, GITOPS_WORKFLOW]) {
+  it("pins every action of the three workflows to a commit, with its release in a comment", () => {
+    for (const workflow of [WORKFLOW, CI_WORKFLOW, GITOPS_WORKFLOW]) {
       const uses = [...fs.readFileSync(workflow, "utf8").matchAll(/uses: (\S+)(.*)$/gm)];
       expect(uses.length).toBeGreaterThan(3);
       for (const [, action, rest] of uses) expect(`${action}${rest}`).toMatch(/^[\w-]+\/[\w-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
@@ -239,5 +242,56 @@ describe("the release workflow", () => {
     expect(all.get("maven")).toContain("node tools/publish.js central-portal --api https://ossrh-staging-api.central.sonatype.com/");
     expect(all.get("go")).toContain('node tools/publish.js go --remote "https://github.com/$GITHUB_REPOSITORY.git"');
     expect(all.get("nuget")).toContain("node tools/publish.js nuget --registry https://api.nuget.org/v3/index.json");
+  });
+});
+
+describe("the pull-request workflow", () => {
+  const text = fs.readFileSync(CI_WORKFLOW, "utf8");
+  const all = jobs(text);
+  /** A job's `run:` steps, in order. */
+  const runs = (job: string) => [...job.matchAll(/^\s+(?:- )?run: (.+)$/gm)].map((match) => match[1]!);
+
+  it("runs on pull requests and pushes to main, and a newer run of the same pull request or branch cancels the one it supersedes", () => {
+    const head = text.slice(0, text.indexOf("\njobs:\n"));
+    expect(head).toMatch(/^on:\n  pull_request:\n  push:\n    branches: \[main\]\n/m);
+    expect(head).toMatch(/^concurrency:\n  group: ci-\$\{\{ github\.event\.pull_request\.number \|\| github\.ref \}\}\n  cancel-in-progress: true\n/m);
+  });
+
+  it("runs the type-check and the unit tier first, and the README's install and test commands only once they pass", () => {
+    expect([...all.keys()]).toEqual(["quick", "test"]);
+    expect(needs(all.get("quick")!)).toEqual([]);
+    expect(runs(all.get("quick")!)).toEqual(["npm ci", "npm run typecheck", "npm run test:unit"]);
+    expect(needs(all.get("test")!)).toEqual(["quick"]);
+    expect(runs(all.get("test")!)).toEqual(["sudo bash .ci/install-packages", "npm ci", "npm test"]);
+    for (const job of all.values()) expect(job).toMatch(/^    runs-on: ubuntu-24\.04$/m);
+    // The long job sets up what release.yml's test job sets up for the same `npm test`.
+    const setup = (job: string) => [...job.matchAll(/uses: (actions\/setup-\w+@\S+)(?: #.*)?\n\s+with:\n((?:\s{10}.+\n)+)/g)].map((match) => `${match[1]}\n${match[2]}`);
+    expect(setup(all.get("test")!)).toEqual(setup(jobs(fs.readFileSync(WORKFLOW, "utf8")).get("test")!));
+  });
+
+  it("grants nothing at the top and only read access to the repository in each job, with no secret", () => {
+    expect(text).toMatch(/^permissions: \{\}$/m);
+    for (const [name, job] of all) {
+      const permissions = /^    permissions:\n((?:      .+\n)+)/m.exec(job)?.[1]?.trim();
+      expect(permissions, name).toBe("contents: read");
+    }
+    expect(text).not.toMatch(/secrets\.|id-token|environment:/);
+    expect([...text.matchAll(/uses: actions\/checkout@\S+.*\n\s+with:\n\s+persist-credentials: false/g)]).toHaveLength([...text.matchAll(/uses: actions\/checkout@/g)].length);
+    expect(text).not.toMatch(/^\s+cache: (?!false)/m);
+    expect([...text.matchAll(/package-manager-cache: false/g)]).toHaveLength([...text.matchAll(/uses: actions\/setup-node@/g)].length);
+  });
+
+  it("takes each action at the commit release.yml takes it at", () => {
+    const commits = (workflow: string) => new Map([...workflow.matchAll(/uses: ([\w-]+\/[\w-]+)@([0-9a-f]{40})/g)].map((match) => [match[1]!, match[2]!]));
+    const release = commits(fs.readFileSync(WORKFLOW, "utf8"));
+    for (const [action, commit] of commits(text)) expect(commit, action).toBe(release.get(action));
+  });
+
+  it("installs the Debian packages .ci/run installs, from one list that names podman's network DNS, a package only recommended", () => {
+    expect(fs.readFileSync(path.join(repoRoot, ".ci", "run"), "utf8")).toMatch(/^bash \.ci\/install-packages$/m);
+    expect(fs.readFileSync(path.join(repoRoot, ".ci", "install-packages"), "utf8")).toContain('list="$(dirname "$0")/debian-packages"');
+    const listed = fs.readFileSync(path.join(repoRoot, ".ci", "debian-packages"), "utf8").split("\n").filter((line) => line && !line.startsWith("#"));
+    expect(listed).toEqual(expect.arrayContaining(["podman", "netavark", "aardvark-dns", "chromium", "docker-registry", "wine64 no-recommends"]));
+    for (const line of listed) expect(line).toMatch(/^[a-z0-9][a-z0-9.+-]*( no-recommends)?$/);
   });
 });

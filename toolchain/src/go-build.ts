@@ -6,6 +6,7 @@
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ToolchainError } from "./toolchain-error";
@@ -158,6 +159,26 @@ export async function buildGoModule(build: GoModuleBuild, target: string, env: N
   fs.rmSync(target, { recursive: true, force: true });
   fs.renameSync(staging, target);
   log(`[toolchain] ${build.what} ready in ${elapsed()}: ${path.join(target, "bin")}`);
+}
+
+/** The releases (`X.Y.Z`, no prereleases) newer than `version` in `go list -m -versions` output, oldest first. */
+export function newerReleases(listOutput: string, version: string): string[] {
+  const versions = listOutput.trim().split(/\s+/).slice(1);
+  return versions.filter((v) => /^v\d+\.\d+\.\d+$/.test(v) && compareVersions(v, version) > 0).map((v) => v.slice(1));
+}
+
+/**
+ * The releases of Go module `modulePath` newer than `version` that the Go module proxy (GOPROXY)
+ * lists, or why it could not be asked: never an error, so a run without the network goes on.
+ */
+export async function newerOnProxy(modulePath: string, version: string, env: NodeJS.ProcessEnv): Promise<{ newer: string[] } | { unavailable: string }> {
+  try {
+    const { stdout } = await execFileAsync("go", ["list", "-m", "-versions", modulePath], { cwd: os.tmpdir(), env: { ...env, GOTOOLCHAIN: "local" }, timeout: 30_000 });
+    return { newer: newerReleases(stdout, version) };
+  } catch (err) {
+    const { stderr, message } = err as { stderr?: string; message: string };
+    return { unavailable: (stderr?.trim() || message).split("\n")[0]! };
+  }
 }
 
 function missingProxyHint(output: string): string {

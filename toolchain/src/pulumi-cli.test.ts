@@ -33,6 +33,7 @@ import {
   langhostsModuleDir,
   newestEngineCacheKey,
   newestEngineModuleDir,
+  newestOnProxyLine,
   newestYamlHostCacheKey,
   newestYamlModuleDir,
   resolveNewestPulumiToolchain,
@@ -368,6 +369,14 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     expect(compareVersions(NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION)).toBeGreaterThan(0);
   });
 
+  it("names, in its progress lines, any newer release the Go module proxy lists, or why it could not ask", () => {
+    expect(newestOnProxyLine({ newer: ["3.280.0", "3.281.1"] })).toBe(
+      `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: 3.280.0, 3.281.1; pin 3.281.1 in toolchain/go/pulumi-newest (docs/toolchain.md)`,
+    );
+    expect(newestOnProxyLine({ newer: [] })).toBe(`[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest github.com/pulumi/pulumi/pkg/v3 the Go module proxy serves`);
+    expect(newestOnProxyLine({ unavailable: "dial tcp: lookup proxy.golang.org: no such host" })).toContain("so going on with it: dial tcp");
+  });
+
   it("is named with the pinned engine in docs/install.md's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
     const root = REPO_ROOT;
     const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "docs/install.md"))?.[0] ?? "";
@@ -413,6 +422,7 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     const lines: string[] = [];
     const found = await resolveNewestPulumiToolchain({ env: { ...process.env, PULUMI_CLI: cli, PATH: `${dir}:${process.env.PATH}` }, log: (l) => lines.push(l) });
     expect(found).toMatchObject({ version: NEWEST_PULUMI_VERSION, source: "cache", pulumi: path.join(defaultCacheRoot(), newestEngineCacheKey(), "bin", "pulumi") });
-    expect(lines).toEqual([]);
+    // Nothing built: the one line is what the Go module proxy lists (or why it could not be asked).
+    expect(lines).toEqual([expect.stringMatching(/^\[toolchain\] .*Go module proxy/)]);
   });
 });

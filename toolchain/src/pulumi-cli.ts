@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { findOnPath, linkBeside } from "./executables";
-import { buildGoModule, minimumGoVersion, moduleCacheKey, withLock } from "./go-build";
+import { buildGoModule, minimumGoVersion, moduleCacheKey, newerOnProxy, withLock } from "./go-build";
 import { builtLanguageHosts, installedLanguageHosts, languageHostDirs, newestEngineLanguageHosts, type LanguageHosts } from "./language-hosts";
 import { ToolchainError } from "./toolchain-error";
 import { ENGINE_VERSION_SYMBOL, NEWEST_PULUMI_VERSION, PINNED_PULUMI_VERSION, compareVersions, parseVersion } from "./versions";
@@ -70,7 +70,9 @@ export interface ResolveOptions {
   ignoreInstalled?: boolean;
 }
 
-const ENGINE_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
+/** The Go module whose releases are Pulumi's: the newest CLI pins one of them. */
+const ENGINE_MODULE = "github.com/pulumi/pulumi/pkg/v3";
+const ENGINE_PACKAGE = `${ENGINE_MODULE}/cmd/pulumi`;
 const LANGUAGE_HOST_PACKAGE = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
 /** The Node.js language host and the dynamic-provider plugin: the pinned engine's entry holds them next to `pulumi`. */
 const NODE_BINARIES = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"] as const;
@@ -271,16 +273,30 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
  * compatibility tests: built from toolchain/go/pulumi-newest into a cache entry of its own (never an
  * installed CLI), with the pinned engine's Node.js host and dynamic-provider plugin (built first
  * when missing), pulumi-yaml {@link NEWEST_YAML_VERSION} and the pinned release's Python host
- * linked next to it. `npm run toolchain` keeps to the pinned engine.
+ * linked next to it. `npm run toolchain` keeps to the pinned engine. Logs any newer release the Go
+ * module proxy lists ({@link newestOnProxyLine}).
  */
 export async function resolveNewestPulumiToolchain(options: Pick<ResolveOptions, "log" | "env" | "cacheDir"> = {}): Promise<PulumiToolchain> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
-  const pinned = await cachedEngine(PINNED_ENGINE, cacheRoot, env, log);
-  const toolchain = fromDir(await cachedEngine(NEWEST_ENGINE, cacheRoot, env, log), NEWEST_PULUMI_VERSION);
-  for (const name of NODE_BINARIES) linkBeside(toolchain.binDir, path.join(pinned.dir, "bin", name), name);
-  return { ...toolchain, ...(await newestEngineLanguageHosts(toolchain.binDir, cacheRoot, env, log)) };
+  // Asked beside the build, and said whether the build succeeds or not.
+  const proxy = newerOnProxy(ENGINE_MODULE, NEWEST_PULUMI_VERSION, env);
+  try {
+    const pinned = await cachedEngine(PINNED_ENGINE, cacheRoot, env, log);
+    const toolchain = fromDir(await cachedEngine(NEWEST_ENGINE, cacheRoot, env, log), NEWEST_PULUMI_VERSION);
+    for (const name of NODE_BINARIES) linkBeside(toolchain.binDir, path.join(pinned.dir, "bin", name), name);
+    return { ...toolchain, ...(await newestEngineLanguageHosts(toolchain.binDir, cacheRoot, env, log)) };
+  } finally {
+    log(newestOnProxyLine(await proxy));
+  }
+}
+
+/** What the Go module proxy says of the newest CLI: a newer release to pin, none, or that it could not be asked. */
+export function newestOnProxyLine(proxy: Awaited<ReturnType<typeof newerOnProxy>>): string {
+  if ("unavailable" in proxy) return `[toolchain] could not ask the Go module proxy for a Pulumi newer than ${NEWEST_PULUMI_VERSION}, so going on with it: ${proxy.unavailable}`;
+  if (proxy.newer.length === 0) return `[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest ${ENGINE_MODULE} the Go module proxy serves`;
+  return `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: ${proxy.newer.join(", ")}; pin ${proxy.newer.at(-1)} in toolchain/go/pulumi-newest (docs/toolchain.md)`;
 }
 
 function fromDir(entry: { dir: string; built: boolean }, version: string): PulumiToolchain {

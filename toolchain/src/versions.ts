@@ -7,7 +7,7 @@ export const PINNED_PULUMI_VERSION = "3.200.0";
  * The newest Pulumi CLI release the Go module proxy serves, built as a second engine that the
  * compatibility tests run (test/languages/compat-newest-cli.test.ts); toolchain/go/pulumi-newest/go.mod pins the same one.
  */
-export const NEWEST_PULUMI_VERSION = "3.274.1";
+export const NEWEST_PULUMI_VERSION = "3.276.0";
 
 /** The Go symbol `pulumi version` (and the language hosts built from the engine's release) report; set with `-ldflags -X`. */
 export const ENGINE_VERSION_SYMBOL = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";

@@ -6,7 +6,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Subject } from "../engine";
-import { pulumiStateObjects } from "./tofu-parse";
 import { repoRoot, type BenchWorkspace } from "../workspace";
 
 /** The bridged `restapi_object`'s type token. */
@@ -51,9 +50,4 @@ export function bridgeSubject(binary: string, count: number): Subject {
 export async function configureBridgeStack(ws: BenchWorkspace, stack: string, baseUrl: string, apiKey: string): Promise<void> {
   await ws.pulumi(["config", "set", "baseUrl", "--stack", stack, "--", baseUrl]);
   await ws.pulumi(["config", "set", "--secret", "apiKey", "--stack", stack, "--", apiKey]);
-}
-
-/** Objects of the service in a Pulumi state text, whichever provider made them (ours, the dynamic classes', the bridged restapi's). */
-export function stateObjectsOf(stateText: string): number {
-  return pulumiStateObjects(stateText, "analytics:") + pulumiStateObjects(stateText, "pulumi-nodejs:dynamic/") + pulumiStateObjects(stateText, BRIDGE_OBJECT_TYPE);
 }

@@ -1,6 +1,6 @@
 /**
  * The table of docs/compared-with-rest-provider.md's speed section, written from scenario T's
- * result (bench/results/tofu.json) by every run that measures or redraws T, between two markers;
+ * result (bench/results/results.json) by every run that measures or redraws T, between two markers;
  * the prose around it is the page's own.
  */
 import * as fs from "node:fs";
@@ -9,7 +9,7 @@ import { SIDE_NAMES, cpuPerCreate, engineCpuPerCreate } from "./tofu-report";
 import { TOFU_SIDES, type SideRun, type StepResult, type TofuResult } from "./tofu";
 
 /** The line that opens the generated table. */
-export const SPEED_BEGIN = "<!-- speed table: written by `npm run bench` (bench/lib/tofu/speed-doc.ts) from bench/results/tofu.json; edit the generator, not the table -->";
+export const SPEED_BEGIN = "<!-- speed table: written by `npm run bench` (bench/lib/tofu/speed-doc.ts) from bench/results/results.json; edit the generator, not the table -->";
 /** The line that closes it. */
 export const SPEED_END = "<!-- end of the speed table -->";
 
@@ -43,12 +43,11 @@ export function speedTable(result: TofuResult, meta: SpeedMeta): string {
   const runOf = (side: string, checkpoints: boolean) => result.runs.find((r) => r.count === n && r.side === side && r.checkpoints === checkpoints);
   const load = (values: number[]) => values.map((v) => round(v, 1)).join(" ");
   const lines = [
-    `Scenario T at N=${n}, each side once on a fresh reference server, from [tofu.json](../bench/results/tofu.json) (runs since ${meta.startedAt.slice(0, 10)}, load average ${load(meta.load.start)} at the first start and ${load(meta.load.end)} at the last end; [tofu.md](../bench/results/tofu.md) lists the commands that made them and every command of every side):`,
+    `Scenario T at N=${n}, each side once on a fresh reference server, from [results.json](../bench/results/results.json) (run of ${meta.startedAt.slice(0, 10)}, load average ${load(meta.load.start)} at its start and ${load(meta.load.end)} at its end; [results.md](../bench/results/results.md) has its figures beside their targets):`,
     "",
     `| N=${n} | ${sides.map((side) => SIDE_NAMES[side]).join(" | ")} |`,
     `|---|${sides.map(() => "---").join("|")}|`,
-    // The engine's CPU is a row once a run recorded it (runs before it was measured did not).
-    ...ROWS.filter(([label]) => !label.startsWith("engine CPU") || result.runs.some((r) => r.count === n && r.steps[0]?.engineCpuS !== undefined)).map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
+    ...ROWS.map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
   ];
   return lines.join("\n");
 }

@@ -1,19 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cpuMicrosOfStat, programOfCmdline } from "../proc";
-import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics, tofuStateObjects, tofuSummary } from "./tofu-parse";
-
-describe("tofuSummary", () => {
-  it("reads apply, plan, destroy and no-change summaries", () => {
-    expect(tofuSummary("restapi_object.org: Creation complete after 0s [id=org_1]\n\nApply complete! Resources: 101 added, 0 changed, 0 destroyed.\n")).toEqual({ add: 101, change: 0, destroy: 0, replace: 0 });
-    expect(tofuSummary("  # restapi_object.org will be created\n\nPlan: 101 to add, 2 to change, 3 to destroy.\n")).toEqual({ add: 101, change: 2, destroy: 3, replace: 0 });
-    expect(tofuSummary("restapi_object.org: Destruction complete after 0s\n\nDestroy complete! Resources: 101 destroyed.\n")).toEqual({ add: 0, change: 0, destroy: 101, replace: 0 });
-    expect(tofuSummary("No changes. Your infrastructure matches the configuration.\n")).toEqual({ add: 0, change: 0, destroy: 0, replace: 0 });
-  });
-
-  it("gives undefined when the command failed before any summary", () => {
-    expect(tofuSummary("│ Error: unexpected response code '405'\n")).toBeUndefined();
-  });
-});
+import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics } from "./tofu-parse";
 
 describe("tofuDiagnostics", () => {
   it("lists each error and warning heading once, boxed or not", () => {
@@ -36,20 +23,6 @@ describe("pulumiSummary", () => {
 });
 
 describe("state objects", () => {
-  it("counts managed instances in an OpenTofu state, not data sources", () => {
-    const state = {
-      version: 4,
-      resources: [
-        { mode: "managed", type: "restapi_object", name: "org", instances: [{ attributes: {} }] },
-        { mode: "managed", type: "restapi_object", name: "data_source", instances: [{}, {}, {}] },
-        { mode: "data", type: "restapi_object", name: "lookup", instances: [{}] },
-      ],
-    };
-    expect(tofuStateObjects(JSON.stringify(state))).toBe(4);
-    expect(tofuStateObjects(JSON.stringify({ version: 4, resources: [] }))).toBe(0);
-    expect(tofuStateObjects("")).toBe(0);
-  });
-
   it("counts resources by type prefix in a file backend checkpoint and in a stack export", () => {
     const resources = [{ type: "pulumi:pulumi:Stack" }, { type: "pulumi:providers:analytics" }, { type: "analytics:index:Organization" }, { type: "analytics:index:DataSource" }];
     expect(pulumiStateObjects(JSON.stringify({ version: 3, checkpoint: { latest: { resources } } }), "analytics:")).toBe(2);

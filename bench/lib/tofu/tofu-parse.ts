@@ -1,10 +1,10 @@
 /**
- * What scenario T reads from OpenTofu's and Pulumi's output and state: the summary line of each
- * command, the objects a state holds, and where a secret shows. Pure functions of text, so the
+ * What scenario T (and test/languages/yaml-restapi-bridge.test.ts) reads from OpenTofu's and
+ * Pulumi's output and state: errors, Pulumi's summary, the objects a state holds, where a secret shows. Pure functions of text, so the
  * bench's reading of them is unit-tested without running either tool.
  */
 
-/** The counts a command's summary gives (OpenTofu's `Plan:` / `Apply complete!` / `Destroy complete!`, Pulumi's `Resources:`). */
+/** The counts Pulumi's `Resources:` summary gives. */
 export interface ChangeSummary {
   /** Objects created, or to create in a plan/preview. */
   add: number;
@@ -12,24 +12,11 @@ export interface ChangeSummary {
   change: number;
   /** Objects destroyed, or to destroy. */
   destroy: number;
-  /** Objects replaced, or to replace (Pulumi counts these apart; OpenTofu counts them as add + destroy). */
+  /** Objects replaced, or to replace. */
   replace: number;
 }
 
 const NONE: ChangeSummary = { add: 0, change: 0, destroy: 0, replace: 0 };
-
-/**
- * The summary of `tofu plan|apply|destroy` output (run with `-no-color`): all zero for "No
- * changes."; undefined when the output has no summary (the command failed before it).
- */
-export function tofuSummary(output: string): ChangeSummary | undefined {
-  const plan = /^Plan: (\d+) to add, (\d+) to change, (\d+) to destroy\./m.exec(output);
-  const apply = /^(?:Apply|Destroy) complete! Resources: (?:(\d+) added, (\d+) changed, )?(\d+) destroyed\./m.exec(output);
-  const match = apply ?? plan;
-  if (match) return { add: Number(match[1] ?? 0), change: Number(match[2] ?? 0), destroy: Number(match[3]), replace: 0 };
-  if (/^No changes\./m.test(output)) return { ...NONE };
-  return undefined;
-}
 
 /** Lines of OpenTofu's `Error:` and `Warning:` headings (run with `-no-color`), each once, in order. */
 export function tofuDiagnostics(output: string): { errors: string[]; warnings: string[] } {
@@ -58,13 +45,6 @@ export function pulumiSummary(output: string): ChangeSummary | undefined {
     else summary.replace += count;
   }
   return summary;
-}
-
-/** Resource instances in an OpenTofu state file (`terraform.tfstate`, format 4); 0 for an empty file (OpenTofu killed before writing it). */
-export function tofuStateObjects(stateText: string): number {
-  if (stateText.trim() === "") return 0;
-  const state = JSON.parse(stateText) as { resources?: Array<{ mode?: string; instances?: unknown[] }> };
-  return (state.resources ?? []).filter((r) => r.mode !== "data").reduce((sum, r) => sum + (r.instances?.length ?? 0), 0);
 }
 
 /**

@@ -64,15 +64,6 @@ export class TofuWorkspace {
     return path.join(this.programDir, "terraform.tfstate");
   }
 
-  /** Text of every state file OpenTofu wrote (the state and its backup). */
-  stateTexts(): string {
-    return fs
-      .readdirSync(this.programDir)
-      .filter((name) => name.includes(".tfstate"))
-      .map((name) => fs.readFileSync(path.join(this.programDir, name), "utf8"))
-      .join("\n");
-  }
-
   /** Runs `tofu ARGS -no-color` in the working directory, timed, with the provider processes sampled; resolves with any exit code. */
   async run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
     const sampler = new PeakRssSampler(this.programDir, RESTAPI_MARKER, "tofu");
@@ -84,7 +75,7 @@ export class TofuWorkspace {
     } finally {
       providerPeakMiB = sampler.stop();
     }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerAnonPeakMiB: sampler.anonPeakMiB(), providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
+    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
   }
 
   /** Starts `tofu ARGS -no-color` in a process group of its own (tracked, so the bench never leaves it behind). */

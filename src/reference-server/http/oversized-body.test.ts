@@ -120,7 +120,7 @@ describe("a 5 MB body against the reference server process", () => {
     );
     // The 413 comes as the body crosses the limit; the upload stops well before its end. A client
     // still sending past the lingering cap may see the close (a reset) instead of the 413, as
-    // docs/reference-server.md says; a client that waits is held to the 413 in http-adapter.test.ts.
+    // docs/reference-server-api.md says; a client that waits is held to the 413 in http-adapter.test.ts.
     expect([413, "closed"]).toContain(outcome);
     expect(sent).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
     expect(sent).toBeLessThan(offered);

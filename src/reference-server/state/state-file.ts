@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ApiKeyRecord } from "./auth";
 import { GroupCommit } from "./group-commit";
-import { STATE_FORMAT, STATE_VERSION, isStateRecord, parseStateSnapshot, stateRecordSchemas, type StateSnapshot } from "./state-format";
+import { RELEASE, STATE_FORMAT, STATE_VERSION, parseStateRecord, parseStateSnapshot, type StateRecordKind, type StateSnapshot } from "./state-format";
 import { ReferenceStore, StateError, type DataSourceRecord, type OrganizationRecord } from "./store";
 
 /**
@@ -42,7 +42,7 @@ export function journalPathOf(file: string): string {
 }
 
 /** What a journal line records: a key, an organization or a data source as it now is (added or replaced whole). */
-export type JournalOp = "apiKey" | "organization" | "dataSource";
+export type JournalOp = StateRecordKind;
 
 /** One line of the journal. */
 export interface JournalEntry {
@@ -50,7 +50,7 @@ export interface JournalEntry {
   seq: number;
   /** The kind of record. */
   op: JournalOp;
-  /** The record, whole (never a credential: the same shapes as the state file's). */
+  /** The record, whole (never a credential: the same shapes as the state file's, checked by the same rules). */
   record: ApiKeyRecord | OrganizationRecord | DataSourceRecord;
 }
 
@@ -71,8 +71,10 @@ const JOURNAL_OPS: readonly JournalOp[] = ["apiKey", "organization", "dataSource
 /**
  * Reads the journal `file` against a state file whose last included line is `afterSeq`: a torn
  * last line (no newline: a crash mid-append) is ignored; any other line that is not a valid
- * record, or out of sequence, is a {@link StateError} naming the file and line. Undefined when
- * there is no journal.
+ * record, or out of sequence, is a {@link StateError} naming the file and line. Its records are of
+ * the release the state file names ({@link StateFile.open} writes a new state file before a release
+ * appends to another's journal), checked as the file's are: a record of an earlier release gets the
+ * fields it lacks. Undefined when there is no journal.
  */
 export async function readJournal(file: string, afterSeq: number): Promise<JournalRead | undefined> {
   let bytes: Buffer;
@@ -111,11 +113,13 @@ export async function readJournal(file: string, afterSeq: number): Promise<Journ
     }
     if (entries.length === 0 && seq !== afterSeq + 1) fail(`seq ${seq} follows the state file's ${afterSeq}: lines are missing`);
     const op = line.op as JournalOp;
-    if (!isStateRecord(op, line.record)) {
-      const issue = stateRecordSchemas()[op].safeParse(line.record).error?.issues[0];
-      fail(`not a valid ${op} record (first problem at ${issue?.path.join(".") || "(root)"})`);
+    let record: JournalEntry["record"] | undefined;
+    try {
+      record = parseStateRecord(op, line.record);
+    } catch (err) {
+      fail((err as Error).message);
     }
-    entries.push({ seq, op, record: line.record as JournalEntry["record"] });
+    entries.push({ seq, op, record: record! });
   });
   return { entries, skipped, validBytes, torn: validBytes < bytes.length };
 }
@@ -140,6 +144,8 @@ export interface LoadedState {
   store: ReferenceStore;
   /** Layout version of the state file; undefined when there is none yet. */
   version: StateSnapshot["version"] | undefined;
+  /** The release that wrote the state file; undefined when there is none, or it predates the field. */
+  release: string | undefined;
   /** The last journal line the store includes. */
   journalSeq: number;
   /** Size of the state file, bytes (0 when there is none). */
@@ -152,8 +158,8 @@ export interface LoadedState {
 
 /**
  * Loads the state file `file` and replays its journal (`<file>.journal`) over it. A missing file
- * means an empty state. A journal is only read beside a version 2 state file, whose `journalSeq`
- * says which lines it already includes.
+ * means an empty state; one of a newer release is refused ({@link parseStateSnapshot}). A journal
+ * is only read beside a version 2 state file, whose `journalSeq` says which lines it already includes.
  */
 export async function readState(file: string, now: Date): Promise<LoadedState> {
   let text: string | undefined;
@@ -169,7 +175,7 @@ export async function readState(file: string, now: Date): Promise<LoadedState> {
   }
   const journalFile = journalPathOf(file);
   if (text === undefined) {
-    return { store: new ReferenceStore(), version: undefined, journalSeq: 0, snapshotBytes: 0, journal: undefined, staleJournal: fs.existsSync(journalFile) };
+    return { store: new ReferenceStore(), version: undefined, release: undefined, journalSeq: 0, snapshotBytes: 0, journal: undefined, staleJournal: fs.existsSync(journalFile) };
   }
   let raw: unknown;
   try {
@@ -185,6 +191,7 @@ export async function readState(file: string, now: Date): Promise<LoadedState> {
     return {
       store,
       version: snapshot.version,
+      release: snapshot.release,
       journalSeq: journal?.entries.at(-1)?.seq ?? journalSeq,
       snapshotBytes,
       journal,
@@ -207,10 +214,10 @@ function jsonLines(items: Iterable<unknown>): string {
   return lines.length === 0 ? "[]" : `[\n${lines.join(",\n")}\n]`;
 }
 
-/** The store as a version 2 state file including the journal up to `journalSeq`: one record per line, no credential (the store's records hold none). */
+/** The store as a version 2 state file of this release including the journal up to `journalSeq`: one record per line, no credential (the store's records hold none). */
 export function serializeStore(store: ReferenceStore, journalSeq: number): string {
   return (
-    `{"format":${JSON.stringify(STATE_FORMAT)},"version":${STATE_VERSION},"journalSeq":${journalSeq},\n` +
+    `{"format":${JSON.stringify(STATE_FORMAT)},"version":${STATE_VERSION},"release":${JSON.stringify(RELEASE)},"journalSeq":${journalSeq},\n` +
     `"apiKeys":${jsonLines(store.apiKeys.values())},\n` +
     `"organizations":${jsonLines(store.organizations.values())},\n` +
     `"dataSources":${jsonLines(store.dataSources.values())}}\n`
@@ -271,7 +278,9 @@ export class StateFile {
     if (loaded.staleJournal) await truncateDurably(journalFile, 0);
     else if (loaded.journal?.torn) await truncateDurably(journalFile, loaded.journal.validBytes);
     loaded.store.trackChanges();
-    const compactDue = loaded.version !== STATE_VERSION || (loaded.journal?.skipped ?? 0) > 0;
+    // Another release's file (a version 1 one, or one another release wrote) is rewritten by this
+    // release before anything is appended: a journal's lines are always of the release its state file names.
+    const compactDue = loaded.version !== STATE_VERSION || loaded.release !== RELEASE || (loaded.journal?.skipped ?? 0) > 0;
     const journalBytes = loaded.staleJournal ? 0 : (loaded.journal?.validBytes ?? 0);
     return new StateFile(file, loaded.store, loaded.journalSeq + 1, loaded.snapshotBytes, journalBytes, compactDue, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES);
   }
