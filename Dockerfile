@@ -6,7 +6,7 @@
 # executables and the Debian packages of this machine (tools/build-reference-server-image.js
 # builds it with buildah; the release workflow with docker buildx), per platform:
 #   <arch>/analytics-reference-server   the executable
-#   <arch>/lib/                         libc, libm, libdl, libpthread, libstdc++, libgcc_s and the
+#   <arch>/lib/                         libc, libm, libdl, libpthread, libstdc++, libgcc_s, libatomic and the
 #                                       dynamic loader, at /lib/<triplet>/
 #   <arch>/loader/                      the link at the path the executable names for its loader
 #   common/etc/passwd, common/etc/group the user analytics (65532:65532)

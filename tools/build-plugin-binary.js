@@ -2,18 +2,17 @@
 // @ts-check
 /**
  * Builds the native provider as single executables: the plugin bundle
- * (tools/build-plugin-archive.js) injected (tools/lib/single-executable.js) into a copy of the pinned Node.js of
- * PLUGIN_LINE (tools/lib/node-runtime.js) as a Node.js single-executable application, so the plugin
- * starts with no Node.js installed (the targets, the pinned `node` and the injection are
+ * (tools/build-plugin-archive.js) built by the pinned Node.js of PLUGIN_LINE
+ * (tools/lib/node-runtime.js)'s own `node --build-sea` into a copy of that Node.js, so the plugin
+ * starts with no Node.js installed (the targets, the pinned `node` and the build are
  * tools/lib/single-executable.js's, which the reference server's single file shares). {@link TARGETS} says which platform is built where: on
- * linux-x64, Linux x64, Linux arm64 and Windows x64, each from the npm registry's official
- * Node.js of that platform, fetched and sha512-checked into the project cache; macOS, for which
- * the npm registry has no Node.js 24, only on macOS, from the `node` running the build, which must
- * be exactly the pinned release. The blob is prepared once, by the pinned linux-x64 Node.js (on
- * macOS, by that `node`), and injected into each platform's `node`: it carries no code cache or
- * snapshot, so it does not depend on the platform. The file of the platform the build runs on
- * carries the plugin's V8 start-up snapshot instead (tools/lib/plugin-snapshot.js), made by its own
- * `node`, and so, on linux-x64, does the linux-arm64 file, its snapshot made by its own `node` run
+ * linux-x64, Linux x64, Linux arm64 and Windows x64, each into the npm registry's official
+ * Node.js of that platform, fetched and sha512-checked into the project cache; macOS only on
+ * macOS, from the `node` running the build, which must be exactly the pinned release. A file of
+ * the plugin's scripts carries no code cache or snapshot, so the pinned Node.js of the building
+ * platform builds it for any platform (the Windows file). The file of the platform the build runs
+ * on carries the plugin's V8 start-up snapshot instead (tools/lib/plugin-snapshot.js), built by its
+ * own `node`, and so, on linux-x64, does the linux-arm64 file, built by its own `node` run
  * under qemu-user ({@link snapshotLauncher}). Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
  * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root,
@@ -26,8 +25,8 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
-const { snapshotBlob } = require("./lib/plugin-snapshot.js");
-const { THIS_NODE, TARGETS, executableFileName, pinnedBaseNode, scriptsBlob, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
+const { SNAPSHOT_BUILD_FLAGS, snapshotApp, snapshotBuildEnv } = require("./lib/plugin-snapshot.js");
+const { THIS_NODE, TARGETS, executableFileName, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
 
 /** @typedef {import("./lib/single-executable.js").PluginTarget} PluginTarget */
 
@@ -52,35 +51,23 @@ function executableName(platform) {
 }
 
 /**
- * Makes the single-executable blob of the bundle in `staging` with `node`, which runs here;
- * returns its path. Without a `launcher` the blob holds only the scripts (no code cache), so one blob
- * serves every platform. With a `launcher` (see {@link snapshotLauncher}), it holds the plugin's
- * start-up snapshot instead (tools/lib/plugin-snapshot.js), which only the Node.js build that made
- * it loads: `node` must then be the executable the blob is injected into.
- * @param {string} staging
- * @param {string} node
- * @param {string[] | undefined} launcher
+ * Writes the single file's application of the plugin into `staging`: its scripts (the bundle and,
+ * as an asset compiled on the first Check rather than at each start, the shared logic, bundlePlugin's
+ * second file), which serve every platform, or, with `snapshot`, its start-up snapshot
+ * (tools/lib/plugin-snapshot.js), which only the `node` that builds it loads.
+ * @param {string} staging @param {boolean} snapshot
+ * @returns {Promise<import("./lib/single-executable.js").SeaApplication>}
  */
-async function seaBlob(staging, node, launcher) {
-  if (launcher) return snapshotBlob(staging, node, launcher);
+async function pluginApp(staging, snapshot) {
+  if (snapshot) return snapshotApp(staging);
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
-  // The shared logic (bundlePlugin's second file) is an asset, compiled on the first Check rather than at each start.
-  return scriptsBlob(staging, node, { main: fs.readFileSync(bundle, "utf8"), assets: { [LAZY_FILE]: LAZY_FILE } });
+  return scriptsApp(staging, { main: fs.readFileSync(bundle, "utf8"), assets: { [LAZY_FILE]: LAZY_FILE } });
 }
 
 /** @typedef {import("./lib/single-executable.js").BuiltExecutable} BuiltPlugin A single-file executable, its plugin archive and its platform. */
 
-/**
- * Writes `target`'s executable, a copy of `node` with `blob` injected, and its archive into `outDir`.
- * @param {string} outDir @param {PluginTarget} target @param {string} node @param {Buffer} blob
- * @returns {Promise<BuiltPlugin>}
- */
-function buildTarget(outDir, target, node, blob) {
-  return writeSingleExecutable({ outDir, name: PLUGIN, archiveName: platformArchiveName(packageVersion(), target), target, node, blob });
-}
-
-/** Where qemu-user finds the AArch64 dynamic loader and C libraries (Debian's libc6-arm64-cross, libstdc++6-arm64-cross). */
+/** Where qemu-user finds the AArch64 dynamic loader and C libraries (Debian's libc6-arm64-cross, libstdc++6-arm64-cross, libatomic1-arm64-cross). */
 const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
 
 /**
@@ -95,45 +82,46 @@ function snapshotLauncher(target) {
   if (target === targetOf()) return [];
   if (!(target === targetOf("linux", "arm64") && process.platform === "linux" && process.arch === "x64")) return undefined;
   const qemu = spawnSync("qemu-aarch64-static", ["--version"], { stdio: "ignore" });
-  if (qemu.error || !fs.existsSync(path.join(ARM64_LIBRARIES, "lib", "ld-linux-aarch64.so.1"))) {
+  if (qemu.error || !["ld-linux-aarch64.so.1", "libatomic.so.1"].every((lib) => fs.existsSync(path.join(ARM64_LIBRARIES, "lib", lib)))) {
     throw new Error(
-      `the linux-arm64 single file's start-up snapshot is made by its own Node.js under qemu-user, which needs qemu-aarch64-static on PATH and the AArch64 libraries in ${ARM64_LIBRARIES}: install qemu-user-static, libc6-arm64-cross and libstdc++6-arm64-cross (Debian, Ubuntu)`,
+      `the linux-arm64 single file is built with its start-up snapshot by its own Node.js under qemu-user, which needs qemu-aarch64-static on PATH and the AArch64 libraries in ${ARM64_LIBRARIES}: install qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross and libatomic1-arm64-cross (Debian, Ubuntu)`,
     );
   }
   return ["qemu-aarch64-static", "-L", ARM64_LIBRARIES];
 }
 
 /**
- * The blob of each target, each kind made once in `staging`: the start-up snapshot for the
- * platform the build runs on and for any other whose `node` runs here ({@link snapshotLauncher}),
- * each made by that target's own `node`, the only one that loads it; the scripts, made by
- * `blobNode`, for every other platform (or for all of them without `snapshot`).
- * @param {string} staging @param {string} blobNode @param {boolean} snapshot
- * @returns {(target: PluginTarget, node: string) => Promise<Buffer>}
+ * How each target's file is built, each application written once in `staging`: the start-up
+ * snapshot for the platform the build runs on and for any other whose `node` runs here
+ * ({@link snapshotLauncher}), each built by that target's own `node`, the only one that loads it;
+ * the scripts, built by `builder`, for every other platform (or for all of them without `snapshot`).
+ * @param {string} staging @param {string} builder @param {boolean} snapshot
+ * @returns {(target: PluginTarget, node: string) => Promise<import("./lib/single-executable.js").SeaBuild>}
  */
-function blobMaker(staging, blobNode, snapshot) {
-  /** @type {Map<string, Buffer>} */
-  const made = new Map();
+function seaBuilds(staging, builder, snapshot) {
+  /** @type {Map<string, import("./lib/single-executable.js").SeaApplication>} */
+  const apps = new Map();
   return async (target, node) => {
     const launcher = snapshot ? snapshotLauncher(target) : undefined;
-    const kind = launcher ? `snapshot-${target.os}-${target.arch}` : "scripts";
-    let blob = made.get(kind);
-    if (blob === undefined) {
-      const dir = path.join(staging, kind);
+    const kind = launcher ? "snapshot" : "scripts";
+    const dir = path.join(staging, kind);
+    let app = apps.get(kind);
+    if (app === undefined) {
       fs.mkdirSync(dir);
-      blob = fs.readFileSync(await seaBlob(dir, launcher ? node : blobNode, launcher));
-      made.set(kind, blob);
+      app = await pluginApp(dir, launcher !== undefined);
+      apps.set(kind, app);
     }
-    return blob;
+    if (!launcher) return { staging: dir, app, executable: node, builder };
+    return { staging: dir, app, executable: node, builder: node, launcher, flags: SNAPSHOT_BUILD_FLAGS, env: snapshotBuildEnv() };
   };
 }
 
 /**
  * Builds the executables and archives of `options.targets` (default: every target this platform
- * builds, {@link targetsBuiltOn}) into `outDir`, from one blob. `options.node` names another
+ * builds, {@link targetsBuiltOn}) into `outDir`. `options.node` names another
  * `node` executable to make the file of this platform of (the bench compares Node.js releases);
  * by default each target's is the pinned one ({@link pinnedBaseNode}). The file of this platform
- * starts from the plugin's V8 start-up snapshot unless `options.snapshot` is false (see {@link blobMaker}).
+ * starts from the plugin's V8 start-up snapshot unless `options.snapshot` is false (see {@link seaBuilds}).
  * @param {string} [outDir]
  * @param {{ node?: string, targets?: readonly PluginTarget[], snapshot?: boolean, log?: (line: string) => void }} [options]
  * @returns {Promise<BuiltPlugin[]>}
@@ -141,15 +129,16 @@ function blobMaker(staging, blobNode, snapshot) {
 async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
   const targets = options.targets ?? targetsBuiltOn();
   if (options.node && targets.some((t) => t !== targetOf())) throw new Error("a build from another node makes only this platform's file");
-  const blobNode = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
+  const builder = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {
-    const blobs = blobMaker(staging, blobNode, options.snapshot ?? true);
+    const builds = seaBuilds(staging, builder, options.snapshot ?? true);
     /** @type {BuiltPlugin[]} */
     const built = [];
     for (const target of targets) {
       const node = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log, target));
-      built.push(await buildTarget(outDir, target, node, await blobs(target, node)));
+      const archiveName = platformArchiveName(packageVersion(), target);
+      built.push(await writeSingleExecutable({ outDir, name: PLUGIN, archiveName, target, sea: await builds(target, node) }));
     }
     return built;
   } finally {

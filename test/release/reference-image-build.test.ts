@@ -110,7 +110,7 @@ describe("the reference server's image, built from the Dockerfile", () => {
       });
       expect(config.config.Labels).toMatchObject({ "org.opencontainers.image.title": "analytics-reference-server", "org.opencontainers.image.licenses": "Apache-2.0", "org.opencontainers.image.version": VERSION });
       expect(Object.keys(config.config.Labels)).not.toContain("io.buildah.version");
-      expect(Object.entries(config.config.Labels).find(([key]) => key.endsWith(".debian-packages"))?.[1]).toMatch(/^libc6:amd64=\S+ libgcc-s1:amd64=\S+ libstdc\+\+6:amd64=\S+ libc6-arm64-cross=\S+ libgcc-s1-arm64-cross=\S+ libstdc\+\+6-arm64-cross=\S+$/);
+      expect(Object.entries(config.config.Labels).find(([key]) => key.endsWith(".debian-packages"))?.[1]).toMatch(/^libatomic1:amd64=\S+ libc6:amd64=\S+ libgcc-s1:amd64=\S+ libstdc\+\+6:amd64=\S+ libatomic1-arm64-cross=\S+ libc6-arm64-cross=\S+ libgcc-s1-arm64-cross=\S+ libstdc\+\+6-arm64-cross=\S+$/);
       expect(config.rootfs.diff_ids).toEqual([`sha256:${crypto.createHash("sha256").update(zlib.gunzipSync(blob(manifest.layers[0].digest))).digest("hex")}`]);
       expect(first.manifests[i]!.compressedSize).toBe(manifest.config.size + manifest.layers[0].size);
     }
@@ -129,7 +129,7 @@ describe("the reference server's image, built from the Dockerfile", () => {
       expect(byName.get("etc/passwd")?.data.toString()).toContain("analytics:x:65532:65532:");
       expect(byName.get("etc/group")?.data.toString()).toContain("analytics:x:65532:");
       expect(byName.get(loader)).toMatchObject({ type: "2", link: `/lib/${triplet}/${path.basename(loader)}` });
-      for (const lib of ["libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "libstdc++.so.6", "libgcc_s.so.1", path.basename(loader)]) {
+      for (const lib of ["libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "libstdc++.so.6", "libgcc_s.so.1", "libatomic.so.1", path.basename(loader)]) {
         expect(byName.get(`lib/${triplet}/${lib}`)?.data.subarray(0, 4).toString("latin1"), lib).toBe("\x7fELF");
       }
       expect(members.filter((m) => m.type === "0" || m.type === "").map((m) => m.name).filter((name) => !name.startsWith(`lib/${triplet}/`)).sort()).toEqual(["etc/group", "etc/passwd", "usr/local/bin/analytics-reference-server"]);

