@@ -12,15 +12,8 @@ import { repoRoot } from "./support/pulumi-workspace";
 const read = (file: string): string => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const lineCount = (file: string): number => read(file).replace(/\n$/, "").split("\n").length;
 const USER_PAGE_LINES = 300;
-/**
- * Maintainers' pages still at the top of docs/, each with why: the pages that link to it there are
- * outside docs/ or were not moved with it.
- */
-const MAINTAINERS_PAGES_IN_DOCS: Record<string, string> = {
-  "docs/toolchain.md": "examples/testing-recipe/README.md and docs/benchmarks.md link to it at this path",
-};
 const pages = (dir: string): string[] => fs.readdirSync(path.join(repoRoot, dir)).filter((f) => f.endsWith(".md")).map((f) => `${dir}/${f}`);
-const userPages = (): string[] => pages("docs").filter((page) => !(page in MAINTAINERS_PAGES_IN_DOCS));
+const userPages = (): string[] => pages("docs");
 
 describe("the docs by reader", () => {
   it(`keeps each user's page of docs/ within ${USER_PAGE_LINES} lines`, () => {
@@ -34,9 +27,9 @@ describe("the docs by reader", () => {
     expect(lineCount(file)).toBe(read(file).split("\n").length - 1);
   });
 
-  it("leads from CONTRIBUTING's maintainers' pages to each page of docs/maintainers/ and each maintainers' page still in docs/", () => {
+  it("leads from CONTRIBUTING's maintainers' pages to each page of docs/maintainers/", () => {
     const listed = new Set(links(section(read("CONTRIBUTING.md"), "Maintainers' pages") ?? "").map((l) => l.target));
-    for (const page of [...pages("docs/maintainers"), ...Object.keys(MAINTAINERS_PAGES_IN_DOCS)]) expect(listed, page).toContain(page);
+    for (const page of pages("docs/maintainers")) expect(listed, page).toContain(page);
     expect(pages("docs/maintainers").length).toBeGreaterThan(1);
   });
 

@@ -211,7 +211,7 @@ function listFiles(dir) {
  */
 function requireGenerators(toolchain) {
   for (const what of /** @type {const} */ (["goLanguageHost", "pythonLanguageHost", "dotnetGenerator", "javaLanguageHost"])) {
-    if (!toolchain[what]) throw new Error(`The Pulumi toolchain has no ${what}; see docs/toolchain.md (the language hosts).`);
+    if (!toolchain[what]) throw new Error(`The Pulumi toolchain has no ${what}; see docs/maintainers/toolchain.md (the language hosts).`);
   }
 }
 

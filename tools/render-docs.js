@@ -4,7 +4,7 @@
  * Renders the Pulumi Registry's API pages of a package schema (by default the native provider's,
  * src/native/schema.json) into a folder outside the repository, with gen-docs: pkg/v3's
  * codegen/docs, the Registry's generator, pinned by tools/pinned/pulumi-docsgen and built into the
- * project cache on first use (docs/toolchain.md, "gen-docs, for the Registry's pages").
+ * project cache on first use (docs/maintainers/toolchain.md, "gen-docs, for the Registry's pages").
  * test/release/registry-docs.test.ts checks the pages against the schema.
  *
  * Usage: npm run build && node tools/render-docs.js [--schema <schema.json>] <out-dir>

@@ -1,7 +1,7 @@
 /**
  * The compatibility tier: the newest Pulumi CLI the Go module proxy serves (NEWEST_PULUMI_VERSION,
  * built by global setup beside the pinned engine, with pulumi-yaml 1.25.0 and the Node.js and
- * Python hosts next to it; docs/toolchain.md) runs the three kinds of program users write with this
+ * Python hosts next to it; docs/maintainers/toolchain.md) runs the three kinds of program users write with this
  * package: examples/yaml through the single-file plugin with no `node` on PATH, the TypeScript
  * dynamic classes (test/fixtures/lifecycle), and examples/python with the SDK's wheel. Each goes
  * through preview (no request reaches the API), up, a no-change preview, refresh and destroy, and

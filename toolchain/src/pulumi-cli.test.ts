@@ -371,18 +371,18 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
 
   it("names, in its progress lines, any newer release the Go module proxy lists, or why it could not ask", () => {
     expect(newestOnProxyLine({ newer: ["3.280.0", "3.281.1"] })).toBe(
-      `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: 3.280.0, 3.281.1; pin 3.281.1 in toolchain/go/pulumi-newest (docs/toolchain.md)`,
+      `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: 3.280.0, 3.281.1; pin 3.281.1 in toolchain/go/pulumi-newest (docs/maintainers/toolchain.md)`,
     );
     expect(newestOnProxyLine({ newer: [] })).toBe(`[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest github.com/pulumi/pulumi/pkg/v3 the Go module proxy serves`);
     expect(newestOnProxyLine({ unavailable: "dial tcp: lookup proxy.golang.org: no such host" })).toContain("so going on with it: dial tcp");
   });
 
-  it("is named with the pinned engine in docs/install.md's `Tested by npm test` table, and in docs/toolchain.md's section on it", () => {
+  it("is named with the pinned engine in docs/install.md's `Tested by npm test` table, and in docs/maintainers/toolchain.md's section on it", () => {
     const root = REPO_ROOT;
     const row = /^\| Pulumi CLI \|.*$/m.exec(read(root, "docs/install.md"))?.[0] ?? "";
     const tested = row.split("|")[3] ?? "";
     for (const version of [PINNED_PULUMI_VERSION, NEWEST_PULUMI_VERSION, NEWEST_YAML_VERSION]) expect(tested).toContain(version);
-    const doc = read(root, "docs/toolchain.md");
+    const doc = read(root, "docs/maintainers/toolchain.md");
     const section = doc.slice(doc.indexOf("\n## The newest Pulumi CLI\n"));
     expect(section.length).toBeGreaterThan(30);
     for (const text of [`Pulumi ${NEWEST_PULUMI_VERSION}`, `pulumi-yaml ${NEWEST_YAML_VERSION}`, `Version=v${NEWEST_PULUMI_VERSION}`]) expect(section).toContain(text);

@@ -296,7 +296,7 @@ export async function resolveNewestPulumiToolchain(options: Pick<ResolveOptions,
 export function newestOnProxyLine(proxy: Awaited<ReturnType<typeof newerOnProxy>>): string {
   if ("unavailable" in proxy) return `[toolchain] could not ask the Go module proxy for a Pulumi newer than ${NEWEST_PULUMI_VERSION}, so going on with it: ${proxy.unavailable}`;
   if (proxy.newer.length === 0) return `[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest ${ENGINE_MODULE} the Go module proxy serves`;
-  return `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: ${proxy.newer.join(", ")}; pin ${proxy.newer.at(-1)} in toolchain/go/pulumi-newest (docs/toolchain.md)`;
+  return `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: ${proxy.newer.join(", ")}; pin ${proxy.newer.at(-1)} in toolchain/go/pulumi-newest (docs/maintainers/toolchain.md)`;
 }
 
 function fromDir(entry: { dir: string; built: boolean }, version: string): PulumiToolchain {

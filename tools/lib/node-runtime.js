@@ -6,7 +6,7 @@
  * win-x64 too for the line the single-file plugin embeds), checked against the pinned sha512 and
  * unpacked into the project cache (`<cache>/node/node-v<version>-<platform>/bin/node[.exe]`).
  * This table is the one place the lines, their dates and pins live: package.json's `engines`, the
- * Node.js table of docs/install.md, docs/toolchain.md, the release workflow and the tests are held to it.
+ * Node.js table of docs/install.md, docs/maintainers/toolchain.md, the release workflow and the tests are held to it.
  * Plain JavaScript that runs on any Node.js from 18 on: tools/on-supported-node.js loads it before
  * anything is built, on whatever `node` the machine has.
  */
