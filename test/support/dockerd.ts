@@ -6,10 +6,11 @@
  * is put back as it was when the daemon stops, so podman's networks keep working; so is the
  * bridge docker0, removed when the daemon made it.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { stop } from "./registries";
 
 const DOCKERD = "/usr/sbin/dockerd";
 
@@ -48,7 +49,7 @@ export async function startDockerd(log: (line: string) => void = (line) => proce
       });
     });
   const close = async () => {
-    await stop(child);
+    await stop(child); // dockerd stops its containers and containerd before it exits
     if (forwardPolicy() !== policy) execFileSync("iptables", ["-P", "FORWARD", policy]);
     if (!bridgeBefore && fs.existsSync(BRIDGE)) execFileSync("ip", ["link", "delete", "docker0"]);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -61,13 +62,4 @@ export async function startDockerd(log: (line: string) => void = (line) => proce
   }
   log(`[dockerd] ${await docker(["version", "--format", "{{.Server.Version}}"])} on ${socket}`);
   return { docker, close };
-}
-
-/** SIGTERM, then waits for the daemon (which stops its containers and containerd) to exit. */
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }

@@ -51,8 +51,8 @@ async function startListening(command: string, args: string[], env: NodeJS.Proce
   return { port, child };
 }
 
-/** Stops a server's process and waits until it is gone. */
-function stop(child: ChildProcess): Promise<void> {
+/** Stops a server's process (SIGTERM) and waits until it is gone. */
+export function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
