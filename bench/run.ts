@@ -9,9 +9,9 @@
  */
 import * as path from "node:path";
 import { resolvePulumiToolchain, type PulumiToolchain } from "@pulumi-analytics/toolchain";
-import type { RunContext } from "./lib/figure";
 import { readResults, RESULTS_DIR, writeResults } from "./lib/report";
-import { parseBenchArgs, scenarioHelp, scenarioNamed, SCENARIOS, type BenchArgs, type Scenario } from "./lib/scenarios";
+import type { BenchArgs, RunContext } from "./lib/figure";
+import { parseBenchArgs, scenarioHelp, scenarioNamed, SCENARIOS, type Scenario } from "./lib/scenarios";
 import { commitOf, loadAverage, systemInfo } from "./lib/system";
 import { repoRoot } from "./lib/workspace";
 

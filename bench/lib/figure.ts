@@ -1,6 +1,5 @@
 /** The unit every scenario reports (one figure beside its target) and the shape of a scenario's file. */
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
-import type { BenchArgs } from "./scenarios";
 
 /** One reported figure of a scenario (its name in bench/lib/scenarios.ts): what is measured, the value and the target as shown ("–" and "info" for none), whether it is met. */
 export interface Figure {
@@ -13,6 +12,23 @@ export interface Figure {
 
 /** How each status shows in a report's table. */
 export const STATUS_MARK: Record<Figure["status"], string> = { pass: "✅ met", miss: "❌ missed", info: "info" };
+
+/** Sizes given by `--plans=`: N x repetitions. */
+export interface PlanArg {
+  count: number;
+  reps: number;
+}
+
+/** What the command line asks for. */
+export interface BenchArgs {
+  /** The scenarios named, each once, in the order given; empty: the full run. */
+  names: string[];
+  help: boolean;
+  quick: boolean;
+  /** `--render`: the results page and docs/benchmarks.md redrawn from results.json, nothing measured. */
+  render: boolean;
+  plans?: PlanArg[] | undefined;
+}
 
 /** What a scenario's run is given: the command line, progress lines, and the pinned Pulumi CLI on demand. */
 export interface RunContext {

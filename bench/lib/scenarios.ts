@@ -3,7 +3,7 @@
  * exporting `run` (what it measures) and `figures` (its rows of the results page, each beside its
  * target), plus its row in {@link SCENARIOS}.
  */
-import type { ScenarioModule } from "./figure";
+import type { BenchArgs, PlanArg, ScenarioModule } from "./figure";
 import * as container from "../scenarios/container";
 import * as scale from "../scenarios/scale";
 import * as server from "../scenarios/server";
@@ -36,23 +36,6 @@ export function scenarioNamed(name: string): Scenario {
   const scenario = SCENARIOS.find((s) => s.name === name);
   if (!scenario) throw new Error(`unknown scenario ${JSON.stringify(name)}: the scenarios are ${SCENARIOS.map((s) => s.name).join(", ")} (npm run bench -- --help lists them)`);
   return scenario;
-}
-
-/** Sizes given by `--plans=`: N x repetitions. */
-export interface PlanArg {
-  count: number;
-  reps: number;
-}
-
-/** What the command line asks for. */
-export interface BenchArgs {
-  /** The scenarios named, each once, in the order given; empty: the full run. */
-  names: string[];
-  help: boolean;
-  quick: boolean;
-  /** `--render`: the results page and docs/benchmarks.md redrawn from results.json, nothing measured. */
-  render: boolean;
-  plans?: PlanArg[] | undefined;
 }
 
 const FLAGS = ["--help", "--quick", "--render", "--plans=..."];
