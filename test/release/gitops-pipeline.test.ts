@@ -18,6 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
+import { PLUGIN_LINE } from "../../tools/lib/node-runtime.js";
 import { commitAll, newRepository, runAct, seedNodeToolCache, standInInputs, startGithubApi, transcript, type ActOptions, type ActRun } from "../support/act";
 import { repoRoot } from "../support/pulumi-workspace";
 import { startVerdaccio, type RegistryServer } from "../support/registries";
@@ -120,7 +121,7 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
     const inputs = standInInputs(run);
     expect(inputs["actions/checkout"]).toEqual({ "persist-credentials": "false" });
     expect(inputs["pulumi/auth-actions"]).toEqual({ organization: "acme", "requested-token-type": "urn:pulumi:token-type:access_token:organization" });
-    if (inputs["actions/setup-node"]) expect(inputs["actions/setup-node"]).toEqual({ "node-version": "24", "package-manager-cache": "false" });
+    if (inputs["actions/setup-node"]) expect(inputs["actions/setup-node"]).toEqual({ "node-version": String(PLUGIN_LINE), "package-manager-cache": "false" });
     if (inputs["pulumi/actions"]) {
       expect(inputs["pulumi/actions"]).toMatchObject({ command: "preview", "stack-name": STACK, diff: "true", "comment-on-pr": "true" });
       expect(inputs["pulumi/actions"].policypacks).toMatch(/\/node_modules\/pulumi-analytics\/policy-pack$/);
