@@ -307,7 +307,9 @@ function releaseTime() {
 async function release({ out, binary = true, python = "python3", steps = RELEASE_STEPS, log = (line) => process.stderr.write(`${line}\n`) }) {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
-  const ctx = { root: ROOT, out, version: packageVersion(), time: releaseTime(), binary, python };
+  // The interpreter by its path: cyclonedx-py reads the environment of a path, not of a command name.
+  const interpreter = execFileSync(python, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+  const ctx = { root: ROOT, out, version: packageVersion(), time: releaseTime(), binary, python: interpreter };
   for (const step of steps) {
     log(`release: ${step.name}`);
     await step.run(ctx);

@@ -28,7 +28,7 @@ export const STAND_INS = path.join(repoRoot, "test", "fixtures", "act-stand-ins"
 /** Names a folder holding the real actions at their commits, `<owner>/<repo>@<commit>/`. */
 export const REAL_ACTIONS_VARIABLE = "PULUMI_ANALYTICS_ACT_ACTIONS";
 /** Actions that need GitHub itself (its git server, its OIDC tokens): always stand-ins. */
-const ALWAYS_STANDING_IN = new Set(["actions/checkout", "pulumi/auth-actions"]);
+const ALWAYS_STANDING_IN = new Set(["actions/checkout", "pulumi/auth-actions", "actions/attest-build-provenance"]);
 
 /** One pinned action of a workflow: `owner/repo`, its commit, and the folder act serves it from. */
 export interface ServedAction {
@@ -104,8 +104,31 @@ export interface ActOptions {
   github?: Record<string, string>;
   /** Runs only this job (and the jobs it needs). */
   job?: string;
-  /** Serves upload/download-artifact from this folder. */
-  artifacts?: string;
+  /**
+   * Runs only the matrix entries with these values (`--matrix key:value`). act evaluates a
+   * matrix job's `runs-on: ${{ matrix.runner }}` once and runs every entry on the first entry's
+   * runner, so entries for runners it has no mapping for are left out this way.
+   */
+  matrix?: Record<string, string[]>;
+  /** Runner labels, besides ubuntu-24.04 and ubuntu-latest, whose jobs run on this host. */
+  runners?: string[];
+  /** Reports each step of a job as it ends, and each job's result. */
+  progress?: (line: string) => void;
+  /**
+   * Serves upload/download-artifact from this folder, on this port of 127.0.0.1 (act names the
+   * port in each step's ACTIONS_RUNTIME_URL, so it cannot be 0: see {@link freePort}). The run's id
+   * is 1: the artifact `name` of a run is the folder `<dir>/1/<name>/`.
+   */
+  artifacts?: { dir: string; port: number };
+}
+
+/** A port of 127.0.0.1 nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** The pinned act, built on first use. */
@@ -116,11 +139,12 @@ export function resolveAct(): Promise<string> {
 /** act's arguments for a run of {@link ActOptions}. */
 function actArguments(options: ActOptions, actions: ServedAction[], eventFile: string): string[] {
   const args = [options.event, "--workflows", options.workflow, "--eventpath", eventFile, "--json"];
-  args.push("-P", "ubuntu-24.04=-self-hosted", "-P", "ubuntu-latest=-self-hosted");
+  for (const label of ["ubuntu-24.04", "ubuntu-latest", ...(options.runners ?? [])]) args.push("-P", `${label}=-self-hosted`);
   args.push("--action-offline-mode", "--no-cache-server", "--artifact-server-addr", "127.0.0.1", "--no-skip-checkout");
   args.push("--action-cache-path", path.join(options.scratch, "act-cache"), "--concurrent-jobs", "1");
   if (options.job) args.push("--job", options.job);
-  if (options.artifacts) args.push("--artifact-server-path", options.artifacts, "--artifact-server-port", "0");
+  for (const [key, values] of Object.entries(options.matrix ?? {})) for (const value of values) args.push("--matrix", `${key}:${value}`);
+  if (options.artifacts) args.push("--artifact-server-path", options.artifacts.dir, "--artifact-server-port", String(options.artifacts.port), "--env", "GITHUB_RUN_ID=1");
   for (const served of actions) args.push("--local-repository", `${served.action}@${served.commit}=${served.dir}`);
   args.push("--secret-file", path.join(options.scratch, "secrets.env"));
   for (const [name, value] of Object.entries(options.github ?? {})) args.push("--env", `${name}=${value}`);
@@ -141,6 +165,16 @@ export async function seedNodeToolCache(scratch: string): Promise<string> {
   return runtime.version;
 }
 
+/**
+ * The end of a step of the job's own (a composite action's steps have longer ids) from one of act's
+ * JSON log lines, named without the action's commit; undefined for any other line.
+ */
+function ownStep(line: Record<string, unknown>): ActJob["steps"][number] | undefined {
+  const own = Array.isArray(line.stepID) && line.stepID.length === 1;
+  if (line.stage !== "Main" || !own || typeof line.stepResult !== "string") return undefined;
+  return { step: String(line.step).split("\n")[0]!.replace(/@[0-9a-f]{40}$/, ""), result: line.stepResult, seconds: Math.round(Number(line.executionTime ?? 0) / 1e8) / 10 };
+}
+
 /** Each job's result and duration, and its main steps', from act's JSON log lines. */
 function jobsOf(lines: Array<Record<string, unknown>>): ActJob[] {
   const jobs = new Map<string, { first: number; last: number; result: string; steps: ActJob["steps"] }>();
@@ -151,14 +185,24 @@ function jobsOf(lines: Array<Record<string, unknown>>): ActJob[] {
     const entry = jobs.get(job) ?? { first: at, last: at, result: "", steps: [] };
     entry.last = at;
     if (typeof line.jobResult === "string") entry.result = line.jobResult;
-    // A step of the job's own (a composite action's steps have longer ids), named without the action's commit.
-    const own = Array.isArray(line.stepID) && line.stepID.length === 1;
-    if (line.stage === "Main" && own && typeof line.stepResult === "string") {
-      entry.steps.push({ step: String(line.step).split("\n")[0]!.replace(/@[0-9a-f]{40}$/, ""), result: line.stepResult, seconds: Math.round(Number(line.executionTime ?? 0) / 1e8) / 10 });
-    }
+    const step = ownStep(line);
+    if (step) entry.steps.push(step);
     jobs.set(job, entry);
   }
   return [...jobs].map(([job, { first, last, result, steps }]) => ({ job, result, seconds: Math.round((last - first) / 100) / 10, steps }));
+}
+
+/** Reports a job's own step as it ends, and a job's result, from one of act's JSON log lines. */
+function progressLine(text: string, report: (line: string) => void): void {
+  let line: Record<string, unknown>;
+  try {
+    line = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const step = ownStep(line);
+  if (step) report(`[act] ${String(line.jobID)}: ${step.step} ${step.result} (${step.seconds} s)`);
+  if (typeof line.jobResult === "string") report(`[act] ${String(line.jobID)}: ${line.jobResult}`);
 }
 
 /** A run's jobs and their steps as one line, for a test's output (the transcripts a change's notes give). */
@@ -184,8 +228,16 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
   const started = Date.now();
   const child = spawn(binary, actArguments(options, actions, eventFile), { cwd: options.repo, env, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
-  child.stdout.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  let reported = 0;
+  const take = (chunk: Buffer) => {
+    log += chunk.toString();
+    if (!options.progress) return;
+    const end = log.lastIndexOf("\n") + 1;
+    for (const line of log.slice(reported, end).split("\n")) progressLine(line, options.progress);
+    reported = Math.max(reported, end);
+  };
+  child.stdout.on("data", take);
+  child.stderr.on("data", take);
   const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
   const lines = log.split("\n").flatMap((line) => {
     try {
@@ -199,20 +251,29 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
   return { status, log, output, jobs: jobsOf(lines), records, served: actions, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 
-/** Makes `dir` a git repository on `main` with one commit of its files and `origin` at `https://github.com/<slug>.git` (never reached); returns the commit. */
-export function newRepository(dir: string, slug: string): string {
+/**
+ * Makes `dir` a git repository on `main` with one commit of its files (dated `date`, an ISO time,
+ * when given) and `origin` at `https://github.com/<slug>.git` (never reached); returns the commit.
+ */
+export function newRepository(dir: string, slug: string, date?: string): string {
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: gitEnv() }).trim();
   git("init", "-q", "-b", "main");
   git("remote", "add", "origin", `https://github.com/${slug}.git`);
-  return commitAll(dir, "Initial commit");
+  return commitAll(dir, "Initial commit", date);
 }
 
-/** Commits every file of the repository `dir` (an empty commit when none changed); returns the commit. */
-export function commitAll(dir: string, message: string): string {
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: gitEnv() }).trim();
+/** Commits every file of the repository `dir` (an empty commit when none changed), dated `date` when given; returns the commit. */
+export function commitAll(dir: string, message: string, date?: string): string {
+  const env = { ...gitEnv(), ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env }).trim();
   git("add", "-A");
   git("commit", "-q", "--allow-empty", "-m", message);
   return git("rev-parse", "HEAD");
+}
+
+/** Tags the commit `commit` of the repository `dir` with `tag` (a lightweight tag, as a release is pushed). */
+export function tagCommit(dir: string, tag: string, commit: string): void {
+  execFileSync("git", ["tag", tag, commit], { cwd: dir, env: gitEnv() });
 }
 
 /** git with a fixed author and none of the user's config. */

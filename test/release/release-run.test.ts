@@ -1,0 +1,65 @@
+/**
+ * The release workflow on a tag push, run by act (test/support/release-run.ts): the run that made
+ * this test run's release folder. Its jobs, the inputs the workflow gave the stand-ins (the
+ * artifacts through act's server, the attestation, the GitHub release by `gh`), and what the
+ * GitHub release received: the assembled folder, whole, with a SHA256SUMS that verifies.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { sharedReleaseRun } from "../support/release-folder";
+import type { ReleaseRun } from "../support/release-run";
+import { repoRoot } from "../support/pulumi-workspace";
+
+const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
+const TAG = `v${version}`;
+const files = (dir: string): string[] => fs.readdirSync(dir).sort();
+
+describe("the release workflow, run by act on the push of the version's tag", () => {
+  let release: ReleaseRun;
+  const inputsOf = (action: string) => release.run.records.filter((record) => record.action === action).map((record) => record.inputs);
+  const job = (name: string) => release.run.jobs.find((entry) => entry.job === name);
+
+  beforeAll(async () => {
+    release = await sharedReleaseRun();
+  }, 3_600_000);
+
+  it("runs version, test, build on Linux x64, platforms on arm64 and release, each passing; the test job's npm ci and npm test, the suite itself, do not run", () => {
+    expect(release.run.status).toBe(0);
+    for (const name of ["version", "test", "build", "platforms", "release"]) expect(job(name)?.result, name).toBe("success");
+    expect(job("build")!.steps.map((step) => `${step.step}: ${step.result}`)).toEqual(
+      expect.arrayContaining(["Build the release folder: success", "Start the single files built for this runner: success", "Start the linux-arm64 single files under qemu: success"]),
+    );
+    expect(job("platforms")!.steps.map((step) => `${step.step}: ${step.result}`)).toContain("Start the single files: success");
+    expect(job("test")!.steps.map((step) => step.step)).not.toEqual(expect.arrayContaining([expect.stringMatching(/^npm /)]));
+    expect(inputsOf("actions/setup-go").map((inputs) => inputs["go-version-file"])).toEqual(["toolchain/go/pulumi/go.mod", "tools/pinned/cyclonedx-gomod/go.mod"]);
+    expect(release.run.output).not.toMatch(/^Tests: /m);
+  });
+
+  it("passes the release folders between jobs as artifacts through act's server", () => {
+    expect(inputsOf("actions/upload-artifact")).toEqual([
+      { name: "release-linux-amd64", path: "release/", "if-no-files-found": "error" },
+      { name: "release", path: "release/", "if-no-files-found": "error" },
+    ]);
+    expect(inputsOf("actions/download-artifact")).toEqual([
+      { name: "release-linux-amd64", pattern: "", path: "release" },
+      { name: "", pattern: "release-*", path: "artifacts" },
+    ]);
+    expect(files(release.folder)).toEqual(expect.arrayContaining(["SHA256SUMS", "go-proxy", `pulumi-resource-analytics-v${version}-linux-arm64.tar.gz`]));
+  });
+
+  it("attests SHA256SUMS and the SBOMs, and publishes a GitHub release that holds every asset of the assembled folder", () => {
+    expect(inputsOf("actions/attest-build-provenance")).toEqual([expect.objectContaining({ "subject-path": "release/SHA256SUMS\nrelease/*.cdx.json\n" })]);
+    expect(inputsOf("gh").map((inputs) => inputs.args!.split(" ").slice(0, 2).join(" "))).toEqual(["release create", "release view", "release edit"]);
+    expect(inputsOf("gh")[0]!.args).toContain(`release create ${TAG} --repo pulumi-analytics/pulumi-analytics --draft --verify-tag`);
+    expect(fs.existsSync(path.join(release.releases, `${TAG}.draft`))).toBe(false);
+    const assets = path.join(release.releases, TAG);
+    expect(files(assets)).toEqual(files(release.assembled));
+    expect(files(assets)).toEqual(expect.arrayContaining(["go-proxy.tar.gz", `pulumi-resource-analytics-v${version}-windows-amd64.tar.gz`]));
+    expect(files(assets).filter((file) => file.includes("darwin"))).toEqual([]);
+    expect(() => execFileSync("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: assets })).not.toThrow();
+    const listed = fs.readFileSync(path.join(assets, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => line.split(/\s+/)[1]);
+    expect(listed.sort()).toEqual(files(assets).filter((file) => file !== "SHA256SUMS"));
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The release workflow (.github/workflows/release.yml) run by act (test/support/act.ts) on the push
+ * of the tag v<version> to a copy of this checkout made into a new git repository, its one commit
+ * dated as the checkout's last (the release dates its files by it): `version`, `test` (whose
+ * `npm ci` and `npm test`, the suite itself, are skipped for act's events), `build` on the Linux
+ * x64 runner (the release folder, `npm run release`, with every single file started), `platforms`
+ * for linux-arm64, then `release` (one folder, SHA256SUMS, the attestation's and the GitHub
+ * release's stand-ins), their artifacts through act's artifact server. The macOS builds and the
+ * Windows run are left out: act has no runner for them. The run's folder keeps the
+ * artifacts, what the GitHub release received and the run's summary for test/release/release-run.test.ts.
+ */
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { freePort, newRepository, runAct, seedNodeToolCache, tagCommit, transcript, STAND_INS, type ActRun } from "./act";
+import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
+import { ARM64_LIBRARIES } from "../../tools/build-plugin-binary.js";
+import { repoRoot } from "./pulumi-workspace";
+import { resolvePythonEnv } from "./python-env";
+
+/** The repository the copy is pushed as (GITHUB_REPOSITORY of the run). */
+export const RELEASE_REPOSITORY = "pulumi-analytics/pulumi-analytics";
+
+/** What a release run left in its folder `dir`. */
+export interface ReleaseRun {
+  /** The build job's artifact `release-linux-amd64`: the release folder of `npm run release`. */
+  folder: string;
+  /** The release job's artifact `release`: the assembled folder the publishing jobs take. */
+  assembled: string;
+  /** What the GitHub release's stand-in received, by tag (and `<tag>.draft` while it is a draft). */
+  releases: string;
+  /** The run's summary: `run.json` beside them. */
+  run: Omit<ActRun, "log">;
+}
+
+/** The environment of act and its steps: the user's, without a surrounding runner's variables, the stand-ins' `gh` first on PATH. */
+function actEnvironment(scratch: string, copy: string, python: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(userEnvironment())) if (!/^(GITHUB|ACTIONS|RUNNER)_/.test(key)) env[key] = value;
+  const npmCache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).trim();
+  return {
+    ...env,
+    PATH: `${path.join(STAND_INS, "bin")}:${env.PATH ?? "/usr/bin:/bin"}`,
+    ACT_CHECKOUT_SOURCE: copy,
+    QEMU_LD_PREFIX: ARM64_LIBRARIES,
+    ACT_PYTHON_BIN: path.dirname(python),
+    ACT_STAND_IN_RELEASES: path.join(scratch, "github-releases"),
+    npm_config_cache: npmCache,
+    npm_config_prefer_offline: "true",
+    npm_config_update_notifier: "false",
+  };
+}
+
+/** Runs the release workflow on a tag push into `dir` (made here); throws with the log's end when the run fails. */
+export async function runReleaseWorkflow(dir: string, log: (line: string) => void): Promise<ReleaseRun> {
+  const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
+  const python = (await resolvePythonEnv({ log })).python;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "release-run-act-"));
+  const copy = copyCheckout("release-run-");
+  try {
+    fs.unlinkSync(path.join(copy, "node_modules"));
+    const date = execFileSync("git", ["log", "-1", "--format=%cI"], { cwd: repoRoot, encoding: "utf8" }).trim();
+    const sha = newRepository(copy, RELEASE_REPOSITORY, date);
+    tagCommit(copy, `v${version}`, sha);
+    await seedNodeToolCache(scratch);
+    const artifacts = { dir: path.join(dir, "artifacts"), port: await freePort() };
+    log(`[release] running the release workflow with act on the push of v${version}`);
+    const run = await runAct({
+      repo: copy,
+      workflow: ".github/workflows/release.yml",
+      event: "push",
+      job: "release",
+      payload: { ref: `refs/tags/v${version}`, after: sha, act: true, repository: { full_name: RELEASE_REPOSITORY, owner: { login: "pulumi-analytics" } } },
+      // The Linux entries: the x64 build, and its arm64 files started on the arm64 runner, this
+      // host, which runs them through the kernel's qemu registration (.ci/run) with the arm64 libraries.
+      matrix: { platform: ["linux-amd64", "linux-arm64"] },
+      runners: ["ubuntu-24.04-arm"],
+      // The job token the workflow hands `gh` (act would otherwise ask a `gh` on PATH for one).
+      secrets: { GITHUB_TOKEN: "release-run-job-token" },
+      scratch,
+      artifacts,
+      progress: log,
+      env: actEnvironment(scratch, copy, python),
+    });
+    log(transcript(`push of v${version}`, run));
+    const { log: _log, ...summary } = run;
+    fs.writeFileSync(path.join(dir, "run.json"), JSON.stringify(summary));
+    if (run.status !== 0) throw new Error(`the release workflow failed under act (exit ${run.status}):\n${run.output.slice(-12_000)}`);
+    fs.renameSync(path.join(scratch, "github-releases"), path.join(dir, "github-releases"));
+    return readReleaseRun(dir);
+  } finally {
+    for (const folder of [copy, scratch]) fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The release run that left its files in `dir`. */
+export function readReleaseRun(dir: string): ReleaseRun {
+  const artifacts = path.join(dir, "artifacts", "1");
+  return {
+    folder: path.join(artifacts, "release-linux-amd64"),
+    assembled: path.join(artifacts, "release"),
+    releases: path.join(dir, "github-releases"),
+    run: JSON.parse(fs.readFileSync(path.join(dir, "run.json"), "utf8")) as ReleaseRun["run"],
+  };
+}
