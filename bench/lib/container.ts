@@ -1,14 +1,19 @@
 /**
  * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js, made of
- * the single files of tools/build-reference-server-binary.js) against those single files and the
- * npm package's script, side by side: time from start to the first 200 of `GET /_reference/ready`,
- * for `podman run -d` of the image (its own command line: `--state /data/state.json --key-user
- * ci`, the key in ANALYTICS_API_KEY, the port published on 127.0.0.1), the linux-x64 single file
- * started on the host and `node dist/reference-server/bin.js`, both with the same state file, key
- * user and key; one warm-up start each, then `reps` starts each, interleaved, the order alternating.
- * And the image's compressed size per platform: its config and layer as the registry stores them
- * (what tools/build-reference-server-image.js reports). Targets: the container at most 1.3x the single file, the single file at
- * most 1.0x the script, each platform's image at most 60 MB.
+ * the single files of tools/build-reference-server-binary.js) started by podman and by Docker
+ * (Debian's dockerd, bench/lib/dockerd.ts), each beside its engine's floor: the image of
+ * bench/fixtures/container-floor, a static program answering 200 on the same port, built here
+ * from its C source. Also the linux-x64 single file started on the host and `node
+ * dist/reference-server/bin.js`. Each start is timed from the start command to the first 200 of
+ * `GET /_reference/ready` (the floor answers any path): `<engine> run -d` of the image (the
+ * server's own command line: `--state /data/state.json --key-user ci`, the key in
+ * ANALYTICS_API_KEY, the port published on 127.0.0.1), the processes on the host with the same
+ * state file, key user and key. One warm-up round, then `reps` rounds of one start of each,
+ * interleaved, the order alternating. And the image's compressed size per platform: its config and
+ * layer as the registry stores them (what tools/build-reference-server-image.js reports).
+ * Targets: each engine's server image at most 1.3x its floor, podman's at most 1.3x the single
+ * file, the single file at most 1.0x the script (medians of each round's ratio), each platform's
+ * image at most 60 MB.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,13 +21,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
+import { startDockerd } from "./dockerd";
 import { bounded, type Figure } from "./figure";
 import { askOnceListening, freePort, spawnGroup } from "./spawned";
-import { median, round } from "./stats";
+import { median, pairedRatio, round } from "./stats";
 import { repoRoot } from "./workspace";
 
-/** What is started. */
-export type ContainerSubject = "container" | "single" | "script";
+/** What is started: each engine's server image and floor image, and the server on the host. */
+export type ContainerSubject = "podman" | "podman floor" | "docker" | "docker floor" | "single" | "script";
 
 /**
  * Everything the scenario measured: ms from the start command to the first 200 of
@@ -36,15 +42,15 @@ export interface ContainerResult {
   commands: Record<ContainerSubject, string>;
 }
 
-/** The image's name in podman's storage while the bench runs. */
+/** The images' names in podman's storage and dockerd's while the bench runs. */
 const IMAGE = "localhost/analytics-reference-server:bench";
+const FLOOR = "localhost/analytics-container-floor:bench";
 /** The user the key is registered for, as the image's own command line names it. */
 const KEY_USER = "ci";
 /** Targets. */
 const CONTAINER_TARGET = 1.3;
 const SINGLE_TARGET = 1.0;
 const SIZE_TARGET_MB = 60;
-
 /** The linux-amd64 and linux-arm64 single files and the image index made of them, into bench/tmp/container. */
 async function buildImage(log: (line: string) => void): Promise<{ single: string; layout: string; indexDigest: string; imageBytes: Record<string, number> }> {
   const tools = path.join(repoRoot, "tools");
@@ -79,16 +85,26 @@ async function untilReady(port: number): Promise<void> {
   }
 }
 
-/** One start of the container: `podman run -d` until ready, then `podman rm -f`; milliseconds to ready. */
-async function startContainer(key: string): Promise<number> {
+/** The floor's image, from bench/fixtures/container-floor (floor.c built static by gcc), into podman's storage. */
+function buildFloor(): void {
+  const fixture = path.join(repoRoot, "bench", "fixtures", "container-floor");
+  const context = path.join(repoRoot, "bench", "tmp", "container", "floor");
+  fs.mkdirSync(context, { recursive: true });
+  execFileSync("gcc", ["-static", "-Os", "-s", "-o", path.join(context, "floor"), path.join(fixture, "floor.c")], { stdio: "inherit" });
+  execFileSync("podman", ["build", "--quiet", "--timestamp", "0", "-t", FLOOR, "-f", path.join(fixture, "Containerfile"), context], { stdio: "ignore" });
+}
+
+/** One start of `image` by `engine` (its client's argv) until ready, then its removal; milliseconds to ready. */
+async function startContainer(engine: readonly string[], image: string, key: string): Promise<number> {
   const port = await freePort();
+  const [client, ...options] = engine as [string, ...string[]];
   const started = performance.now();
-  const id = execFileSync("podman", ["run", "-d", "--rm", "-p", `127.0.0.1:${port}:8080`, "-e", "ANALYTICS_API_KEY", IMAGE], { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim();
+  const id = execFileSync(client, [...options, "run", "-d", "--rm", "-p", `127.0.0.1:${port}:8080`, "-e", "ANALYTICS_API_KEY", image], { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim();
   try {
     await untilReady(port);
     return performance.now() - started;
   } finally {
-    execFileSync("podman", ["rm", "-f", "-t", "0", id], { stdio: "ignore" });
+    execFileSync(client, [...options, "rm", "-f", id], { stdio: "ignore" });
   }
 }
 
@@ -110,21 +126,30 @@ async function startProcess(argv: readonly string[], key: string): Promise<numbe
   }
 }
 
-/** Builds the image, loads its native platform into podman, and runs the scenario; `log` gets progress lines. */
+/** Builds both images, loads them into podman and a dockerd of its own, and runs the scenario; `log` gets progress lines. */
 export async function runContainerScenario(reps: number, log: (line: string) => void): Promise<ContainerResult> {
   const { single, layout, indexDigest, imageBytes } = await buildImage(log);
-  execFileSync("skopeo", ["copy", "--quiet", `oci:${layout}`, `containers-storage:${IMAGE}`], { stdio: "inherit" });
+  buildFloor();
+  const dockerd = await startDockerd(log);
   const key = `analytics_key_${randomBytes(48).toString("base64").replace(/[^0-9A-Za-z]/g, "").slice(0, 32)}`;
   const hostArgs = ["--host", "127.0.0.1", "--port", "<port>", "--state", "<state>", "--key-user", KEY_USER];
   const script = [process.execPath, path.join(repoRoot, "dist", "reference-server", "bin.js"), ...hostArgs];
+  const docker = ["docker", "--host", dockerd.host];
   const starts: Record<ContainerSubject, () => Promise<number>> = {
-    container: () => startContainer(key),
+    podman: () => startContainer(["podman"], IMAGE, key),
+    "podman floor": () => startContainer(["podman"], FLOOR, key),
+    docker: () => startContainer(docker, IMAGE, key),
+    "docker floor": () => startContainer(docker, FLOOR, key),
     single: () => startProcess([single, ...hostArgs], key),
     script: () => startProcess(script, key),
   };
   const names = Object.keys(starts) as ContainerSubject[];
-  const readyMs: Record<ContainerSubject, number[]> = { container: [], single: [], script: [] };
+  const readyMs = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<ContainerSubject, number[]>;
   try {
+    const skopeo = (from: string, to: string, ...options: string[]) => execFileSync("skopeo", ["copy", "--quiet", ...options, from, to], { stdio: "inherit" });
+    skopeo(`oci:${layout}`, `containers-storage:${IMAGE}`);
+    skopeo(`oci:${layout}`, `docker-daemon:${IMAGE}`, "--dest-daemon-host", dockerd.host);
+    skopeo(`containers-storage:${FLOOR}`, `docker-daemon:${FLOOR}`, "--dest-daemon-host", dockerd.host);
     for (let rep = 0; rep <= reps; rep++) {
       for (const name of rep % 2 === 0 ? names : [...names].reverse()) {
         const ms = await starts[name]();
@@ -133,29 +158,36 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
       }
     }
   } finally {
-    execFileSync("podman", ["rmi", "-f", IMAGE], { stdio: "ignore" });
+    execFileSync("podman", ["rmi", "-f", IMAGE, FLOOR], { stdio: "ignore" });
+    await dockerd.close();
   }
   const words = (argv: readonly string[]): string => argv.map((a) => (a === process.execPath ? "node" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a)).join(" ");
+  const run = (client: string, image: string): string => `ANALYTICS_API_KEY=<key> ${client} run -d --rm -p 127.0.0.1:<port>:8080 -e ANALYTICS_API_KEY ${image}`;
   return {
     readyMs,
     imageBytes,
     indexDigest,
     commands: {
-      container: `ANALYTICS_API_KEY=<key> podman run -d --rm -p 127.0.0.1:<port>:8080 -e ANALYTICS_API_KEY ${IMAGE}`,
+      podman: run("podman", IMAGE),
+      "podman floor": run("podman", FLOOR),
+      docker: run("docker --host <dockerd's socket>", IMAGE),
+      "docker floor": run("docker --host <dockerd's socket>", FLOOR),
       single: `ANALYTICS_API_KEY=<key> ${words([single, ...hostArgs])}`,
       script: `ANALYTICS_API_KEY=<key> ${words(script)}`,
     },
   };
 }
 
-/** The scenario's figures beside their targets: the two start ratios (medians) and each platform's size. */
+/** The scenario's figures beside their targets: the start ratios (medians of each round's ratio) and each platform's size. */
 export function containerFigures(result: ContainerResult): Figure[] {
   const ratio = (name: string, a: ContainerSubject, b: ContainerSubject, target: number): Figure => {
-    const [x, y] = [median(result.readyMs[a]), median(result.readyMs[b])];
-    return bounded("container", `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`, x / y, "≤", target);
+    const [x, y] = [result.readyMs[a], result.readyMs[b]];
+    return bounded("container", `${name}: ${round(median(x), 1)} ms / ${round(median(y), 1)} ms (start to ready, medians of ${x.length} rounds)`, pairedRatio(x, y), "≤", target);
   };
   return [
-    ratio("container / single file on the host", "container", "single", CONTAINER_TARGET),
+    ratio("podman: server image / floor image", "podman", "podman floor", CONTAINER_TARGET),
+    ratio("Docker: server image / floor image", "docker", "docker floor", CONTAINER_TARGET),
+    ratio("podman: server image / single file on the host", "podman", "single", CONTAINER_TARGET),
     ratio("single file / node dist/reference-server/bin.js", "single", "script", SINGLE_TARGET),
     ...Object.entries(result.imageBytes).map(([platform, bytes]): Figure => ({
       scenario: "container",
