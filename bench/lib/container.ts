@@ -1,19 +1,13 @@
 /**
- * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js, made of
- * the single files of tools/build-reference-server-binary.js) started by podman and by Docker
- * (Debian's dockerd, bench/lib/dockerd.ts), each beside its engine's floor: the image of
- * bench/fixtures/container-floor, a static program answering 200 on the same port, built here
- * from its C source. Also the linux-x64 single file started on the host and `node
- * dist/reference-server/bin.js`. Each start is timed from the start command to the first 200 of
- * `GET /_reference/ready` (the floor answers any path): `<engine> run -d` of the image (the
- * server's own command line: `--state /data/state.json --key-user ci`, the key in
- * ANALYTICS_API_KEY, the port published on 127.0.0.1), the processes on the host with the same
- * state file, key user and key. One warm-up round, then `reps` rounds of one start of each,
- * interleaved, the order alternating. And the image's compressed size per platform: its config and
- * layer as the registry stores them (what tools/build-reference-server-image.js reports).
- * Targets: each engine's server image at most 1.3x its floor, podman's at most 1.3x the single
- * file, the single file at most 1.0x the script (medians of each round's ratio), each platform's
- * image at most 60 MB.
+ * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js)
+ * started by podman and by a dockerd of its own (bench/lib/dockerd.ts), each beside that engine's
+ * floor (bench/fixtures/container-floor: a static program answering 200 on the same port), and
+ * its linux-x64 single file and `node dist/reference-server/bin.js` on the host. Each start is
+ * timed from the start command to the first 200 of `GET /_reference/ready`: `<engine> run -d` of
+ * the image (its own command line, the key in ANALYTICS_API_KEY, the port published on 127.0.0.1),
+ * the host's processes with a state file, the same key user and key. One warm-up round, then
+ * `reps` rounds of one start of each, the order alternating; a ratio is the median of the rounds'
+ * own. And each platform's image size, compressed (config and layer, as a registry stores them).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -51,6 +45,7 @@ const KEY_USER = "ci";
 const CONTAINER_TARGET = 1.3;
 const SINGLE_TARGET = 1.0;
 const SIZE_TARGET_MB = 60;
+
 /** The linux-amd64 and linux-arm64 single files and the image index made of them, into bench/tmp/container. */
 async function buildImage(log: (line: string) => void): Promise<{ single: string; layout: string; indexDigest: string; imageBytes: Record<string, number> }> {
   const tools = path.join(repoRoot, "tools");
@@ -94,34 +89,25 @@ function buildFloor(): void {
   execFileSync("podman", ["build", "--quiet", "--timestamp", "0", "-t", FLOOR, "-f", path.join(fixture, "Containerfile"), context], { stdio: "ignore" });
 }
 
-/** One start of `image` by `engine` (its client's argv) until ready, then its removal; milliseconds to ready. */
-async function startContainer(engine: readonly string[], image: string, key: string): Promise<number> {
-  const port = await freePort();
-  const [client, ...options] = engine as [string, ...string[]];
-  const started = performance.now();
-  const id = execFileSync(client, [...options, "run", "-d", "--rm", "-p", `127.0.0.1:${port}:8080`, "-e", "ANALYTICS_API_KEY", image], { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim();
-  try {
-    await untilReady(port);
-    return performance.now() - started;
-  } finally {
-    execFileSync(client, [...options, "rm", "-f", id], { stdio: "ignore" });
-  }
-}
-
-/** One start of a process on the host (`argv` with `<port>` and `<state>` filled in) until ready; milliseconds to ready. */
-async function startProcess(argv: readonly string[], key: string): Promise<number> {
+/**
+ * One start of `argv` (`<port>` and `<state>` filled in): an engine's `run -d`, removed with `rm -f`
+ * once ready, or a process on the host, stopped once ready; milliseconds to ready.
+ */
+async function startOnce(argv: readonly string[], key: string): Promise<number> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-container-state-"));
-  const args = argv.map((a) => a.replace("<port>", String(port)).replace("<state>", path.join(dir, "state.json")));
+  const [command, ...args] = argv.map((a) => a.replace("<port>", String(port)).replace("<state>", path.join(dir, "state.json"))) as [string, ...string[]];
   const started = performance.now();
-  const child = spawnGroup(args[0]!, args.slice(1), { env: { ANALYTICS_API_KEY: key } });
+  const id = args.includes("run") ? execFileSync(command, args, { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim() : undefined;
+  const child = id ? undefined : spawnGroup(command, args, { env: { ANALYTICS_API_KEY: key } });
   try {
     await untilReady(port);
     return performance.now() - started;
   } catch (error) {
-    throw new Error(`${args.join(" ")}: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
+    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child?.stderr().slice(0, 500) ?? ""}`);
   } finally {
-    await child.stop();
+    if (id) execFileSync(command, [...args.slice(0, args.indexOf("run")), "rm", "-f", id], { stdio: "ignore" });
+    await child?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -133,17 +119,17 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
   const dockerd = await startDockerd(log);
   const key = `analytics_key_${randomBytes(48).toString("base64").replace(/[^0-9A-Za-z]/g, "").slice(0, 32)}`;
   const hostArgs = ["--host", "127.0.0.1", "--port", "<port>", "--state", "<state>", "--key-user", KEY_USER];
-  const script = [process.execPath, path.join(repoRoot, "dist", "reference-server", "bin.js"), ...hostArgs];
+  const run = (engine: string[], image: string): string[] => [...engine, "run", "-d", "--rm", "-p", "127.0.0.1:<port>:8080", "-e", "ANALYTICS_API_KEY", image];
   const docker = ["docker", "--host", dockerd.host];
-  const starts: Record<ContainerSubject, () => Promise<number>> = {
-    podman: () => startContainer(["podman"], IMAGE, key),
-    "podman floor": () => startContainer(["podman"], FLOOR, key),
-    docker: () => startContainer(docker, IMAGE, key),
-    "docker floor": () => startContainer(docker, FLOOR, key),
-    single: () => startProcess([single, ...hostArgs], key),
-    script: () => startProcess(script, key),
+  const argv: Record<ContainerSubject, string[]> = {
+    podman: run(["podman"], IMAGE),
+    "podman floor": run(["podman"], FLOOR),
+    docker: run(docker, IMAGE),
+    "docker floor": run(docker, FLOOR),
+    single: [single, ...hostArgs],
+    script: [process.execPath, path.join(repoRoot, "dist", "reference-server", "bin.js"), ...hostArgs],
   };
-  const names = Object.keys(starts) as ContainerSubject[];
+  const names = Object.keys(argv) as ContainerSubject[];
   const readyMs = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<ContainerSubject, number[]>;
   try {
     const skopeo = (from: string, to: string, ...options: string[]) => execFileSync("skopeo", ["copy", "--quiet", ...options, from, to], { stdio: "inherit" });
@@ -152,7 +138,7 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
     skopeo(`containers-storage:${FLOOR}`, `docker-daemon:${FLOOR}`, "--dest-daemon-host", dockerd.host);
     for (let rep = 0; rep <= reps; rep++) {
       for (const name of rep % 2 === 0 ? names : [...names].reverse()) {
-        const ms = await starts[name]();
+        const ms = await startOnce(argv[name], key);
         if (rep > 0) readyMs[name].push(ms); // the first round warms the disk caches
         log(`container rep ${rep}/${reps} ${name}: ready in ${ms.toFixed(0)} ms${rep === 0 ? " (warm-up)" : ""}`);
       }
@@ -161,21 +147,9 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
     execFileSync("podman", ["rmi", "-f", IMAGE, FLOOR], { stdio: "ignore" });
     await dockerd.close();
   }
-  const words = (argv: readonly string[]): string => argv.map((a) => (a === process.execPath ? "node" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a)).join(" ");
-  const run = (client: string, image: string): string => `ANALYTICS_API_KEY=<key> ${client} run -d --rm -p 127.0.0.1:<port>:8080 -e ANALYTICS_API_KEY ${image}`;
-  return {
-    readyMs,
-    imageBytes,
-    indexDigest,
-    commands: {
-      podman: run("podman", IMAGE),
-      "podman floor": run("podman", FLOOR),
-      docker: run("docker --host <dockerd's socket>", IMAGE),
-      "docker floor": run("docker --host <dockerd's socket>", FLOOR),
-      single: `ANALYTICS_API_KEY=<key> ${words([single, ...hostArgs])}`,
-      script: `ANALYTICS_API_KEY=<key> ${words(script)}`,
-    },
-  };
+  const word = (a: string): string => (a === process.execPath ? "node" : a === dockerd.host ? "<dockerd's socket>" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a);
+  const commands = Object.fromEntries(names.map((name) => [name, `ANALYTICS_API_KEY=<key> ${argv[name].map(word).join(" ")}`])) as Record<ContainerSubject, string>;
+  return { readyMs, imageBytes, indexDigest, commands };
 }
 
 /** The scenario's figures beside their targets: the start ratios (medians of each round's ratio) and each platform's size. */

@@ -7,7 +7,7 @@
  * bridge docker0, removed when the daemon made it. The bench's container scenario and the release
  * rehearsal's Docker test (through test/support/dockerd.ts) start it.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -25,12 +25,6 @@ export interface Dockerd {
   docker(args: readonly string[], timeoutMs?: number): Promise<string>;
   /** Stops the daemon, removes its folder and puts the FORWARD policy back. */
   close(): Promise<void>;
-}
-
-/** Stops the daemon (SIGTERM: it stops its containers and containerd first) and waits until it is gone. */
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => (child.once("exit", () => resolve()), child.kill("SIGTERM")));
 }
 
 /** The FORWARD chain's policy (ACCEPT or DROP). */
@@ -57,7 +51,8 @@ export async function startDockerd(log: (line: string) => void = (line) => proce
       });
     });
   const close = async () => {
-    await stop(child);
+    // SIGTERM: dockerd stops its containers and containerd, then exits.
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGTERM")));
     if (forwardPolicy() !== policy) execFileSync("iptables", ["-P", "FORWARD", policy]);
     if (!bridgeBefore && fs.existsSync(BRIDGE)) execFileSync("ip", ["link", "delete", "docker0"]);
     fs.rmSync(dir, { recursive: true, force: true });
