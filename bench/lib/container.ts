@@ -1,14 +1,13 @@
 /**
- * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js, made of
- * the single files of tools/build-reference-server-binary.js) against those single files and the
- * npm package's script, side by side: time from start to the first 200 of `GET /_reference/ready`,
- * for `podman run -d` of the image (its own command line: `--state /data/state.json --key-user
- * ci`, the key in ANALYTICS_API_KEY, the port published on 127.0.0.1), the linux-x64 single file
- * started on the host and `node dist/reference-server/bin.js`, both with the same state file, key
- * user and key; one warm-up start each, then `reps` starts each, interleaved, the order alternating.
- * And the image's compressed size per platform: its config and layer as the registry stores them
- * (what tools/build-reference-server-image.js reports). Targets: the container at most 1.3x the single file, the single file at
- * most 1.0x the script, each platform's image at most 60 MB.
+ * Scenario container's measurement: the reference server's image (tools/build-reference-server-image.js)
+ * started by podman and by a dockerd of its own (bench/lib/dockerd.ts), each beside that engine's
+ * floor (bench/fixtures/container-floor: a static program answering 200 on the same port), and
+ * its linux-x64 single file and `node dist/reference-server/bin.js` on the host. Each start is
+ * timed from the start command to the first 200 of `GET /_reference/ready`: `<engine> run -d` of
+ * the image (its own command line, the key in ANALYTICS_API_KEY, the port published on 127.0.0.1),
+ * the host's processes with a state file, the same key user and key. One warm-up round, then
+ * `reps` rounds of one start of each, the order alternating; a ratio is the median of the rounds'
+ * own. And each platform's image size, compressed (config and layer, as a registry stores them).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,13 +15,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
+import { startDockerd } from "./dockerd";
 import { bounded, type Figure } from "./figure";
 import { askOnceListening, freePort, spawnGroup } from "./spawned";
-import { median, round } from "./stats";
+import { median, pairedRatio, round } from "./stats";
 import { repoRoot } from "./workspace";
 
-/** What is started. */
-export type ContainerSubject = "container" | "single" | "script";
+/** What is started: each engine's server image and floor image, and the server on the host. */
+export type ContainerSubject = "podman" | "podman floor" | "docker" | "docker floor" | "single" | "script";
 
 /**
  * Everything the scenario measured: ms from the start command to the first 200 of
@@ -36,8 +36,9 @@ export interface ContainerResult {
   commands: Record<ContainerSubject, string>;
 }
 
-/** The image's name in podman's storage while the bench runs. */
+/** The images' names in podman's storage and dockerd's while the bench runs. */
 const IMAGE = "localhost/analytics-reference-server:bench";
+const FLOOR = "localhost/analytics-container-floor:bench";
 /** The user the key is registered for, as the image's own command line names it. */
 const KEY_USER = "ci";
 /** Targets. */
@@ -79,83 +80,88 @@ async function untilReady(port: number): Promise<void> {
   }
 }
 
-/** One start of the container: `podman run -d` until ready, then `podman rm -f`; milliseconds to ready. */
-async function startContainer(key: string): Promise<number> {
-  const port = await freePort();
-  const started = performance.now();
-  const id = execFileSync("podman", ["run", "-d", "--rm", "-p", `127.0.0.1:${port}:8080`, "-e", "ANALYTICS_API_KEY", IMAGE], { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim();
-  try {
-    await untilReady(port);
-    return performance.now() - started;
-  } finally {
-    execFileSync("podman", ["rm", "-f", "-t", "0", id], { stdio: "ignore" });
-  }
+/** The floor's image, from bench/fixtures/container-floor (floor.c built static by gcc), into podman's storage. */
+function buildFloor(): void {
+  const fixture = path.join(repoRoot, "bench", "fixtures", "container-floor");
+  const context = path.join(repoRoot, "bench", "tmp", "container", "floor");
+  fs.mkdirSync(context, { recursive: true });
+  execFileSync("gcc", ["-static", "-Os", "-s", "-o", path.join(context, "floor"), path.join(fixture, "floor.c")], { stdio: "inherit" });
+  execFileSync("podman", ["build", "--quiet", "--timestamp", "0", "-t", FLOOR, "-f", path.join(fixture, "Containerfile"), context], { stdio: "ignore" });
 }
 
-/** One start of a process on the host (`argv` with `<port>` and `<state>` filled in) until ready; milliseconds to ready. */
-async function startProcess(argv: readonly string[], key: string): Promise<number> {
+/**
+ * One start of `argv` (`<port>` and `<state>` filled in): an engine's `run -d`, removed with `rm -f`
+ * once ready, or a process on the host, stopped once ready; milliseconds to ready.
+ */
+async function startOnce(argv: readonly string[], key: string): Promise<number> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-container-state-"));
-  const args = argv.map((a) => a.replace("<port>", String(port)).replace("<state>", path.join(dir, "state.json")));
+  const [command, ...args] = argv.map((a) => a.replace("<port>", String(port)).replace("<state>", path.join(dir, "state.json"))) as [string, ...string[]];
   const started = performance.now();
-  const child = spawnGroup(args[0]!, args.slice(1), { env: { ANALYTICS_API_KEY: key } });
+  const id = args.includes("run") ? execFileSync(command, args, { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim() : undefined;
+  const child = id ? undefined : spawnGroup(command, args, { env: { ANALYTICS_API_KEY: key } });
   try {
     await untilReady(port);
     return performance.now() - started;
   } catch (error) {
-    throw new Error(`${args.join(" ")}: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
+    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child?.stderr().slice(0, 500) ?? ""}`);
   } finally {
-    await child.stop();
+    if (id) execFileSync(command, [...args.slice(0, args.indexOf("run")), "rm", "-f", id], { stdio: "ignore" });
+    await child?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Builds the image, loads its native platform into podman, and runs the scenario; `log` gets progress lines. */
+/** Builds both images, loads them into podman and a dockerd of its own, and runs the scenario; `log` gets progress lines. */
 export async function runContainerScenario(reps: number, log: (line: string) => void): Promise<ContainerResult> {
   const { single, layout, indexDigest, imageBytes } = await buildImage(log);
-  execFileSync("skopeo", ["copy", "--quiet", `oci:${layout}`, `containers-storage:${IMAGE}`], { stdio: "inherit" });
+  buildFloor();
+  const dockerd = await startDockerd(log);
   const key = `analytics_key_${randomBytes(48).toString("base64").replace(/[^0-9A-Za-z]/g, "").slice(0, 32)}`;
   const hostArgs = ["--host", "127.0.0.1", "--port", "<port>", "--state", "<state>", "--key-user", KEY_USER];
-  const script = [process.execPath, path.join(repoRoot, "dist", "reference-server", "bin.js"), ...hostArgs];
-  const starts: Record<ContainerSubject, () => Promise<number>> = {
-    container: () => startContainer(key),
-    single: () => startProcess([single, ...hostArgs], key),
-    script: () => startProcess(script, key),
+  const run = (engine: string[], image: string): string[] => [...engine, "run", "-d", "--rm", "-p", "127.0.0.1:<port>:8080", "-e", "ANALYTICS_API_KEY", image];
+  const docker = ["docker", "--host", dockerd.host];
+  const argv: Record<ContainerSubject, string[]> = {
+    podman: run(["podman"], IMAGE),
+    "podman floor": run(["podman"], FLOOR),
+    docker: run(docker, IMAGE),
+    "docker floor": run(docker, FLOOR),
+    single: [single, ...hostArgs],
+    script: [process.execPath, path.join(repoRoot, "dist", "reference-server", "bin.js"), ...hostArgs],
   };
-  const names = Object.keys(starts) as ContainerSubject[];
-  const readyMs: Record<ContainerSubject, number[]> = { container: [], single: [], script: [] };
+  const names = Object.keys(argv) as ContainerSubject[];
+  const readyMs = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<ContainerSubject, number[]>;
   try {
+    const skopeo = (from: string, to: string, ...options: string[]) => execFileSync("skopeo", ["copy", "--quiet", ...options, from, to], { stdio: "inherit" });
+    skopeo(`oci:${layout}`, `containers-storage:${IMAGE}`);
+    skopeo(`oci:${layout}`, `docker-daemon:${IMAGE}`, "--dest-daemon-host", dockerd.host);
+    skopeo(`containers-storage:${FLOOR}`, `docker-daemon:${FLOOR}`, "--dest-daemon-host", dockerd.host);
     for (let rep = 0; rep <= reps; rep++) {
       for (const name of rep % 2 === 0 ? names : [...names].reverse()) {
-        const ms = await starts[name]();
+        const ms = await startOnce(argv[name], key);
         if (rep > 0) readyMs[name].push(ms); // the first round warms the disk caches
         log(`container rep ${rep}/${reps} ${name}: ready in ${ms.toFixed(0)} ms${rep === 0 ? " (warm-up)" : ""}`);
       }
     }
   } finally {
-    execFileSync("podman", ["rmi", "-f", IMAGE], { stdio: "ignore" });
+    execFileSync("podman", ["rmi", "-f", IMAGE, FLOOR], { stdio: "ignore" });
+    await dockerd.close();
   }
-  const words = (argv: readonly string[]): string => argv.map((a) => (a === process.execPath ? "node" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a)).join(" ");
-  return {
-    readyMs,
-    imageBytes,
-    indexDigest,
-    commands: {
-      container: `ANALYTICS_API_KEY=<key> podman run -d --rm -p 127.0.0.1:<port>:8080 -e ANALYTICS_API_KEY ${IMAGE}`,
-      single: `ANALYTICS_API_KEY=<key> ${words([single, ...hostArgs])}`,
-      script: `ANALYTICS_API_KEY=<key> ${words(script)}`,
-    },
-  };
+  const word = (a: string): string => (a === process.execPath ? "node" : a === dockerd.host ? "<dockerd's socket>" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a);
+  const commands = Object.fromEntries(names.map((name) => [name, `ANALYTICS_API_KEY=<key> ${argv[name].map(word).join(" ")}`])) as Record<ContainerSubject, string>;
+  return { readyMs, imageBytes, indexDigest, commands };
 }
 
-/** The scenario's figures beside their targets: the two start ratios (medians) and each platform's size. */
+/** The scenario's figures beside their targets: the start ratios (medians of each round's ratio) and each platform's size. */
 export function containerFigures(result: ContainerResult): Figure[] {
   const ratio = (name: string, a: ContainerSubject, b: ContainerSubject, target: number): Figure => {
-    const [x, y] = [median(result.readyMs[a]), median(result.readyMs[b])];
-    return bounded("container", `${name}: ${round(x, 1)} ms / ${round(y, 1)} ms (start to ready, ${result.readyMs[a].length} starts each, medians)`, x / y, "≤", target);
+    const [x, y] = [result.readyMs[a], result.readyMs[b]];
+    return bounded("container", `${name}: ${round(median(x), 1)} ms / ${round(median(y), 1)} ms (start to ready, medians of ${x.length} rounds)`, pairedRatio(x, y), "≤", target);
   };
   return [
-    ratio("container / single file on the host", "container", "single", CONTAINER_TARGET),
+    ratio("podman: server image / floor image", "podman", "podman floor", CONTAINER_TARGET),
+    ratio("Docker: server image / floor image", "docker", "docker floor", CONTAINER_TARGET),
+    ratio("podman: server image / single file on the host", "podman", "single", CONTAINER_TARGET),
     ratio("single file / node dist/reference-server/bin.js", "single", "script", SINGLE_TARGET),
     ...Object.entries(result.imageBytes).map(([platform, bytes]): Figure => ({
       scenario: "container",

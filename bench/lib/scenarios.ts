@@ -28,7 +28,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: "F", file: "single-file", module: singleFile, measures: "the plugin's single file against Node.js's http2 floor and the script plugin; arm64 from its snapshot", inFullRun: true, options: [] },
   { name: "T", file: "tofu", module: tofu, measures: "OpenTofu + restapi and restapi bridged into Pulumi, beside the native plugin and the dynamic classes", inFullRun: true, options: ["--plans=<N>x1,..."] },
   { name: "L", file: "scale", module: scale, measures: "scale on one shared backend (file:// and S3, then stacks at once), against the floor", inFullRun: false, options: ["--plans=<N>x<reps>,..."] },
-  { name: "container", file: "container", module: container, measures: "the reference server's image started by podman against its single file and node; the image's size", inFullRun: false, options: [] },
+  { name: "container", file: "container", module: container, measures: "the reference server's image started by podman and Docker against each engine's floor image, its single file and node; the image's size", inFullRun: false, options: [] },
 ];
 
 /** The scenario named `name`, or a clear error listing them. */

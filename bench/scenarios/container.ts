@@ -1,7 +1,7 @@
 /**
- * Scenario container: the reference server's image started by podman against its single file on
- * the host and against `node dist/reference-server/bin.js`, start to ready; the image's size per
- * platform (bench/lib/container.ts).
+ * Scenario container: the reference server's image started by podman and by Docker, each against
+ * its engine's floor image, and against its single file on the host and `node
+ * dist/reference-server/bin.js`, start to ready; the image's size per platform (bench/lib/container.ts).
  */
 import { runContainerScenario, type ContainerResult } from "../lib/container";
 import type { RunContext } from "../lib/figure";
@@ -9,5 +9,5 @@ import type { RunContext } from "../lib/figure";
 export { containerFigures as figures } from "../lib/container";
 
 export function run({ args, log }: RunContext): Promise<ContainerResult> {
-  return runContainerScenario(args.quick ? 2 : 9, log);
+  return runContainerScenario(args.quick ? 2 : 15, log);
 }
