@@ -251,23 +251,23 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
   return { status, log, output, jobs: jobsOf(lines), records, served: actions, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 
-/**
- * Makes `dir` a git repository on `main` with one commit of its files (dated `date`, an ISO time,
- * when given) and `origin` at `https://github.com/<slug>.git` (never reached); returns the commit.
- */
-export function newRepository(dir: string, slug: string, date?: string): string {
+/** Makes `dir` a git repository on `main` with one commit of its files and `origin` at `https://github.com/<slug>.git` (never reached); returns the commit. */
+export function newRepository(dir: string, slug: string): string {
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: gitEnv() }).trim();
   git("init", "-q", "-b", "main");
   git("remote", "add", "origin", `https://github.com/${slug}.git`);
-  return commitAll(dir, "Initial commit", date);
+  return commitAll(dir, "Initial commit");
 }
 
-/** Commits every file of the repository `dir` (an empty commit when none changed), dated `date` when given; returns the commit. */
-export function commitAll(dir: string, message: string, date?: string): string {
+/**
+ * Commits every file of the repository `dir`, dated `date` when given, and returns HEAD: an empty
+ * commit when none changed, or none at all with `onlyIfChanged`.
+ */
+export function commitAll(dir: string, message: string, date?: string, { onlyIfChanged = false } = {}): string {
   const env = { ...gitEnv(), ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env }).trim();
   git("add", "-A");
-  git("commit", "-q", "--allow-empty", "-m", message);
+  if (!onlyIfChanged || git("status", "--porcelain") !== "") git("commit", "-q", "--allow-empty", "-m", message);
   return git("rev-parse", "HEAD");
 }
 

@@ -1,7 +1,7 @@
 /**
  * The release workflow (.github/workflows/release.yml) run by act (test/support/act.ts) on the push
- * of the tag v<version> to a copy of this checkout made into a new git repository, its one commit
- * dated as the checkout's last (the release dates its files by it): `version`, `test` (whose
+ * of the tag v<version> to a copy of this checkout at its own commit (uncommitted changes committed
+ * on top, dated as that commit: the release dates its files by it): `version`, `test` (whose
  * `npm ci` and `npm test`, the suite itself, are skipped for act's events), `build` on the Linux
  * x64 runner (the release folder, `npm run release`, with every single file started), `platforms`
  * for linux-arm64, then `release` (one folder, SHA256SUMS, the attestation's and the GitHub
@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { freePort, newRepository, runAct, seedNodeToolCache, tagCommit, transcript, STAND_INS, type ActRun } from "./act";
+import { commitAll, freePort, runAct, seedNodeToolCache, tagCommit, transcript, STAND_INS, type ActRun } from "./act";
 import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
 import { ARM64_LIBRARIES } from "../../tools/build-plugin-binary.js";
 import { repoRoot } from "./pulumi-workspace";
@@ -52,16 +52,33 @@ function actEnvironment(scratch: string, copy: string, python: string): NodeJS.P
   };
 }
 
+/**
+ * The repository the workflow runs on: a copy of this checkout with its git history, so the release
+ * is built at the checkout's own commit (the image's revision label, the files' dates), and the
+ * working tree's uncommitted changes, if any, committed on top. Returns it and the commit to tag.
+ */
+function releaseRepository(): { copy: string; sha: string } {
+  const copy = copyCheckout("release-run-");
+  fs.unlinkSync(path.join(copy, "node_modules"));
+  const clone = fs.mkdtempSync(path.join(os.tmpdir(), "release-run-git-"));
+  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  execFileSync("git", ["clone", "-q", "--no-checkout", repoRoot, clone]);
+  fs.renameSync(path.join(clone, ".git"), path.join(copy, ".git"));
+  fs.rmSync(clone, { recursive: true, force: true });
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: copy, encoding: "utf8" }).trim();
+  git("checkout", "-q", "-B", "main", head);
+  git("remote", "set-url", "origin", `https://github.com/${RELEASE_REPOSITORY}.git`);
+  const date = git("log", "-1", "--format=%cI");
+  return { copy, sha: commitAll(copy, "Uncommitted changes of the checkout", date, { onlyIfChanged: true }) };
+}
+
 /** Runs the release workflow on a tag push into `dir` (made here); throws with the log's end when the run fails. */
 export async function runReleaseWorkflow(dir: string, log: (line: string) => void): Promise<ReleaseRun> {
   const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
   const python = (await resolvePythonEnv({ log })).python;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "release-run-act-"));
-  const copy = copyCheckout("release-run-");
+  const { copy, sha } = releaseRepository();
   try {
-    fs.unlinkSync(path.join(copy, "node_modules"));
-    const date = execFileSync("git", ["log", "-1", "--format=%cI"], { cwd: repoRoot, encoding: "utf8" }).trim();
-    const sha = newRepository(copy, RELEASE_REPOSITORY, date);
     tagCommit(copy, `v${version}`, sha);
     await seedNodeToolCache(scratch);
     const artifacts = { dir: path.join(dir, "artifacts"), port: await freePort() };
