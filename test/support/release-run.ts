@@ -66,7 +66,9 @@ function releaseRepository(): { copy: string; sha: string } {
   fs.renameSync(path.join(clone, ".git"), path.join(copy, ".git"));
   fs.rmSync(clone, { recursive: true, force: true });
   const git = (...args: string[]) => execFileSync("git", args, { cwd: copy, encoding: "utf8" }).trim();
-  git("checkout", "-q", "-B", "main", head);
+  // The branch main at the checkout's commit, its files as copied (reset leaves the work tree alone).
+  git("symbolic-ref", "HEAD", "refs/heads/main");
+  git("reset", "-q", head);
   git("remote", "set-url", "origin", `https://github.com/${RELEASE_REPOSITORY}.git`);
   const date = git("log", "-1", "--format=%cI");
   return { copy, sha: commitAll(copy, "Uncommitted changes of the checkout", date, { onlyIfChanged: true }) };
