@@ -107,10 +107,20 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
     fs.writeFileSync(path.join(dir, "run.json"), JSON.stringify(summary));
     if (run.status !== 0) throw new Error(`the release workflow failed under act (exit ${run.status}):\n${run.output.slice(-12_000)}`);
     fs.renameSync(path.join(scratch, "github-releases"), path.join(dir, "github-releases"));
+    log(`[release] artifacts: ${artifactSizes(path.join(artifacts.dir, "1")).join(", ")}`);
     return readReleaseRun(dir);
   } finally {
     for (const folder of [copy, scratch]) fs.rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/** Each artifact of a run's folder of artifacts: its name, its files and their bytes. */
+function artifactSizes(dir: string): string[] {
+  return fs.readdirSync(dir).sort().map((name) => {
+    const files = fs.readdirSync(path.join(dir, name), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    const bytes = files.reduce((sum, entry) => sum + fs.statSync(path.join(entry.parentPath, entry.name)).size, 0);
+    return `${name} (${files.length} files, ${(bytes / 1e6).toFixed(1)} MB)`;
+  });
 }
 
 /** The release run that left its files in `dir`. */
