@@ -15,8 +15,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
-import { OURS, startBenchServer, upArgs, type Subject } from "../engine";
-import { pluginSubject, singleFilePlugin } from "../single-file";
+import { nativeSubject, OURS, startBenchServer, upArgs, type Subject } from "../engine";
+import { singleFilePlugin } from "../single-file";
 import { tofuDiagnostics } from "./tofu-parse";
 import { bridgeSubject, configureBridgeStack } from "./restapi-bridge";
 import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveRestapiBridge, resolveTofuTools, TFBRIDGE_VERSION } from "./tofu-tools";
@@ -74,7 +74,8 @@ export async function runTofuScenario(toolchain: PulumiToolchain, counts: readon
   const tools = await resolveTofuTools(repoRoot, log);
   const bridge = await resolveRestapiBridge(repoRoot, log);
   // The plugin as the engine fetches it from a release: the single file, Node.js built in.
-  const plugin = pluginSubject(await singleFilePlugin(log));
+  const binary = await singleFilePlugin(log);
+  const plugin = nativeSubject([binary], binary);
   const runs: SideRun[] = [];
   for (const count of counts) {
     for (const side of TOFU_SIDES) {
@@ -140,35 +141,27 @@ async function runTofuSide(tools: { tofu: string; restapi: string }, count: numb
   }
 }
 
-/** The TypeScript program on the generated SDK (bench/fixtures/native-ts), with the SDK linked in as ./sdk. */
-function typeScriptSubject(plugin: Subject): Subject {
-  return {
-    fixture: path.join(repoRoot, "bench", "fixtures", "native-ts"),
-    providerMarker: plugin.providerMarker!,
-    prepare(ws) {
-      plugin.prepare!(ws);
-      fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), "dir");
-    },
+/** The program of bench/fixtures/`fixture` with `plugin`'s shim, and `setup` run on the copy after it. */
+function withPlugin(plugin: Subject, fixture: string, setup: (programDir: string) => void): Subject {
+  const prepare = (ws: BenchWorkspace): void => {
+    plugin.prepare!(ws);
+    setup(ws.programDir);
   };
+  return { fixture: path.join(repoRoot, "bench", "fixtures", fixture), providerMarker: plugin.providerMarker!, prepare };
 }
 
 /** The provider plugins of the Pulumi sides: ours (put where a program's Pulumi.yaml looks for it), and the bridged restapi's binary. */
 type SidePlugins = { ours: Subject; bridge: string };
 
-/** The Pulumi program of each Pulumi side, with its plugin. */
+/**
+ * The Pulumi program of each Pulumi side, with its plugin: the TypeScript program on the generated
+ * SDK (bench/fixtures/native-ts) has the SDK linked in as ./sdk, the YAML one its data sources appended.
+ */
 function subjectOf(side: Exclude<TofuSide, "tofu">, count: number, plugins: SidePlugins): Subject {
-  const plugin = plugins.ours;
   if (side === "dynamic") return OURS;
   if (side === "bridge") return bridgeSubject(plugins.bridge, count);
-  if (side === "ts") return typeScriptSubject(plugin);
-  return {
-    fixture: path.join(repoRoot, "bench", "fixtures", "native-yaml"),
-    providerMarker: plugin.providerMarker!,
-    prepare(ws) {
-      plugin.prepare!(ws);
-      fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), yamlDataSources(count));
-    },
-  };
+  if (side === "ts") return withPlugin(plugins.ours, "native-ts", (dir) => fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(dir, "sdk"), "dir"));
+  return withPlugin(plugins.ours, "native-yaml", (dir) => fs.appendFileSync(path.join(dir, "Pulumi.yaml"), yamlDataSources(count)));
 }
 
 /** The `ds-0` … `ds-<count-1>` entries scenario T appends to bench/fixtures/native-yaml's `resources:`. */
