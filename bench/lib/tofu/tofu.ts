@@ -121,8 +121,7 @@ async function step(
 /** The OpenTofu side: init, apply, a no-change plan -refresh=false, destroy. */
 async function runTofuSide(tools: { tofu: string; restapi: string }, count: number, log: (line: string) => void): Promise<SideRun> {
   const { server, env } = await startBenchServer();
-  const apiKey = env.ANALYTICS_API_KEY ?? "";
-  const ws = TofuWorkspace.create(tools.tofu, tools.restapi, { base_url: server.url, api_key: apiKey, password: BENCH_PASSWORD, data_source_count: String(count) });
+  const ws = TofuWorkspace.create(tools.tofu, tools.restapi, { base_url: server.url, api_key: env.ANALYTICS_API_KEY ?? "", password: BENCH_PASSWORD, data_source_count: String(count) });
   log(`T N=${count} tofu ${OPENTOFU_VERSION} + restapi ${RESTAPI_VERSION}`);
   try {
     const init = await ws.run(["init", "-input=false"]);
@@ -186,7 +185,6 @@ async function runPulumiSide(
   log: (line: string) => void,
 ): Promise<SideRun> {
   const { server, env } = await startBenchServer();
-  const apiKey = env.ANALYTICS_API_KEY ?? "";
   const subject = subjectOf(side, count, plugins);
   const ws = BenchWorkspace.create(toolchain, subject.fixture, env, subject.providerMarker);
   subject.prepare?.(ws);
@@ -195,7 +193,7 @@ async function runPulumiSide(
   try {
     const stack = "bench";
     await ws.initStack(stack, count);
-    await configureStack(ws, side, stack, server.url, apiKey);
+    await configureStack(ws, side, stack, env);
     const envText = checkpoints ? "" : "PULUMI_SKIP_CHECKPOINTS=true ";
     const pulumiStep = (name: string, args: string[]): Promise<StepResult> =>
       step(server, name, `${envText}pulumi ${args.join(" ")}`, () => ws.attempt(args, extra, upTimeLimitMs(count)), log);
@@ -212,11 +210,11 @@ async function runPulumiSide(
   }
 }
 
-/** A stack's secrets: the password for every program but the dynamic classes' (which read it from the environment), and the bridged restapi's provider settings (it reads no environment). */
-async function configureStack(ws: BenchWorkspace, side: Exclude<TofuSide, "tofu">, stack: string, baseUrl: string, apiKey: string): Promise<void> {
+/** A stack's secrets: the password for every program but the dynamic classes' (which read it from the environment), and the bridged restapi's provider settings from the server's `env` (it reads no environment). */
+async function configureStack(ws: BenchWorkspace, side: Exclude<TofuSide, "tofu">, stack: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (side === "dynamic") return;
   await ws.pulumi(["config", "set", "--secret", "password", "--stack", stack, "--", BENCH_PASSWORD]);
-  if (side === "bridge") await configureBridgeStack(ws, stack, baseUrl, apiKey);
+  if (side === "bridge") await configureBridgeStack(ws, stack, env.ANALYTICS_BASE_URL ?? "", env.ANALYTICS_API_KEY ?? "");
 }
 
 /** The project name in a program's Pulumi.yaml. */
