@@ -69,17 +69,6 @@ async function buildImage(log: (line: string) => void): Promise<{ single: string
   return { single: binary("amd64"), layout: image.layout, indexDigest: image.indexDigest, imageBytes };
 }
 
-/** Waits for the first 200 of /_reference/ready on `port` (every millisecond while refused or not yet 200). */
-async function untilReady(port: number): Promise<void> {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const answer = await askOnceListening({ url: `http://127.0.0.1:${port}/_reference/ready`, method: "GET" });
-    if (answer.status === 200) return;
-    if (Date.now() > until) throw new Error(`/_reference/ready on ${port} still answers ${answer.status} after 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
-
 /** The floor's image, from bench/fixtures/container-floor (floor.c built static by gcc), into podman's storage. */
 function buildFloor(): void {
   const fixture = path.join(repoRoot, "bench", "fixtures", "container-floor");
@@ -99,9 +88,10 @@ async function startOnce(argv: readonly string[], key: string): Promise<number> 
   const [command, ...args] = argv.map((a) => a.replace("<port>", String(port)).replace("<state>", path.join(dir, "state.json"))) as [string, ...string[]];
   const started = performance.now();
   const id = args.includes("run") ? execFileSync(command, args, { env: { ...process.env, ANALYTICS_API_KEY: key }, encoding: "utf8" }).trim() : undefined;
-  const child = id ? undefined : spawnGroup(command, args, { env: { ANALYTICS_API_KEY: key } });
+  const child = id ? undefined : spawnGroup(command, args, { ANALYTICS_API_KEY: key });
   try {
-    await untilReady(port);
+    // The first 200 of /_reference/ready, asked every millisecond while refused or not yet 200.
+    await askOnceListening({ url: `http://127.0.0.1:${port}/_reference/ready`, method: "GET" }, (answer) => answer.status === 200);
     return performance.now() - started;
   } catch (error) {
     throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child?.stderr().slice(0, 500) ?? ""}`);

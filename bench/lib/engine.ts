@@ -9,9 +9,6 @@ import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import { startReferenceServer, type ReferenceServer } from "pulumi-analytics/reference-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs, type Backend } from "./workspace";
 
-/** This package's dynamic classes and the floor. */
-export type Variant = "ours" | "floor";
-
 /** One N of a comparison: DataSources per stack (plus one Organization), repetitions, and whether with PULUMI_SKIP_CHECKPOINTS=true. */
 export interface EnginePlan {
   count: number;
@@ -20,7 +17,7 @@ export interface EnginePlan {
 }
 
 /** One N, one entry per repetition for each program `V`: `pulumi up` wall times (ms), the measured program's API requests per up (N + 1 expected), the provider's peak RSS (MiB). */
-export interface EngineRuns<V extends string = Variant> {
+export interface EngineRuns<V extends string> {
   plan: EnginePlan;
   upMs: Record<V, number[]>;
   upRequests: number[];
@@ -50,20 +47,24 @@ export const FLOOR: Subject = { fixture: path.join(repoRoot, "bench", "fixtures"
 /** This package's program: one Organization and N DataSources through the dynamic providers. */
 export const OURS: Subject = { fixture: path.join(repoRoot, "bench", "fixtures", "ours") };
 
-/** The repository's build of the native plugin. */
-export const NATIVE_BIN = path.join(repoRoot, "dist", "native", "bin.js");
+/**
+ * The floor's program with the native type tokens (bench/fixtures/native), its plugin a shim
+ * exec'ing `argv`; the plugin process's command line holds `providerMarker`.
+ */
+export function nativeSubject(argv: readonly string[], providerMarker: string): Subject {
+  return {
+    fixture: path.join(repoRoot, "bench", "fixtures", "native"),
+    providerMarker,
+    prepare(ws) {
+      const dir = path.join(ws.programDir, "plugin-bin");
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, "pulumi-resource-analytics"), `#!/bin/sh\nexec ${argv.map((a) => `"${a}"`).join(" ")} "$@"\n`, { mode: 0o755 });
+    },
+  };
+}
 
-/** The floor's program with the native type tokens (bench/fixtures/native), the plugin a shim exec'ing {@link NATIVE_BIN}. */
-export const NATIVE: Subject = {
-  fixture: path.join(repoRoot, "bench", "fixtures", "native"),
-  providerMarker: path.join("dist", "native", "bin.js"),
-  prepare(ws) {
-    if (!fs.existsSync(NATIVE_BIN)) throw new Error(`${NATIVE_BIN} is missing: run npm run build first.`);
-    const dir = path.join(ws.programDir, "plugin-bin");
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${NATIVE_BIN}" "$@"\n`, { mode: 0o755 });
-  },
-};
+/** The native program, its plugin the repository's build (dist/native/bin.js, run by this Node.js). */
+export const NATIVE = nativeSubject([process.execPath, path.join(repoRoot, "dist", "native", "bin.js")], path.join("dist", "native", "bin.js"));
 
 /** `pulumi up` as every comparison runs it. */
 export const upArgs = (stack: string): string[] => ["up", "--yes", "--skip-preview", "--stack", stack];

@@ -1,4 +1,5 @@
-/** The unit every scenario reports (one figure beside its target) and the shape of a scenario's file. */
+/** The unit every scenario reports (one figure beside its target), the shape of a scenario's file, and the blocks it writes into docs pages. */
+import * as fs from "node:fs";
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 
 /** One reported figure of a scenario (its name in bench/lib/scenarios.ts): what is measured, the value and the target as shown ("–" and "info" for none), whether it is met. */
@@ -52,4 +53,24 @@ export const ratioText = (value: number): string => `${Math.round(value * 1000) 
 export function bounded(scenario: string, name: string, value: number, bound: "≤" | "≥", limit: number): Figure {
   const met = bound === "≤" ? value <= limit : value >= limit;
   return { scenario, name, value: ratioText(value), target: `${bound} ${limit}×`, status: met ? "pass" : "miss" };
+}
+
+/** A part of a docs page the bench writes, between two marker lines; `what` names it in errors. */
+export interface DocBlock {
+  begin: string;
+  end: string;
+  what: string;
+}
+
+/** `text` with the part between `block`'s markers replaced by `content`; throws when the markers are missing. */
+export function withDocBlock(text: string, block: DocBlock, content: string): string {
+  const begin = text.indexOf(block.begin);
+  const end = text.indexOf(block.end);
+  if (begin < 0 || end < begin) throw new Error(`the page has no ${block.what} markers (${block.begin} … ${block.end})`);
+  return `${text.slice(0, begin + block.begin.length)}\n${content}\n${text.slice(end)}`;
+}
+
+/** Rewrites `block` of the page `file` with `content`. */
+export function rewriteDocBlock(file: string, block: DocBlock, content: string): void {
+  fs.writeFileSync(file, withDocBlock(fs.readFileSync(file, "utf8"), block, content));
 }

@@ -3,9 +3,8 @@
  * against Prism, its peer, and a bare node:http server, the limit, with autocannon.
  */
 import autocannon from "autocannon";
-import { request } from "undici";
 import * as path from "node:path";
-import { spawnGroup, type Spawned } from "./spawned";
+import { expectCreated, spawnGroup, type Spawned } from "./spawned";
 import { PRISM_FLAGS, startPrism, type PrismServer } from "./prism";
 
 /** One autocannon run: mean requests per second, median and 99th-percentile latency in ms, and connection errors, timeouts and non-2xx answers (all must be 0). */
@@ -50,9 +49,8 @@ export const DATA_SOURCE_BODY = {
 } as const;
 
 /** A create target on a running server: the create-data-source URL in an organization of the bench user, the headers, {@link DATA_SOURCE_BODY} serialized. */
-export interface CreateTarget {
+interface CreateTarget {
   url: string;
-  orgId: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -65,7 +63,7 @@ interface ServerChild extends Spawned {
 
 /** Starts bench/servers/<name>.js in a process of its own (so it and the load generator each get a core) and waits for its ready line. */
 async function startServerChild(name: "reference" | "bare", env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
-  const child = spawnGroup(process.execPath, [path.join(__dirname, "..", "servers", `${name}.js`)], { env: { ...env, ...extraFlags() } });
+  const child = spawnGroup(process.execPath, [path.join(__dirname, "..", "servers", `${name}.js`)], { ...env, ...extraFlags() });
   const ready = JSON.parse((await child.stdoutMatch(/^ready (.+)$/m))[1]!) as { url: string; apiKey: string };
   return { ...child, ...ready };
 }
@@ -74,13 +72,11 @@ async function startServerChild(name: "reference" | "bare", env: NodeJS.ProcessE
 const extraFlags = (): NodeJS.ProcessEnv => (process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {});
 
 /** Creates an organization on `server` and returns where to create data sources in it. */
-export async function createTarget(server: Pick<ServerChild, "url" | "apiKey">): Promise<CreateTarget> {
+async function createTarget(server: ServerChild): Promise<CreateTarget> {
   const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json", accept: "application/json" };
-  const res = await request(`${server.url}/api/public/organizations`, { method: "POST", headers, body: JSON.stringify({ name: "Bench" }) });
-  const org = (await res.body.json()) as { data?: { id?: string } };
-  if (res.statusCode !== 201 || !org.data?.id) throw new Error(`could not create the bench organization (HTTP ${res.statusCode})`);
-  const orgId = org.data.id;
-  return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, orgId, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
+  const created = await expectCreated({ url: `${server.url}/api/public/organizations`, headers, body: JSON.stringify({ name: "Bench" }) }, "the bench organization's create");
+  const orgId = (JSON.parse(created) as { data: { id: string } }).data.id;
+  return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
 }
 
 async function load(target: CreateTarget, connections: number, duration: number): Promise<LoadRun> {
@@ -109,14 +105,6 @@ export interface HttpOptions {
   durationS: number;
   /** The OpenAPI document Prism serves. */
   document: string;
-}
-
-/** Throws unless `target` answers a create with 201 and a body; returns the body. */
-async function createdBody(target: CreateTarget, who: string): Promise<string> {
-  const res = await request(target.url, { method: "POST", headers: target.headers, body: target.body });
-  const text = await res.body.text();
-  if (res.statusCode !== 201 || text.length === 0) throw new Error(`${who} answered the bench's create with HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
-  return text;
 }
 
 /** Each repetition runs the sides back to back in ABC, then CBA order (alternating with the connection count too). */
@@ -151,12 +139,12 @@ export async function runHttpScenario(options: HttpOptions, log: (line: string) 
   let prism: PrismServer | undefined;
   try {
     const refTarget = await createTarget(reference);
-    const responseText = await createdBody(refTarget, "the reference server");
+    const responseText = await expectCreated(refTarget, "the reference server's create");
     bare = await startServerChild("bare", { BENCH_BARE_RESPONSE: responseText });
     prism = await startPrism(options.document);
     const on = (url: string): CreateTarget => ({ ...refTarget, url: refTarget.url.replace(reference.url, url) });
     const loaded: Loaded = { reference: refTarget, bare: on(bare.url), prism: on(prism.url) };
-    const prismText = await createdBody(loaded.prism, "Prism");
+    const prismText = await expectCreated(loaded.prism, "Prism's create");
     // Warm-up: JIT, connection setup paths.
     for (const side of ["reference", "bare", "prism"] as const) await load(loaded[side], 8, 2);
     const comparisons = await measure(loaded, options, log);

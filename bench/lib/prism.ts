@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { prismScript } from "./peers";
-import { askOnceListening, freePort, spawnGroup, type Spawned } from "./spawned";
+import { askOnceListening, freePort, spawnGroup } from "./spawned";
 import { repoRoot } from "./workspace";
 
 /** Prism's flags after `mock <document>`: static examples, no request logging, validation on (its default). */
@@ -26,13 +26,9 @@ export function prismCommand(document: string, port: string): [string, ...string
   return [process.execPath, prismScript(), "mock", document, "--host", "127.0.0.1", "--port", port, ...PRISM_FLAGS];
 }
 
-/** A running Prism. */
+/** A running Prism: its base URL on 127.0.0.1, and how to stop it. */
 export interface PrismServer {
-  /** Base URL on 127.0.0.1. */
   url: string;
-  /** Pid of its node process. */
-  pid: number;
-  /** Stops it. */
   stop(): Promise<void>;
 }
 
@@ -40,7 +36,7 @@ export interface PrismServer {
 export async function startPrism(document: string): Promise<PrismServer> {
   const port = await freePort();
   const [command, ...args] = prismCommand(document, String(port));
-  const child: Spawned = spawnGroup(command, args);
+  const child = spawnGroup(command, args);
   const url = `http://127.0.0.1:${port}`;
   try {
     await askOnceListening({ url: `${url}/`, method: "GET" });
@@ -48,5 +44,5 @@ export async function startPrism(document: string): Promise<PrismServer> {
     await child.stop();
     throw new Error(`Prism did not start: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
   }
-  return { url, pid: child.pid, stop: () => child.stop() };
+  return { url, stop: () => child.stop() };
 }

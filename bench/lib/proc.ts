@@ -1,5 +1,6 @@
 /** What /proc says of a process: its memory, its CPU time, its program; sampled over a command's run. */
 import * as fs from "node:fs";
+import { performance } from "node:perf_hooks";
 
 /** The text of /proc/<pid>/<file>, or undefined once the process has gone (or is not ours to read). */
 function procFile(pid: number | string, file: string): string | undefined {
@@ -11,7 +12,7 @@ function procFile(pid: number | string, file: string): string | undefined {
 }
 
 /** A process's peak resident set size so far, KiB (VmHWM of /proc/<pid>/status, a high-water mark the kernel keeps); undefined once it has gone. */
-export function procPeakKiB(pid: number): number | undefined {
+function procPeakKiB(pid: number): number | undefined {
   const status = procFile(pid, "status");
   return status === undefined ? undefined : Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
 }
@@ -49,58 +50,45 @@ const readLink = (file: string): string | undefined => {
 };
 
 /**
- * Tracks, polling every `intervalMs` until stopped, the peak RSS and the CPU time of every process
- * in `cwd` whose command line holds `marker`, the CPU time of those running the program named
- * `engine` (the `pulumi` CLI, or `tofu`), and of every process in `cwd`. Since the peak and CPU
- * time only grow, the last poll before a process exits carries them up to that moment (the CPU of
- * its last `intervalMs` is missed, as is a process living less than that).
+ * What {@link sampledRun} adds to a command's result: its wall time in ms, the provider's peak RSS in
+ * MiB (0 if none ran), and CPU seconds of the provider processes, of every process in the command's
+ * directory (CLI, language host, program, providers) and of the engine's own (`pulumi` or `tofu`).
  */
-export class PeakRssSampler {
-  private readonly peaks = new Map<number, number>();
-  private readonly cpu = new Map<number, number>();
-  private readonly allCpu = new Map<number, number>();
-  private readonly engineCpu = new Map<number, number>();
-  private readonly timer: NodeJS.Timeout;
+export interface Sampled {
+  ms: number;
+  providerPeakMiB: number;
+  providerCpuS: number;
+  allCpuS: number;
+  engineCpuS: number;
+}
 
-  constructor(
-    private readonly cwd: string,
-    private readonly marker: string,
-    private readonly engine = "",
-    intervalMs = 100,
-  ) {
-    this.timer = setInterval(() => this.poll(), intervalMs);
-  }
-
-  private poll(): void {
-    const raise = (map: Map<number, number>, pid: number, value: number): void => void map.set(pid, Math.max(map.get(pid) ?? 0, value));
-    for (const pid of processesIn(this.cwd)) {
+/**
+ * Runs `command`, timed, tracking meanwhile (a poll every 100 ms) the peak RSS and the CPU time of
+ * every process in `cwd` whose command line holds `marker`, the CPU time of those running the
+ * program named `engine` (the `pulumi` CLI, or `tofu`), and of every process in `cwd`. Since the
+ * peak and CPU time only grow, the last poll before a process exits carries them up to that moment
+ * (the CPU of its last 100 ms is missed, as is a process living less than that). The peak reported
+ * is the largest seen; CPU seconds are summed over the processes.
+ */
+export async function sampledRun<R>(cwd: string, marker: string, engine: string, command: () => Promise<R>): Promise<R & Sampled> {
+  // By pid: the providers' peak RSS (KiB) and CPU time (µs), every process's CPU time, the engine's.
+  const [peaks, cpu, allCpu, engineCpu] = [new Map<number, number>(), new Map<number, number>(), new Map<number, number>(), new Map<number, number>()];
+  const raise = (map: Map<number, number>, pid: number, value: number): void => void map.set(pid, Math.max(map.get(pid) ?? 0, value));
+  const poll = (): void => {
+    for (const pid of processesIn(cwd)) {
       const [stat, cmdline] = [procFile(pid, "stat"), procFile(pid, "cmdline")];
       if (stat === undefined || cmdline === undefined) continue;
       const micros = cpuMicrosOfStat(stat);
-      raise(this.allCpu, pid, micros);
-      if (this.engine && programOfCmdline(cmdline) === this.engine) raise(this.engineCpu, pid, micros);
-      if (!cmdline.includes(this.marker)) continue;
-      raise(this.cpu, pid, micros);
-      raise(this.peaks, pid, procPeakKiB(pid) ?? 0);
+      raise(allCpu, pid, micros);
+      if (programOfCmdline(cmdline) === engine) raise(engineCpu, pid, micros);
+      if (!cmdline.includes(marker)) continue;
+      raise(cpu, pid, micros);
+      raise(peaks, pid, procPeakKiB(pid) ?? 0);
     }
-  }
-
-  /** Stops polling; returns the largest peak seen in MiB (0 when no process matched). */
-  stop(): number {
-    clearInterval(this.timer);
-    return Math.max(0, ...this.peaks.values()) / 1024;
-  }
-
-  /** CPU seconds (user + system) of the processes matching the marker, summed; with `all`, of every process in `cwd`. */
-  cpuSeconds(all = false): number {
-    return sumSeconds(all ? this.allCpu : this.cpu);
-  }
-
-  /** CPU seconds (user + system) of the engine's processes (0 without an `engine`). */
-  engineCpuSeconds(): number {
-    return sumSeconds(this.engineCpu);
-  }
+  };
+  const timer = setInterval(poll, 100);
+  const started = performance.now();
+  const result = await command().finally(() => clearInterval(timer));
+  const seconds = (micros: Map<number, number>): number => [...micros.values()].reduce((sum, v) => sum + v, 0) / 1_000_000;
+  return { ...result, ms: performance.now() - started, providerPeakMiB: Math.max(0, ...peaks.values()) / 1024, providerCpuS: seconds(cpu), allCpuS: seconds(allCpu), engineCpuS: seconds(engineCpu) };
 }
-
-/** Microseconds by pid, summed, in seconds. */
-const sumSeconds = (micros: Map<number, number>): number => [...micros.values()].reduce((sum, v) => sum + v, 0) / 1_000_000;

@@ -3,7 +3,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ContainerSubject } from "./container";
-import { BENCHMARKS_DOC, DOC_BEGIN, DOC_END, docFigures, readResults, RESULTS_DIR, resultsPage, withDocFigures, type Results, type ScenarioEntry } from "./report";
+import { withDocBlock } from "./figure";
+import { BENCHMARKS_DOC, DOC_FIGURES, docFigures, readResults, RESULTS_DIR, resultsPage, type Results, type ScenarioEntry } from "./report";
 
 const committed = readResults(RESULTS_DIR);
 
@@ -49,13 +50,13 @@ describe("the figures of docs/benchmarks.md", () => {
   });
 
   it("replaces what is between the markers and keeps the page around them", () => {
-    const page = `# Page\n\n${DOC_BEGIN}\nold\n${DOC_END}\n\nAfter.\n`;
-    expect(withDocFigures(page, "new")).toBe(`# Page\n\n${DOC_BEGIN}\nnew\n${DOC_END}\n\nAfter.\n`);
-    expect(() => withDocFigures("# No markers\n", "new")).toThrow(/no figures markers/);
+    const { begin, end } = DOC_FIGURES;
+    expect(withDocBlock(`# Page\n\n${begin}\nold\n${end}\n\nAfter.\n`, DOC_FIGURES, "new")).toBe(`# Page\n\n${begin}\nnew\n${end}\n\nAfter.\n`);
+    expect(() => withDocBlock("# No markers\n", DOC_FIGURES, "new")).toThrow(/no figures markers/);
   });
 
   it("are, as committed, what the committed results.json gives (npm run bench -- --render rewrites them)", () => {
     const doc = fs.readFileSync(BENCHMARKS_DOC, "utf8");
-    expect(withDocFigures(doc, docFigures(committed))).toBe(doc);
+    expect(withDocBlock(doc, DOC_FIGURES, docFigures(committed))).toBe(doc);
   });
 });

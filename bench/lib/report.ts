@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { STATUS_MARK, type Figure } from "./figure";
+import { rewriteDocBlock, STATUS_MARK, type DocBlock, type Figure } from "./figure";
 import { SCENARIOS, type Scenario } from "./scenarios";
 import { round } from "./stats";
 import type { SystemInfo } from "./system";
@@ -29,8 +29,11 @@ export type Results = Record<string, ScenarioEntry>;
 
 export const RESULTS_DIR = path.join(repoRoot, "bench", "results");
 export const BENCHMARKS_DOC = path.join(repoRoot, "docs", "benchmarks.md");
-export const DOC_BEGIN = "<!-- figures: written by `npm run bench` (bench/lib/report.ts) from bench/results/results.json; edit the generator, not the figures -->";
-export const DOC_END = "<!-- end of the figures -->";
+export const DOC_FIGURES: DocBlock = {
+  begin: "<!-- figures: written by `npm run bench` (bench/lib/report.ts) from bench/results/results.json; edit the generator, not the figures -->",
+  end: "<!-- end of the figures -->",
+  what: "figures",
+};
 
 /** results.json in `dir`, or none yet. */
 export function readResults(dir: string): Results {
@@ -83,20 +86,12 @@ export function docFigures(results: Results): string {
   ].join("\n");
 }
 
-/** `text` with the part between {@link DOC_BEGIN} and {@link DOC_END} replaced by `block`; throws when the markers are missing. */
-export function withDocFigures(text: string, block: string): string {
-  const begin = text.indexOf(DOC_BEGIN);
-  const end = text.indexOf(DOC_END);
-  if (begin < 0 || end < begin) throw new Error(`the page has no figures markers (${DOC_BEGIN} … ${DOC_END})`);
-  return `${text.slice(0, begin + DOC_BEGIN.length)}\n${block}\n${text.slice(end)}`;
-}
-
 /** Writes results.json and results.md into `dir` and, for the committed results, the figures of docs/benchmarks.md. */
 export function writeResults(dir: string, results: Results): void {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, "results.md"), resultsPage(results));
   if (path.resolve(dir) !== RESULTS_DIR) return;
-  fs.writeFileSync(BENCHMARKS_DOC, withDocFigures(fs.readFileSync(BENCHMARKS_DOC, "utf8"), docFigures(results)));
+  rewriteDocBlock(BENCHMARKS_DOC, DOC_FIGURES, docFigures(results));
   for (const { scenario, entry } of measured(results)) scenario.module.docs?.(entry);
 }

@@ -41,22 +41,17 @@ export interface ProcessGroupFunctions {
   stopProcessTree(child: ChildProcess): Promise<void>;
 }
 
-/** A running versitygw. */
+/** A running versitygw, with one bucket, `state`. */
 export interface S3Server {
   /** `127.0.0.1:<port>`. */
   endpoint: string;
-  /** The bucket created at start. */
-  bucket: string;
-  /** The directory holding the bucket's objects as files (`<dataDir>/<bucket>/<key>`). */
-  bucketDir: string;
-  /** Root access key and secret, random per server. */
-  accessKeyId: string;
+  /** The root secret key, random per server (as is the access key). */
   secretAccessKey: string;
   /** `s3://<bucket>[/<prefix>]?endpoint=…&disableSSL=true&s3ForcePathStyle=true&region=us-east-1`. */
   backendUrl(prefix?: string): string;
   /** AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for the CLI (and the AWS SDK's default chain); the region is in the URL. */
   env(): NodeJS.ProcessEnv;
-  /** Every file below the bucket (paths relative to it), as text. */
+  /** Every file below the bucket (its objects, paths relative to it), as text. */
   files(): Map<string, string>;
   /** Stops the server and its process group, and removes its directory. */
   stop(): Promise<void>;
@@ -86,16 +81,16 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-/** Starts versitygw (`binary`) on a free 127.0.0.1 port with a bucket, and waits until it answers. */
-export async function startVersitygw(binary: string, group: ProcessGroupFunctions, options: { bucket?: string } = {}): Promise<S3Server> {
+/** Starts versitygw (`binary`) on a free 127.0.0.1 port with its bucket, and waits until it answers. */
+export async function startVersitygw(binary: string, group: ProcessGroupFunctions): Promise<S3Server> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-analytics-s3-"));
   const dataDir = path.join(root, "data");
-  const bucket = options.bucket ?? "state";
-  fs.mkdirSync(path.join(dataDir, bucket), { recursive: true });
+  const bucket = "state";
+  const bucketDir = path.join(dataDir, bucket);
+  fs.mkdirSync(bucketDir, { recursive: true });
   const accessKeyId = `AK${randomBytes(9).toString("hex").toUpperCase()}`;
   const secretAccessKey = randomBytes(24).toString("base64url");
 
-  let lastOutput = "";
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const child: ChildProcess = group.trackProcessTree(
@@ -119,12 +114,8 @@ export async function startVersitygw(binary: string, group: ProcessGroupFunction
     }
     if (up && child.exitCode === null) {
       const endpoint = `127.0.0.1:${port}`;
-      const bucketDir = path.join(dataDir, bucket);
       return {
         endpoint,
-        bucket,
-        bucketDir,
-        accessKeyId,
         secretAccessKey,
         backendUrl: (prefix) => `s3://${bucket}${prefix ? `/${prefix}` : ""}?endpoint=${endpoint}&disableSSL=true&s3ForcePathStyle=true&region=us-east-1`,
         env: () => ({ AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey }),
@@ -136,11 +127,10 @@ export async function startVersitygw(binary: string, group: ProcessGroupFunction
       };
     }
     await group.stopProcessTree(child);
-    lastOutput = output;
     // Another process may have taken the port between the probe and the start: try another one.
     if (attempt >= 3) {
       fs.rmSync(root, { recursive: true, force: true });
-      throw new Error(`versitygw did not answer on 127.0.0.1 after ${attempt} attempts:\n${lastOutput.trim()}`);
+      throw new Error(`versitygw did not answer on 127.0.0.1 after ${attempt} attempts:\n${output.trim()}`);
     }
   }
 }

@@ -12,12 +12,12 @@
  */
 import { performance } from "node:perf_hooks";
 import { resolvePinnedGoTool, stopProcessTree, trackProcessTree, type PulumiToolchain } from "@pulumi-analytics/toolchain";
-import { compareWithFloor, FLOOR, NATIVE, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan, type Variant } from "./engine";
+import { compareWithFloor, FLOOR, NATIVE, OURS, startBenchServer, upArgs, type Comparison, type EnginePlan } from "./engine";
 import { startVersitygw, versitygwTool, type S3Server } from "./s3-server";
 import { BenchWorkspace, GLOBAL_FLAGS, repoRoot, upTimeLimitMs } from "./workspace";
 
 /** The programs of part 1: this package's dynamic classes, its native provider plugin, and the floor. */
-export type ScaleVariant = Variant | "native";
+export type ScaleVariant = "ours" | "native" | "floor";
 
 /** Sizes of scenario L: part 1's single stacks (N x repetitions), part 2's stacks and DataSources per stack (plus one Organization each). */
 export interface ScalePlan {

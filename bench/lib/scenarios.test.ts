@@ -7,23 +7,14 @@ const parse = (...argv: string[]) => parseBenchArgs(argv);
 
 describe("the bench's command line", () => {
   it.each([
-    ["no names: the full run", [], { names: [], quick: false, render: false }],
+    ["no names: the full run, the sizes unset", [], { names: [], quick: false, render: false, plans: undefined }],
     ["the names given, in order, each once", ["T", "F", "T"], { names: ["T", "F"] }],
     ["a named scenario that is not a letter", ["container", "--quick"], { names: ["container"], quick: true }],
     ["--render alone", ["--render"], { names: [], render: true }],
     ["--help", ["--help"], { help: true }],
+    ["--plans=100x3,500x1", ["T", "--plans=100x3,500x1"], { names: ["T"], plans: [{ count: 100, reps: 3 }, { count: 500, reps: 1 }] }],
   ])("reads %s", (_label, argv, expected) => {
     expect(parse(...argv)).toMatchObject(expected);
-  });
-
-  it.each([
-    ["--plans=100x3,500x1", { plans: [{ count: 100, reps: 3 }, { count: 500, reps: 1 }] }],
-  ])("reads %s", (arg, expected) => {
-    expect(parse("T", arg)).toMatchObject(expected);
-  });
-
-  it("leaves the sizes unset when not given", () => {
-    expect(parse("T")).toMatchObject({ plans: undefined });
   });
 
   it.each([

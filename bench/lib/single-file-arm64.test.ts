@@ -15,8 +15,4 @@ describe("scenario F's linux-arm64 part", () => {
     expect(missed?.status).toBe("miss");
     expect(met?.name).toContain("600 ms / from the scripts blob 1000 ms");
   });
-
-  it("says why it was not measured, beside the target it could not check", () => {
-    expect(arm64Figures({ skipped: "it runs on linux-x64 only" })).toEqual([{ scenario: "F", name: "linux-arm64 under qemu-user: not measured", value: "it runs on linux-x64 only", target: "≤ 0.6×", status: "info" }]);
-  });
 });

@@ -9,7 +9,6 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { NATIVE, type Subject } from "./engine";
 import { bounded, type Figure } from "./figure";
 import { askFirstCheck, askPluginInfo } from "./plugin-calls";
 import { HTTP2_FLOOR, interleavedStarts, type StartCommand, type Starts } from "./plugin-start";
@@ -27,19 +26,6 @@ export interface SingleFileResult extends Starts<PluginForm | "floor"> {
   archiveBytes?: number;
   /** The linux-arm64 file under qemu-user (bench/lib/single-file-arm64.ts), or why it was not measured. */
   arm64?: Arm64StartResult | { skipped: string };
-}
-
-/** bench/fixtures/native with a shim exec'ing `command` (the plugin process's command line holds it). */
-export function pluginSubject(command: string): Subject {
-  return {
-    fixture: NATIVE.fixture,
-    providerMarker: command,
-    prepare(ws) {
-      const dir = path.join(ws.programDir, "plugin-bin");
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${command}" "$@"\n`, { mode: 0o755 });
-    },
-  };
 }
 
 /** The two release forms of the plugin, built into bench/tmp/plugin: the single file and the script. */
@@ -79,7 +65,6 @@ export async function runSingleFileScenario(startReps: number, log: (line: strin
 
 /** The single file's start to its port line and to its first answered Check, at most, in multiples of Node.js's floor (medians). */
 export const FLOOR_TARGET = 1.5;
-
 
 /** The single file against Node.js's floor (at most {@link FLOOR_TARGET}×) or against the script (at most 1×), a median each. */
 function against(name: string, single: readonly number[], other: readonly number[], floor: boolean): Figure {

@@ -10,8 +10,6 @@ import { stopProcessTree, trackProcessTree } from "@pulumi-analytics/toolchain";
 
 /** A process spawned in its own process group. */
 export interface Spawned {
-  /** Pid of the spawned process (the group leader). */
-  pid: number;
   /** Resolves with the first match of `pattern` in its stdout (rejects if it exits first). */
   stdoutMatch(pattern: RegExp): Promise<RegExpExecArray>;
   /** Its stderr so far, for error messages. */
@@ -21,10 +19,9 @@ export interface Spawned {
 }
 
 /** Spawns `command` in a new process group, stdout and stderr piped (and drained). */
-export function spawnGroup(command: string, args: string[], options: { cwd?: string | undefined; env?: NodeJS.ProcessEnv | undefined } = {}): Spawned {
+export function spawnGroup(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
   // Tracked: signals the bench gets reach the group, and whatever still runs when it exits is killed.
-  const child = trackProcessTree(spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] }));
-  const pid = child.pid ?? 0;
+  const child = trackProcessTree(spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] }));
   let out = "";
   let err = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -49,7 +46,7 @@ export function spawnGroup(command: string, args: string[], options: { cwd?: str
       void exited.then(() => reject(new Error(`${command} exited before printing ${pattern}: ${err.slice(0, 500)}`)));
     });
   const stop = (): Promise<void> => stopProcessTree(child);
-  return { pid, stdoutMatch, stderr: () => err, stop };
+  return { stdoutMatch, stderr: () => err, stop };
 }
 
 /**
@@ -98,19 +95,29 @@ export function ask(request: Ask): Promise<Answer> {
   });
 }
 
+/** Sends one request and returns the answer's body; throws unless it is 201 (`what` names the request in the error). */
+export async function expectCreated(request: Ask, what: string): Promise<string> {
+  const answer = await ask(request);
+  if (answer.status !== 201) throw new Error(`${what} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  return answer.body;
+}
+
 /**
  * Sends `request` as soon as the port accepts: retried every millisecond while the connection is
- * refused, until `deadlineMs` passes. Resolves with the first answer.
+ * refused, or while `until` rejects the answer, for up to 60 s. Resolves with the first answer
+ * `until` accepts (any, by default); throws with the last one's status when none is accepted in time.
  */
-export async function askOnceListening(request: Ask, deadlineMs = 60_000): Promise<Answer> {
-  const until = Date.now() + deadlineMs;
+export async function askOnceListening(request: Ask, until: (answer: Answer) => boolean = () => true): Promise<Answer> {
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      return await ask(request);
+      const answer = await ask(request);
+      if (until(answer)) return answer;
+      if (Date.now() > deadline) throw new Error(`${request.url} still answers ${answer.status} after 60 s`);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if ((code !== "ECONNREFUSED" && code !== "ECONNRESET") || Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      if ((code !== "ECONNREFUSED" && code !== "ECONNRESET") || Date.now() > deadline) throw error;
     }
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }

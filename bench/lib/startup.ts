@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { DATA_SOURCE_BODY } from "./http";
 import { prismCommand } from "./prism";
-import { ask, askOnceListening, freePort, spawnGroup, type Spawned } from "./spawned";
+import { askOnceListening, expectCreated, freePort, spawnGroup, type Spawned } from "./spawned";
 import { repoRoot } from "./workspace";
 
 /** What is started: the bin with node, Prism, and a bare node:http server (the floor). Older results also hold "npx". */
@@ -34,16 +34,10 @@ const PRISM_KEY = `analytics_key_${"0".repeat(32)}`;
 
 /** How to start one subject and make its first create. */
 interface Subject {
-  /** Its command line listening on `port`, with the folder and environment it runs in. */
-  command(port: string): { argv: [string, ...string[]]; cwd?: string; env?: NodeJS.ProcessEnv };
+  /** Its command line listening on `port`, with the environment it runs in. */
+  command(port: string): { argv: [string, ...string[]]; env?: NodeJS.ProcessEnv };
   /** Performs the first successful create against a started subject; throws unless it gets 201. */
   create(base: string, child: Spawned): Promise<void>;
-}
-
-async function expectCreated(request: Parameters<typeof ask>[0], what: string): Promise<string> {
-  const answer = await ask(request);
-  if (answer.status !== 201) throw new Error(`${what} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-  return answer.body;
 }
 
 /** Ours: the key printed at start, then an organization and a data source in it. */
@@ -74,9 +68,9 @@ function subjects(document: string): Record<StartupSubject, Subject> {
 async function startOnce(subject: Subject): Promise<StartupSample> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { argv, cwd, env } = subject.command(String(port));
+  const { argv, env } = subject.command(String(port));
   const started = performance.now();
-  const child = spawnGroup(argv[0], argv.slice(1), { cwd, env });
+  const child = spawnGroup(argv[0], argv.slice(1), env);
   try {
     const first = await askOnceListening({ url: `${base}/api/public/organizations/startup/data-sources`, headers: JSON_HEADERS, body: BODY });
     const firstAnswerMs = performance.now() - started;
@@ -104,10 +98,9 @@ export async function runStartupScenario(document: string, reps: number, log: (l
     }
   }
   const line = (name: StartupSubject): string => {
-    const { argv, cwd, env } = all[name].command("<port>");
+    const { argv, env } = all[name].command("<port>");
     const words = argv.map((a) => (a === process.execPath ? "node" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a));
-    const text = [...Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`), ...words].join(" ");
-    return cwd === undefined ? text : `(cd ${path.relative(repoRoot, cwd)} && ${text})`;
+    return [...Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`), ...words].join(" ");
   };
   return { reps, samples, commands: Object.fromEntries(names.map((n) => [n, line(n)])) as Record<StartupSubject, string> };
 }

@@ -1,8 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { performance } from "node:perf_hooks";
 import { runPulumi, type PulumiRunResult, type PulumiToolchain } from "@pulumi-analytics/toolchain";
-import { PeakRssSampler } from "./proc";
+import { sampledRun, type Sampled } from "./proc";
 
 /** Repository root: two folders up from bench/lib, three from its build in bench/dist/lib. */
 export const repoRoot = path.resolve(__dirname, path.basename(path.dirname(__dirname)) === "dist" ? "../../.." : "../..");
@@ -10,19 +9,8 @@ export const repoRoot = path.resolve(__dirname, path.basename(path.dirname(__dir
 /** Global flags runPulumi puts before every command, repeated in the report's command lines. */
 export const GLOBAL_FLAGS = ["--non-interactive", "--color=never"];
 
-/**
- * A timed CLI run: wall time in ms, the provider process's peak RSS in MiB (see
- * {@link BenchWorkspace.create}'s `providerMarker`; 0 if none ran), and CPU seconds sampled from
- * /proc of the provider processes, of every process in the program's directory (CLI, language
- * host, program, providers) and of the engine's own (the `pulumi` CLI, or `tofu`).
- */
-export interface TimedRun extends PulumiRunResult {
-  ms: number;
-  providerPeakMiB: number;
-  providerCpuS: number;
-  allCpuS: number;
-  engineCpuS: number;
-}
+/** A CLI run timed and sampled from /proc (the provider: see {@link BenchWorkspace.create}'s `providerMarker`). */
+export type TimedRun = PulumiRunResult & Sampled;
 
 /** A state backend other than the workspace's own `file://` directory: PULUMI_BACKEND_URL (an `s3://` bucket and prefix, say) and the environment the CLI needs to reach it. */
 export interface Backend {
@@ -51,20 +39,12 @@ export class BenchWorkspace {
    * instead of in the workspace's `file://` directory.
    */
   static create(toolchain: PulumiToolchain, fixture: string, env: NodeJS.ProcessEnv, providerMarker = "dynamic-provider", backend?: Backend): BenchWorkspace {
-    const tmp = path.join(repoRoot, "bench", "tmp");
-    fs.mkdirSync(tmp, { recursive: true });
-    const root = fs.mkdtempSync(path.join(tmp, `${path.basename(fixture)}-`));
-    const programDir = path.join(root, "program");
-    fs.cpSync(fixture, programDir, { recursive: true });
+    const { root, programDir } = copyFixture(fixture);
     linkNodeModules(programDir);
     fs.mkdirSync(path.join(root, "backend"));
     fs.mkdirSync(path.join(root, "home"));
-    const base = { ...process.env };
-    for (const key of Object.keys(base)) {
-      if (key.startsWith("PULUMI_") || key.startsWith("ANALYTICS_")) delete base[key];
-    }
     return new BenchWorkspace(toolchain, root, programDir, {
-      ...base,
+      ...envWithout("PULUMI_", "ANALYTICS_"),
       PULUMI_HOME: path.join(root, "home"),
       PULUMI_BACKEND_URL: backend?.url ?? `file://${path.join(root, "backend")}`,
       PULUMI_CONFIG_PASSPHRASE: "pulumi-analytics bench passphrase",
@@ -92,23 +72,29 @@ export class BenchWorkspace {
   }
 
   /** {@link pulumi}, but resolving with whatever exit code the CLI gives. */
-  async attempt(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
-    const sampler = new PeakRssSampler(this.programDir, this.providerMarker, "pulumi");
-    const started = performance.now();
-    let result: PulumiRunResult;
-    let providerPeakMiB: number;
-    try {
-      result = await runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...env }, timeoutMs });
-    } finally {
-      providerPeakMiB = sampler.stop();
-    }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
+  attempt(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
+    return sampledRun(this.programDir, this.providerMarker, "pulumi", () => runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...env }, timeoutMs }));
   }
 
   /** Removes the temp dir. */
   dispose(): void {
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** A fresh temp dir under bench/tmp/, named after `fixture`, holding a copy of it as `program/`. */
+export function copyFixture(fixture: string): { root: string; programDir: string } {
+  const tmp = path.join(repoRoot, "bench", "tmp");
+  fs.mkdirSync(tmp, { recursive: true });
+  const root = fs.mkdtempSync(path.join(tmp, `${path.basename(fixture)}-`));
+  const programDir = path.join(root, "program");
+  fs.cpSync(fixture, programDir, { recursive: true });
+  return { root, programDir };
+}
+
+/** This process's environment without the variables whose names start with one of `prefixes`. */
+export function envWithout(...prefixes: string[]): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !prefixes.some((prefix) => name.startsWith(prefix))));
 }
 
 /** How long any one `pulumi` command may run, unless told otherwise. */

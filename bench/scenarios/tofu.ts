@@ -6,8 +6,8 @@
  * docs/compared-with-rest-provider.md (bench/lib/tofu/speed-doc.ts).
  */
 import * as path from "node:path";
-import type { RunContext } from "../lib/figure";
-import { writeSpeedTable, type SpeedMeta } from "../lib/tofu/speed-doc";
+import { rewriteDocBlock, type RunContext } from "../lib/figure";
+import { SPEED_TABLE, speedTable, type SpeedMeta } from "../lib/tofu/speed-doc";
 import { runTofuScenario, type TofuResult } from "../lib/tofu/tofu";
 import { repoRoot } from "../lib/workspace";
 
@@ -22,5 +22,5 @@ export async function run({ args, log, toolchain }: RunContext): Promise<TofuRes
 }
 
 export function docs(entry: SpeedMeta & { raw: TofuResult }): void {
-  writeSpeedTable(path.join(repoRoot, "docs", "compared-with-rest-provider.md"), entry.raw, entry);
+  rewriteDocBlock(path.join(repoRoot, "docs", "compared-with-rest-provider.md"), SPEED_TABLE, speedTable(entry.raw, entry));
 }

@@ -20,7 +20,7 @@ export function resolveVersitygw(log?: (line: string) => void): Promise<string> 
   return resolvePinnedGoTool(VERSITYGW, log ? { log } : {});
 }
 
-/** Starts versitygw on a free 127.0.0.1 port with a bucket, and waits until it answers. */
-export function startS3Server(binary: string, options: { bucket?: string } = {}): Promise<S3Server> {
-  return startVersitygw(binary, { trackProcessTree, stopProcessTree }, options);
+/** Starts versitygw on a free 127.0.0.1 port with its bucket, and waits until it answers. */
+export function startS3Server(binary: string): Promise<S3Server> {
+  return startVersitygw(binary, { trackProcessTree, stopProcessTree });
 }

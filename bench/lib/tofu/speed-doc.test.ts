@@ -1,7 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SPEED_BEGIN, SPEED_END, speedTable, withSpeedTable, type SpeedMeta } from "./speed-doc";
+import { withDocBlock } from "../figure";
+import { readResults, RESULTS_DIR } from "../report";
+import { repoRoot } from "../workspace";
+import { SPEED_TABLE, speedTable, type SpeedMeta } from "./speed-doc";
 import type { SideRun, StepResult, TofuResult } from "./tofu";
 
 const stepOf = (name: string, ms: number, extra: Partial<StepResult> = {}): StepResult => ({
@@ -34,9 +37,6 @@ const RESULT: TofuResult = {
     runOf("yaml", 300, false, [stepOf("up", 3710, { creates: 301, providerCpuS: 2.35, allCpuS: 4.63 }), stepOf("preview", 2400)]),
   ],
 };
-/** What scenario T's entry of results.json holds: the run's metadata and its result. */
-type SpeedMetaWithRaw = SpeedMeta & { raw: TofuResult };
-
 const META = { startedAt: "2026-11-26T04:00:00.000Z", load: { start: [1.51, 2.0, 2.2], end: [2.33, 2.2, 2.24] } };
 
 describe("the speed table of docs/compared-with-rest-provider.md", () => {
@@ -59,16 +59,9 @@ describe("the speed table of docs/compared-with-rest-provider.md", () => {
     expect(table).toContain("| engine CPU per create (checkpoints on / skipped) | – | 20 ms | – |");
   });
 
-  it("replaces what is between the markers and keeps the page around them", () => {
-    const page = `# Page\n\nBefore.\n\n${SPEED_BEGIN}\nold table\n${SPEED_END}\n\nAfter.\n`;
-    expect(withSpeedTable(page, "new table")).toBe(`# Page\n\nBefore.\n\n${SPEED_BEGIN}\nnew table\n${SPEED_END}\n\nAfter.\n`);
-    expect(() => withSpeedTable("# Page without markers\n", "new table")).toThrow(/no speed table markers/);
-  });
-
   it("is, as committed, the table of scenario T's entry of the committed bench/results/results.json (npm run bench -- --render rewrites it)", () => {
-    const root = path.resolve(__dirname, "..", "..", "..");
-    const saved = (JSON.parse(fs.readFileSync(path.join(root, "bench", "results", "results.json"), "utf8")) as { T: SpeedMetaWithRaw }).T;
-    const page = fs.readFileSync(path.join(root, "docs", "compared-with-rest-provider.md"), "utf8");
-    expect(withSpeedTable(page, speedTable(saved.raw, saved))).toBe(page);
+    const saved = readResults(RESULTS_DIR).T as SpeedMeta & { raw: TofuResult };
+    const page = fs.readFileSync(path.join(repoRoot, "docs", "compared-with-rest-provider.md"), "utf8");
+    expect(withDocBlock(page, SPEED_TABLE, speedTable(saved.raw, saved))).toBe(page);
   });
 });

@@ -3,15 +3,17 @@
  * result (bench/results/results.json) by every run that measures or redraws T, between two markers;
  * the prose around it is the page's own.
  */
-import * as fs from "node:fs";
+import type { DocBlock } from "../figure";
 import { round } from "../stats";
 import { SIDE_NAMES, cpuPerCreate, engineCpuPerCreate } from "./tofu-report";
 import { TOFU_SIDES, type SideRun, type StepResult, type TofuResult } from "./tofu";
 
-/** The line that opens the generated table. */
-export const SPEED_BEGIN = "<!-- speed table: written by `npm run bench` (bench/lib/tofu/speed-doc.ts) from bench/results/results.json; edit the generator, not the table -->";
-/** The line that closes it. */
-export const SPEED_END = "<!-- end of the speed table -->";
+/** The lines that open and close the generated table. */
+export const SPEED_TABLE: DocBlock = {
+  begin: "<!-- speed table: written by `npm run bench` (bench/lib/tofu/speed-doc.ts) from bench/results/results.json; edit the generator, not the table -->",
+  end: "<!-- end of the speed table -->",
+  what: "speed table",
+};
 
 /** When and where scenario T ran, as tofu.json records it. */
 export interface SpeedMeta {
@@ -50,17 +52,4 @@ export function speedTable(result: TofuResult, meta: SpeedMeta): string {
     ...ROWS.map(([label, cell]) => `| ${label} | ${sides.map((side) => cell(runOf(side, true), runOf(side, false))).join(" | ")} |`),
   ];
   return lines.join("\n");
-}
-
-/** `text` with the part between {@link SPEED_BEGIN} and {@link SPEED_END} replaced by `table`; throws when the markers are missing. */
-export function withSpeedTable(text: string, table: string): string {
-  const begin = text.indexOf(SPEED_BEGIN);
-  const end = text.indexOf(SPEED_END);
-  if (begin < 0 || end < begin) throw new Error(`the page has no speed table markers (${SPEED_BEGIN} … ${SPEED_END})`);
-  return `${text.slice(0, begin + SPEED_BEGIN.length)}\n${table}\n${text.slice(end)}`;
-}
-
-/** Rewrites the speed table of the page `file` from scenario T's `result`. */
-export function writeSpeedTable(file: string, result: TofuResult, meta: SpeedMeta): void {
-  fs.writeFileSync(file, withSpeedTable(fs.readFileSync(file, "utf8"), speedTable(result, meta)));
 }

@@ -26,23 +26,22 @@ const run = (side: TofuSide, count: number, upMs: number, cpuS: number, previewM
   stateBytes: 0,
 });
 
+/** Scenario T's figures of `runs`. */
+const figuresOf = (runs: SideRun[]) => tofuFigures({ versions: { opentofu: "", restapi: "" }, runs });
 const byName = (figures: ReturnType<typeof tofuFigures>, text: string) => figures.filter((f) => f.name.includes(text));
 
 describe("scenario T's figures", () => {
   it("holds the plugin's CPU per create to 1.2× restapi's at N=100 and 1.0× at N=300, for every side that runs the plugin", () => {
     // restapi: 1.01 s for 101 creates at N=100 and 3.01 s for 301 at N=300, 10 ms each.
-    const figures = tofuFigures({
-      versions: { opentofu: "", restapi: "" },
-      runs: [
-        run("tofu", 100, 1000, 1.01, 900),
-        run("ts", 100, 2000, 1.2119, 1000),
-        run("yaml", 100, 2000, 1.213, 1000),
-        run("tofu", 300, 3000, 3.01, 900),
-        run("yaml", 300, 3000, 3.01, 1000),
-        run("ts", 300, 3000, 3.02, 1000),
-        run("dynamic", 300, 9000, 9, 5000),
-      ],
-    });
+    const figures = figuresOf([
+      run("tofu", 100, 1000, 1.01, 900),
+      run("ts", 100, 2000, 1.2119, 1000),
+      run("yaml", 100, 2000, 1.213, 1000),
+      run("tofu", 300, 3000, 3.01, 900),
+      run("yaml", 300, 3000, 3.01, 1000),
+      run("ts", 300, 3000, 3.02, 1000),
+      run("dynamic", 300, 9000, 9, 5000),
+    ]);
     const cpu = byName(figures, "provider CPU per create");
     expect(cpu.map((f) => [f.name.match(/N=\d+/)![0], f.value, f.target, f.status])).toEqual([
       ["N=100", "1.2×", "≤ 1.2×", "pass"],
@@ -53,10 +52,7 @@ describe("scenario T's figures", () => {
   });
 
   it("targets pulumi up at 1.25× tofu apply for YAML and 2× for a TypeScript program, checkpoints skipped from N=300", () => {
-    const figures = tofuFigures({
-      versions: { opentofu: "", restapi: "" },
-      runs: [run("tofu", 300, 3000, 3, 900), run("yaml", 300, 3600, 3, 1000), run("ts", 300, 6300, 3, 1400), run("ts", 300, 5000, 3, 1000, true), run("dynamic", 300, 9000, 9, 5000)],
-    });
+    const figures = figuresOf([run("tofu", 300, 3000, 3, 900), run("yaml", 300, 3600, 3, 1000), run("ts", 300, 6300, 3, 1400), run("ts", 300, 5000, 3, 1000, true), run("dynamic", 300, 9000, 9, 5000)]);
     const up = byName(figures, "pulumi up").map((f) => [f.name.split(" (")[1]!.split(")")[0], f.target, f.status]);
     expect(up).toEqual([
       ["native plugin, YAML, checkpoints skipped", "≤ 1.25×", "pass"],
@@ -67,10 +63,7 @@ describe("scenario T's figures", () => {
   });
 
   it("compares each TypeScript side's no-change preview with YAML's of the same checkpoint setting, at most 1.5×", () => {
-    const figures = tofuFigures({
-      versions: { opentofu: "", restapi: "" },
-      runs: [run("tofu", 300, 3000, 3, 900), run("yaml", 300, 3600, 3, 2000), run("ts", 300, 9000, 3, 14000), run("yaml", 300, 3600, 3, 2000, true), run("ts", 300, 9000, 3, 2800, true)],
-    });
+    const figures = figuresOf([run("tofu", 300, 3000, 3, 900), run("yaml", 300, 3600, 3, 2000), run("ts", 300, 9000, 3, 14000), run("yaml", 300, 3600, 3, 2000, true), run("ts", 300, 9000, 3, 2800, true)]);
     expect(byName(figures, "pulumi preview").map((f) => [f.value, f.status])).toEqual([
       ["7×", "miss"],
       ["1.4×", "pass"],
@@ -78,16 +71,13 @@ describe("scenario T's figures", () => {
   });
 
   it("holds our YAML program to the bridged restapi's in up time and plugin CPU per create (≤ 1.0×), each checkpoint setting, and reports the TypeScript sides and engine CPU beside them", () => {
-    const figures = tofuFigures({
-      versions: { opentofu: "", restapi: "" },
-      runs: [
-        run("bridge", 100, 4000, 1.01, 900, true, 8.08),
-        run("bridge", 100, 1000, 0.505, 900, false, 1.01),
-        run("yaml", 100, 3000, 1.212, 900, true, 6.06),
-        run("yaml", 100, 1100, 0.404, 900, false),
-        run("ts", 100, 5000, 1.01, 900, true, 6.06),
-      ],
-    });
+    const figures = figuresOf([
+      run("bridge", 100, 4000, 1.01, 900, true, 8.08),
+      run("bridge", 100, 1000, 0.505, 900, false, 1.01),
+      run("yaml", 100, 3000, 1.212, 900, true, 6.06),
+      run("yaml", 100, 1100, 0.404, 900, false),
+      run("ts", 100, 5000, 1.01, 900, true, 6.06),
+    ]);
     const bridge = byName(figures, "restapi through Pulumi").map((f) => [f.name.replace(/ [\d.]+ (s|ms)/g, ""), f.value, f.target, f.status]);
     expect(bridge).toEqual([
       ["pulumi up (native plugin, YAML, checkpoints on) / restapi through Pulumi, N=100", "0.75×", "≤ 1×", "pass"],

@@ -7,11 +7,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { performance } from "node:perf_hooks";
 import { stopProcessTree, trackProcessTree } from "@pulumi-analytics/toolchain";
-import { PeakRssSampler } from "../proc";
+import { sampledRun } from "../proc";
 import { RESTAPI_VERSION } from "./tofu-tools";
-import { repoRoot, type TimedRun } from "../workspace";
+import { copyFixture, envWithout, repoRoot, type TimedRun } from "../workspace";
 
 /** The provider's address in the fixture's `required_providers` (OpenTofu's default registry). */
 const PROVIDER_ADDRESS = "registry.opentofu.org/mastercard/restapi";
@@ -33,11 +32,7 @@ export class TofuWorkspace {
    * built provider binary); `vars` become `TF_VAR_*` (the fixture's variables, secrets included).
    */
   static create(tofu: string, restapi: string, vars: Record<string, string>): TofuWorkspace {
-    const tmp = path.join(repoRoot, "bench", "tmp");
-    fs.mkdirSync(tmp, { recursive: true });
-    const root = fs.mkdtempSync(path.join(tmp, "tofu-"));
-    const programDir = path.join(root, "program");
-    fs.cpSync(path.join(repoRoot, "bench", "fixtures", "tofu"), programDir, { recursive: true });
+    const { root, programDir } = copyFixture(path.join(repoRoot, "bench", "fixtures", "tofu"));
     const platform = `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`;
     const mirrorDir = path.join(root, "mirror");
     const providerDir = path.join(mirrorDir, PROVIDER_ADDRESS, RESTAPI_VERSION, platform);
@@ -46,10 +41,8 @@ export class TofuWorkspace {
     fs.chmodSync(path.join(providerDir, `terraform-provider-restapi_v${RESTAPI_VERSION}`), 0o755);
     const cliConfig = path.join(root, "tofu.tfrc");
     fs.writeFileSync(cliConfig, `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirrorDir)}\n    include = ["${PROVIDER_ADDRESS}"]\n  }\n}\n`);
-    const base = { ...process.env };
-    for (const key of Object.keys(base)) if (key.startsWith("TF_") || key.startsWith("PULUMI_") || key.startsWith("ANALYTICS_")) delete base[key];
     const env: NodeJS.ProcessEnv = {
-      ...base,
+      ...envWithout("TF_", "PULUMI_", "ANALYTICS_"),
       HOME: root,
       TF_CLI_CONFIG_FILE: cliConfig,
       TF_IN_AUTOMATION: "1",
@@ -64,23 +57,13 @@ export class TofuWorkspace {
     return path.join(this.programDir, "terraform.tfstate");
   }
 
-  /** Runs `tofu ARGS -no-color` in the working directory, timed, with the provider processes sampled; resolves with any exit code. */
-  async run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
-    const sampler = new PeakRssSampler(this.programDir, RESTAPI_MARKER, "tofu");
-    const started = performance.now();
-    let result: { code: number; stdout: string; stderr: string };
-    let providerPeakMiB: number;
-    try {
-      result = await collect(this.start(args), timeoutMs);
-    } finally {
-      providerPeakMiB = sampler.stop();
-    }
-    return { ...result, ms: performance.now() - started, providerPeakMiB, providerCpuS: sampler.cpuSeconds(), allCpuS: sampler.cpuSeconds(true), engineCpuS: sampler.engineCpuSeconds() };
-  }
-
-  /** Starts `tofu ARGS -no-color` in a process group of its own (tracked, so the bench never leaves it behind). */
-  start(args: string[]): ChildProcess {
-    return trackProcessTree(spawn(this.tofu, [...args, "-no-color"], { cwd: this.programDir, env: this.env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
+  /**
+   * Runs `tofu ARGS -no-color` in the working directory, in a process group of its own (tracked, so
+   * the bench never leaves it behind), timed, with the provider processes sampled; resolves with any exit code.
+   */
+  run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
+    const start = (): ChildProcess => trackProcessTree(spawn(this.tofu, [...args, "-no-color"], { cwd: this.programDir, env: this.env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
+    return sampledRun(this.programDir, RESTAPI_MARKER, "tofu", () => collect(start(), timeoutMs));
   }
 
   /** Removes the temp dir. */
@@ -90,7 +73,7 @@ export class TofuWorkspace {
 }
 
 /** Output and exit code of a started process; stops its group after `timeoutMs`. */
-export function collect(child: ChildProcess, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function collect(child: ChildProcess, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     let stdout = "";
     let stderr = "";

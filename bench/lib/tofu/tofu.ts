@@ -15,8 +15,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PulumiToolchain } from "@pulumi-analytics/toolchain";
 import type { ReferenceServer } from "pulumi-analytics/reference-server";
-import { OURS, startBenchServer, upArgs, type Subject } from "../engine";
-import { pluginSubject, singleFilePlugin } from "../single-file";
+import { nativeSubject, OURS, startBenchServer, upArgs, type Subject } from "../engine";
+import { singleFilePlugin } from "../single-file";
 import { tofuDiagnostics } from "./tofu-parse";
 import { bridgeSubject, configureBridgeStack } from "./restapi-bridge";
 import { OPENTOFU_VERSION, RESTAPI_VERSION, resolveRestapiBridge, resolveTofuTools, TFBRIDGE_VERSION } from "./tofu-tools";
@@ -74,7 +74,8 @@ export async function runTofuScenario(toolchain: PulumiToolchain, counts: readon
   const tools = await resolveTofuTools(repoRoot, log);
   const bridge = await resolveRestapiBridge(repoRoot, log);
   // The plugin as the engine fetches it from a release: the single file, Node.js built in.
-  const plugin = pluginSubject(await singleFilePlugin(log));
+  const binary = await singleFilePlugin(log);
+  const plugin = nativeSubject([binary], binary);
   const runs: SideRun[] = [];
   for (const count of counts) {
     for (const side of TOFU_SIDES) {
@@ -120,8 +121,7 @@ async function step(
 /** The OpenTofu side: init, apply, a no-change plan -refresh=false, destroy. */
 async function runTofuSide(tools: { tofu: string; restapi: string }, count: number, log: (line: string) => void): Promise<SideRun> {
   const { server, env } = await startBenchServer();
-  const apiKey = env.ANALYTICS_API_KEY ?? "";
-  const ws = TofuWorkspace.create(tools.tofu, tools.restapi, { base_url: server.url, api_key: apiKey, password: BENCH_PASSWORD, data_source_count: String(count) });
+  const ws = TofuWorkspace.create(tools.tofu, tools.restapi, { base_url: server.url, api_key: env.ANALYTICS_API_KEY ?? "", password: BENCH_PASSWORD, data_source_count: String(count) });
   log(`T N=${count} tofu ${OPENTOFU_VERSION} + restapi ${RESTAPI_VERSION}`);
   try {
     const init = await ws.run(["init", "-input=false"]);
@@ -140,35 +140,27 @@ async function runTofuSide(tools: { tofu: string; restapi: string }, count: numb
   }
 }
 
-/** The TypeScript program on the generated SDK (bench/fixtures/native-ts), with the SDK linked in as ./sdk. */
-function typeScriptSubject(plugin: Subject): Subject {
-  return {
-    fixture: path.join(repoRoot, "bench", "fixtures", "native-ts"),
-    providerMarker: plugin.providerMarker!,
-    prepare(ws) {
-      plugin.prepare!(ws);
-      fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(ws.programDir, "sdk"), "dir");
-    },
+/** The program of bench/fixtures/`fixture` with `plugin`'s shim, and `setup` run on the copy after it. */
+function withPlugin(plugin: Subject, fixture: string, setup: (programDir: string) => void): Subject {
+  const prepare = (ws: BenchWorkspace): void => {
+    plugin.prepare!(ws);
+    setup(ws.programDir);
   };
+  return { fixture: path.join(repoRoot, "bench", "fixtures", fixture), providerMarker: plugin.providerMarker!, prepare };
 }
 
 /** The provider plugins of the Pulumi sides: ours (put where a program's Pulumi.yaml looks for it), and the bridged restapi's binary. */
 type SidePlugins = { ours: Subject; bridge: string };
 
-/** The Pulumi program of each Pulumi side, with its plugin. */
+/**
+ * The Pulumi program of each Pulumi side, with its plugin: the TypeScript program on the generated
+ * SDK (bench/fixtures/native-ts) has the SDK linked in as ./sdk, the YAML one its data sources appended.
+ */
 function subjectOf(side: Exclude<TofuSide, "tofu">, count: number, plugins: SidePlugins): Subject {
-  const plugin = plugins.ours;
   if (side === "dynamic") return OURS;
   if (side === "bridge") return bridgeSubject(plugins.bridge, count);
-  if (side === "ts") return typeScriptSubject(plugin);
-  return {
-    fixture: path.join(repoRoot, "bench", "fixtures", "native-yaml"),
-    providerMarker: plugin.providerMarker!,
-    prepare(ws) {
-      plugin.prepare!(ws);
-      fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), yamlDataSources(count));
-    },
-  };
+  if (side === "ts") return withPlugin(plugins.ours, "native-ts", (dir) => fs.symlinkSync(path.join(repoRoot, "sdk", "nodejs"), path.join(dir, "sdk"), "dir"));
+  return withPlugin(plugins.ours, "native-yaml", (dir) => fs.appendFileSync(path.join(dir, "Pulumi.yaml"), yamlDataSources(count)));
 }
 
 /** The `ds-0` … `ds-<count-1>` entries scenario T appends to bench/fixtures/native-yaml's `resources:`. */
@@ -193,7 +185,6 @@ async function runPulumiSide(
   log: (line: string) => void,
 ): Promise<SideRun> {
   const { server, env } = await startBenchServer();
-  const apiKey = env.ANALYTICS_API_KEY ?? "";
   const subject = subjectOf(side, count, plugins);
   const ws = BenchWorkspace.create(toolchain, subject.fixture, env, subject.providerMarker);
   subject.prepare?.(ws);
@@ -202,7 +193,7 @@ async function runPulumiSide(
   try {
     const stack = "bench";
     await ws.initStack(stack, count);
-    await configureStack(ws, side, stack, server.url, apiKey);
+    await configureStack(ws, side, stack, env);
     const envText = checkpoints ? "" : "PULUMI_SKIP_CHECKPOINTS=true ";
     const pulumiStep = (name: string, args: string[]): Promise<StepResult> =>
       step(server, name, `${envText}pulumi ${args.join(" ")}`, () => ws.attempt(args, extra, upTimeLimitMs(count)), log);
@@ -219,11 +210,11 @@ async function runPulumiSide(
   }
 }
 
-/** A stack's secrets: the password for every program but the dynamic classes' (which read it from the environment), and the bridged restapi's provider settings (it reads no environment). */
-async function configureStack(ws: BenchWorkspace, side: Exclude<TofuSide, "tofu">, stack: string, baseUrl: string, apiKey: string): Promise<void> {
+/** A stack's secrets: the password for every program but the dynamic classes' (which read it from the environment), and the bridged restapi's provider settings from the server's `env` (it reads no environment). */
+async function configureStack(ws: BenchWorkspace, side: Exclude<TofuSide, "tofu">, stack: string, env: NodeJS.ProcessEnv): Promise<void> {
   if (side === "dynamic") return;
   await ws.pulumi(["config", "set", "--secret", "password", "--stack", stack, "--", BENCH_PASSWORD]);
-  if (side === "bridge") await configureBridgeStack(ws, stack, baseUrl, apiKey);
+  if (side === "bridge") await configureBridgeStack(ws, stack, env.ANALYTICS_BASE_URL ?? "", env.ANALYTICS_API_KEY ?? "");
 }
 
 /** The project name in a program's Pulumi.yaml. */
