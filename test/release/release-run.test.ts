@@ -25,16 +25,27 @@ describe("the release workflow, run by act on the push of the version's tag", ()
     release = await sharedReleaseRun();
   }, 3_600_000);
 
-  it("runs version, test, build on Linux x64, platforms on arm64 and release, each passing; the test job's npm ci and npm test, the suite itself, do not run", () => {
+  it("runs version, test, build on Linux x64, platforms on arm64, release and go, each passing; the test job's npm ci and npm test, the suite itself, do not run", () => {
     expect(release.run.status).toBe(0);
-    for (const name of ["version", "test", "build", "platforms", "release"]) expect(job(name)?.result, name).toBe("success");
+    for (const name of ["version", "test", "build", "platforms", "release", "go"]) expect(job(name)?.result, name).toBe("success");
     expect(job("build")!.steps.map((step) => `${step.step}: ${step.result}`)).toEqual(
       expect.arrayContaining(["Build the release folder: success", "Start the single files built for this runner: success", "Start the linux-arm64 single files under qemu: success"]),
     );
     expect(job("platforms")!.steps.map((step) => `${step.step}: ${step.result}`)).toContain("Start the single files: success");
     expect(job("test")!.steps.map((step) => step.step)).not.toEqual(expect.arrayContaining([expect.stringMatching(/^npm /)]));
-    expect(inputsOf("actions/setup-go").map((inputs) => inputs["go-version-file"])).toEqual(["toolchain/go/pulumi/go.mod", "tools/pinned/cyclonedx-gomod/go.mod"]);
+    // The test and build jobs run side by side, so their steps' records come in either order.
+    expect(inputsOf("actions/setup-go").map((inputs) => inputs["go-version-file"]).sort()).toEqual(["toolchain/go/pulumi/go.mod", "tools/pinned/cyclonedx-gomod/go.mod"]);
     expect(release.run.output).not.toMatch(/^Tests: /m);
+  });
+
+  it("pushes the Go SDK's tag sdk/v<version> on the released commit, from the go job after the release, with no token in the remote", () => {
+    expect(job("go")?.result).toBe("success");
+    expect(job("go")!.steps.map((step) => `${step.step}: ${step.result}`)).toContain('node tools/publish.js go --remote "https://github.com/$GITHUB_REPOSITORY.git": success');
+    const tagged = execFileSync("git", ["rev-parse", `refs/tags/sdk/${TAG}^{commit}`], { cwd: release.goRemote, encoding: "utf8" }).trim();
+    expect(tagged).toBe(release.run.commit);
+    expect(execFileSync("git", ["for-each-ref", "--format=%(refname)"], { cwd: release.goRemote, encoding: "utf8" }).trim()).toBe(`refs/tags/sdk/${TAG}`);
+    expect(fs.readFileSync(path.join(release.goRemote, "config"), "utf8")).not.toContain("release-run-job-token");
+    expect(release.run.output).not.toContain("release-run-job-token");
   });
 
   it("passes the release folders between jobs as artifacts through act's server", () => {

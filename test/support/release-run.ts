@@ -4,8 +4,9 @@
  * on top, dated as that commit: the release dates its files by it): `version`, `test` (whose
  * `npm ci` and `npm test`, the suite itself, are skipped for act's events), `build` on the Linux
  * x64 runner (the release folder, `npm run release`, with every single file started), `platforms`
- * for linux-arm64, then `release` (one folder, SHA256SUMS, the attestation's and the GitHub
- * release's stand-ins), their artifacts through act's artifact server. The macOS builds and the
+ * for linux-arm64, `release` (one folder, SHA256SUMS, the attestation's and the GitHub
+ * release's stand-ins), then the publishing job `go`, whose tag goes to a bare repository of the
+ * run's folder; their artifacts through act's artifact server. The macOS builds and the
  * Windows run are left out: act has no runner for them. The run's folder keeps the
  * artifacts, what the GitHub release received and the run's summary for test/release/release-run.test.ts.
  */
@@ -30,17 +31,26 @@ export interface ReleaseRun {
   assembled: string;
   /** What the GitHub release's stand-in received, by tag (and `<tag>.draft` while it is a draft). */
   releases: string;
-  /** The run's summary: `run.json` beside them. */
-  run: Omit<ActRun, "log">;
+  /** The bare repository the go job pushed the tag sdk/v<version> to. */
+  goRemote: string;
+  /** The run's summary, and the commit it released: `run.json` beside them. */
+  run: Omit<ActRun, "log"> & { commit: string };
 }
 
-/** The environment of act and its steps: the user's, without a surrounding runner's variables, the stand-ins' `gh` first on PATH. */
-function actEnvironment(scratch: string, copy: string, python: string): NodeJS.ProcessEnv {
+/**
+ * The environment of act and its steps: the user's, without a surrounding runner's variables, the
+ * stand-ins' `gh` first on PATH, and a git config sending the repository's GitHub address to the
+ * bare repository `remote` (as a fork's user sets `insteadOf`), where the go job pushes its tag.
+ */
+function actEnvironment(scratch: string, copy: string, python: string, remote: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(userEnvironment())) if (!/^(GITHUB|ACTIONS|RUNNER)_/.test(key)) env[key] = value;
   const npmCache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).trim();
+  const gitConfig = path.join(scratch, "gitconfig");
+  fs.writeFileSync(gitConfig, `[url "${remote}"]\n\tinsteadOf = https://github.com/${RELEASE_REPOSITORY}.git\n`);
   return {
     ...env,
+    GIT_CONFIG_GLOBAL: gitConfig,
     PATH: `${path.join(STAND_INS, "bin")}:${env.PATH ?? "/usr/bin:/bin"}`,
     ACT_CHECKOUT_SOURCE: copy,
     QEMU_LD_PREFIX: ARM64_LIBRARIES,
@@ -82,6 +92,7 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
   const { copy, sha } = releaseRepository();
   try {
     tagCommit(copy, `v${version}`, sha);
+    execFileSync("git", ["init", "-q", "--bare", path.join(dir, "go-remote.git")]);
     await seedNodeToolCache(scratch);
     const artifacts = { dir: path.join(dir, "artifacts"), port: await freePort() };
     log(`[release] running the release workflow with act on the push of v${version}`);
@@ -89,7 +100,8 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
       repo: copy,
       workflow: ".github/workflows/release.yml",
       event: "push",
-      job: "release",
+      // The go job, and every job it needs: version, test, build, platforms, release.
+      job: "go",
       payload: { ref: `refs/tags/v${version}`, after: sha, act: true, repository: { full_name: RELEASE_REPOSITORY, owner: { login: "pulumi-analytics" } } },
       // The Linux entries: the x64 build, and its arm64 files started on the arm64 runner, this
       // host, which runs them through the kernel's qemu registration (.ci/run) with the arm64 libraries.
@@ -100,11 +112,11 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
       scratch,
       artifacts,
       progress: log,
-      env: actEnvironment(scratch, copy, python),
+      env: actEnvironment(scratch, copy, python, path.join(dir, "go-remote.git")),
     });
     log(transcript(`push of v${version}`, run));
     const { log: _log, ...summary } = run;
-    fs.writeFileSync(path.join(dir, "run.json"), JSON.stringify(summary));
+    fs.writeFileSync(path.join(dir, "run.json"), JSON.stringify({ ...summary, commit: sha }));
     if (run.status !== 0) throw new Error(`the release workflow failed under act (exit ${run.status}):\n${run.output.slice(-12_000)}`);
     fs.renameSync(path.join(scratch, "github-releases"), path.join(dir, "github-releases"));
     log(`[release] artifacts: ${artifactSizes(path.join(artifacts.dir, "1")).join(", ")}`);
@@ -130,6 +142,7 @@ export function readReleaseRun(dir: string): ReleaseRun {
     folder: path.join(artifacts, "release-linux-amd64"),
     assembled: path.join(artifacts, "release"),
     releases: path.join(dir, "github-releases"),
+    goRemote: path.join(dir, "go-remote.git"),
     run: JSON.parse(fs.readFileSync(path.join(dir, "run.json"), "utf8")) as ReleaseRun["run"],
   };
 }
