@@ -1,7 +1,8 @@
 /**
- * Release rehearsal, Go: the Go SDK published as the release workflow publishes it, the tag
- * `sdk/v<version>` on this checkout's HEAD pushed by `tools/publish.js go` to a git remote (a bare
- * repository here, github.com for the workflow); then a fresh module outside the repository,
+ * Release rehearsal, Go: the Go SDK as the release workflow publishes it, the tag `sdk/v<version>`
+ * on the released commit, pushed by its go job (`tools/publish.js go`) to the repository's GitHub
+ * address, which the release run (test/support/release-run.ts) sends to a bare repository of its
+ * own; then a fresh module outside the repository,
  * examples/go's Pulumi.yaml and main.go, installs it with the README's `go get <module>@v<version>` and `go mod tidy`, Go set up as for a
  * private fork: GOPRIVATE=<repository> (Go fetches it with git, not through the module proxy or
  * the checksum database) and a git `insteadOf` sending the repository's https URL to the remote.
@@ -18,8 +19,9 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { modulePath } from "../../tools/lib/go-module-proxy.js";
 import { goTag } from "../../tools/publish.js";
+import { sharedReleaseRun } from "../support/release-folder";
 import { repoRoot } from "../support/pulumi-workspace";
-import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";
+import { copyExample, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 const MODULE = modulePath(path.join(repoRoot, "sdk"));
@@ -30,19 +32,10 @@ const REPOSITORY = MODULE.slice(0, MODULE.length - TAG.slice(0, TAG.lastIndexOf(
 /** The machine's Go settings: its module proxy list and module cache. */
 const goEnv = (name: string): string => execFileSync("go", ["env", name], { encoding: "utf8" }).trim();
 
-/** A bare repository in `dir` holding the tag, pushed there by tools/publish.js as the workflow pushes it. */
-async function publishedRemote(dir: string): Promise<string> {
-  const remote = path.join(dir, "remote.git");
-  execFileSync("git", ["init", "-q", "--bare", remote]);
-  const log = await publish("go", { remote });
-  process.stderr.write(`[rehearsal go] ${log.trim().split("\n").filter((line) => line.includes(TAG)).join("; ")}\n`);
-  return remote;
-}
-
 describe("the release, as a Go user installs it", () => {
   let r: Rehearsal;
   let remote: string;
-  const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  let released: string;
 
   beforeAll(async () => {
     const [proxies, machineCache] = [goEnv("GOPROXY"), goEnv("GOMODCACHE")];
@@ -59,7 +52,8 @@ describe("the release, as a Go user installs it", () => {
       }),
       writeProject: (dir) => copyExample("go", dir, ["Pulumi.yaml", "main.go"]),
     });
-    remote = await publishedRemote(r.scratch);
+    const run = await sharedReleaseRun();
+    [remote, released] = [run.goRemote, run.run.commit];
     fs.writeFileSync(path.join(r.scratch, "gitconfig"), `[url "file://${remote}"]\n\tinsteadOf = https://${REPOSITORY}\n`);
     await r.exec("go", ["mod", "init", "analytics-rehearsal-go"]);
     await r.exec("go", ["get", `${MODULE}@v${VERSION}`]);
@@ -70,14 +64,10 @@ describe("the release, as a Go user installs it", () => {
     await r?.close();
   });
 
-  it("pushes the tag sdk/v<version> on HEAD to the remote", () => {
+  it("takes the SDK from the tag sdk/v<version> with git, at the released commit, and records it in go.mod and go.sum", () => {
     expect(TAG).toBe(`sdk/v${VERSION}`);
-    expect(execFileSync("git", ["rev-parse", `${TAG}^{commit}`], { cwd: remote, encoding: "utf8" }).trim()).toBe(head);
-  });
-
-  it("takes the SDK from the tag with git, at HEAD, and records it in go.mod and go.sum", () => {
     const info = JSON.parse(fs.readFileSync(path.join(r.scratch, "gomodcache", "cache", "download", MODULE, "@v", `v${VERSION}.info`), "utf8")) as { Origin?: Record<string, string> };
-    expect(info.Origin).toMatchObject({ VCS: "git", URL: `https://${REPOSITORY}`, Subdir: TAG.slice(0, TAG.lastIndexOf("/v")), Ref: `refs/tags/${TAG}`, Hash: head });
+    expect(info.Origin).toMatchObject({ VCS: "git", URL: `https://${REPOSITORY}`, Subdir: TAG.slice(0, TAG.lastIndexOf("/v")), Ref: `refs/tags/${TAG}`, Hash: released });
     expect(fs.readFileSync(path.join(r.ws.programDir, "go.mod"), "utf8")).toContain(`${MODULE} v${VERSION}`);
     expect(fs.readFileSync(path.join(r.ws.programDir, "go.sum"), "utf8")).toMatch(new RegExp(`^${MODULE.replace(/\./g, "\\.")} v${VERSION} h1:`, "m"));
   });
