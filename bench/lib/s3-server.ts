@@ -20,6 +20,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { freePort } from "./spawned";
 
 /** The versitygw release tools/pinned/versitygw/go.mod pins. */
 export const VERSITYGW_VERSION = "1.8.0";
@@ -57,17 +58,6 @@ export interface S3Server {
   stop(): Promise<void>;
 }
 
-/** A port free right now on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether a TCP connection to `port` opens. */
 function answers(port: number): Promise<boolean> {

@@ -116,19 +116,10 @@ export interface ActOptions {
   progress?: (line: string) => void;
   /**
    * Serves upload/download-artifact from this folder, on this port of 127.0.0.1 (act names the
-   * port in each step's ACTIONS_RUNTIME_URL, so it cannot be 0: see {@link freePort}). The run's id
+   * port in each step's ACTIONS_RUNTIME_URL, so it cannot be 0: unusedPort of test/support/tcp-server.ts gives one). The run's id
    * is 1: the artifact `name` of a run is the folder `<dir>/1/<name>/`.
    */
   artifacts?: { dir: string; port: number };
-}
-
-/** A port of 127.0.0.1 nothing listens on now. */
-export async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The pinned act, built on first use. */

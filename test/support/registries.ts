@@ -10,7 +10,6 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { withLock } from "../../toolchain/src/go-build";
@@ -18,6 +17,7 @@ import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
 import { repoRoot } from "./pulumi-workspace";
 import { pythonEnvironment } from "./python-env";
 import { resolvePythonTool, type PythonTool } from "./python-tool";
+import { unusedPort } from "./tcp-server";
 
 const execFileAsync = promisify(execFile);
 const VERDACCIO_DIR = path.join(repoRoot, "tools", "pinned", "verdaccio");
@@ -172,22 +172,14 @@ export interface ContainerRegistry {
   close(): Promise<void>;
 }
 
-/** A port free on 127.0.0.1 now (docker-registry takes a port from its config, not 0). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
  * docker-registry serving plain HTTP on 127.0.0.1 with its storage under `dir`, from a config file
  * written there; resolves once `/v2/` answers 200.
  */
 export async function startDockerRegistry(dir: string): Promise<ContainerRegistry> {
   if (!fs.existsSync(DOCKER_REGISTRY)) throw new Error(`${DOCKER_REGISTRY} is missing: install Debian's docker-registry (apt-get install docker-registry)`);
-  const port = await freePort();
+  // docker-registry takes its port from its config, not 0.
+  const port = await unusedPort();
   fs.mkdirSync(path.join(dir, "storage"), { recursive: true });
   const config = path.join(dir, "config.yml");
   fs.writeFileSync(config, `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${path.join(dir, "storage")}\nhttp:\n  addr: 127.0.0.1:${port}\n`);

@@ -14,11 +14,12 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { commitAll, freePort, runAct, seedNodeToolCache, tagCommit, transcript, STAND_INS, type ActRun } from "./act";
+import { commitAll, runAct, seedNodeToolCache, tagCommit, transcript, STAND_INS, type ActRun } from "./act";
 import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
 import { ARM64_LIBRARIES } from "../../tools/build-plugin-binary.js";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";
+import { unusedPort } from "./tcp-server";
 
 /** The repository the copy is pushed as (GITHUB_REPOSITORY of the run). */
 export const RELEASE_REPOSITORY = "pulumi-analytics/pulumi-analytics";
@@ -94,7 +95,7 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
     tagCommit(copy, `v${version}`, sha);
     execFileSync("git", ["init", "-q", "--bare", path.join(dir, "go-remote.git")]);
     await seedNodeToolCache(scratch);
-    const artifacts = { dir: path.join(dir, "artifacts"), port: await freePort() };
+    const artifacts = { dir: path.join(dir, "artifacts"), port: await unusedPort() };
     log(`[release] running the release workflow with act on the push of v${version}`);
     const run = await runAct({
       repo: copy,
