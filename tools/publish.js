@@ -231,7 +231,10 @@ function containerIndexDigest(archive) {
 /**
  * Pushes the release's image index to `repository` (`host[:port]/path`) with `skopeo copy --all
  * --preserve-digests`: first by its digest, then as the tag <version>; checks that the registry
- * took it under that digest. `tls-verify false` talks plain HTTP (a registry on 127.0.0.1). The
+ * took it under that digest. `tls-verify false` talks plain HTTP (a registry on 127.0.0.1), as does
+ * a registry that containers-registries.conf marks `insecure` when it is not given: the machine's,
+ * or the file CONTAINERS_REGISTRIES_CONF names (passed as `--registries-conf`: skopeo 1.9 does not
+ * read that variable). The
  * credentials are those of skopeo's (or docker's) own login, as `npm` takes npm's. Returns the digest.
  * @param {CommandOptions} options
  */
@@ -244,7 +247,8 @@ function publishContainer({ release, repository, "tls-verify": tlsVerify = "true
   try {
     for (const destination of [`${repository}@${digest}`, `${repository}:${releaseVersion()}`]) {
       const digestFile = path.join(temp, "digest");
-      run("skopeo", ["copy", "--all", "--preserve-digests", `--dest-tls-verify=${tlsVerify}`, "--digestfile", digestFile, `oci-archive:${archive}`, `docker://${destination}`]);
+      const registriesConf = process.env.CONTAINERS_REGISTRIES_CONF ? ["--registries-conf", process.env.CONTAINERS_REGISTRIES_CONF] : [];
+      run("skopeo", [...registriesConf, "copy", "--all", "--preserve-digests", ...(tlsVerify === "false" ? ["--dest-tls-verify=false"] : []), "--digestfile", digestFile, `oci-archive:${archive}`, `docker://${destination}`]);
       const pushed = fs.readFileSync(digestFile, "utf8").trim();
       if (pushed !== digest) throw new Error(`${destination} was stored as ${pushed}, not the release's index ${digest}`);
     }

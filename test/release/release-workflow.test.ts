@@ -157,10 +157,12 @@ describe("the release workflow", () => {
     for (const name of publishing) expect(needs(all.get(name)!), name).toEqual(["test", "release"]);
     expect([...all.keys()].sort()).toEqual(["build", "platforms", "release", "test", "version", ...publishing].sort());
     // The suite's own commands are skipped only for an event carrying `act` (test/support/release-run.ts),
-    // which no GitHub event does; no job but the release (on a tag) has a condition of its own.
+    // which no GitHub event does; no job but the release (on a tag) and NuGet (not under act, which
+    // has no .NET SDK) has a condition of its own.
     expect(all.get("test")).toContain("      - run: npm ci\n        if: ${{ !github.event.act }}\n      - run: npm test\n        if: ${{ !github.event.act }}\n");
     const conditions = [...all].filter(([, text]) => /^ {4}if:/m.test(text)).map(([job]) => job);
-    expect(conditions).toEqual(["release"]);
+    expect(conditions).toEqual(["release", "nuget"]);
+    expect(all.get("nuget")).toContain("    if: ${{ !github.event.act }}\n");
     expect(all.get("release")).toContain("    if: startsWith(github.ref, 'refs/tags/v')\n");
   });
 
@@ -227,9 +229,10 @@ describe("the release workflow", () => {
     expect(permissions.sort()).toEqual(["attestations: write", "contents: read", "id-token: write", "packages: write"]);
     expect(job).toMatch(/uses: actions\/download-artifact@[0-9a-f]{40} # v[\d.]+\n\s+with:\n\s+name: release-linux-amd64\n\s+path: release\n/);
     // The token only in the environment, piped to --password-stdin: never in an argument or a URL.
-    expect(job).toMatch(/GH_TOKEN: \$\{\{ github\.token \}\}\n\s+run: printf '%s' "\$GH_TOKEN" \| docker login ghcr\.io --username "\$GITHUB_ACTOR" --password-stdin\n/);
+    expect(job).toMatch(/^      CONTAINER_REGISTRY: \$\{\{ vars\.CONTAINER_REGISTRY \|\| 'ghcr\.io' \}\}\n/m);
+    expect(job).toMatch(/GH_TOKEN: \$\{\{ github\.token \}\}\n\s+run: printf '%s' "\$GH_TOKEN" \| docker login "\$CONTAINER_REGISTRY" --username "\$GITHUB_ACTOR" --password-stdin\n/);
     expect(job).not.toMatch(/--password[ =]|-p |:\/\/[^/\s]*@|token@/);
-    const push = 'id: push\n        run: node tools/publish.js container --release release --repository "ghcr.io/${GITHUB_REPOSITORY_OWNER,,}/analytics-reference-server"\n';
+    const push = 'id: push\n        run: node tools/publish.js container --release release --repository "$CONTAINER_REGISTRY/${GITHUB_REPOSITORY_OWNER,,}/analytics-reference-server"\n';
     expect(job).toContain(push);
     expect(job).toMatch(
       /uses: actions\/attest-build-provenance@[0-9a-f]{40} # v[\d.]+\n\s+with:\n\s+subject-name: \$\{\{ steps\.push\.outputs\.name \}\}\n\s+subject-digest: \$\{\{ steps\.push\.outputs\.digest \}\}\n\s+push-to-registry: true\n/,
@@ -241,13 +244,17 @@ describe("the release workflow", () => {
     expect(attests.size).toBe(1);
   });
 
-  it("runs tools/publish.js for each registry, with the registry's address", () => {
+  it("runs tools/publish.js for each registry, with the public registry's address unless a repository variable names another", () => {
     const all = jobs(fs.readFileSync(WORKFLOW, "utf8"));
-    expect(all.get("npm")).toContain("node tools/publish.js npm --release release --registry https://registry.npmjs.org/");
-    expect(all.get("npm")).toMatch(/NPM_CONFIG_PROVENANCE: "true"/);
-    expect(all.get("pypi")).toContain("node tools/publish.js pypi --release release --registry https://upload.pypi.org/legacy/");
-    expect(all.get("maven")).toContain("node tools/publish.js maven --release release --registry https://ossrh-staging-api.central.sonatype.com/");
-    expect(all.get("maven")).toContain("node tools/publish.js central-portal --api https://ossrh-staging-api.central.sonatype.com/");
+    /** The step running `command` with `option "$NAME"`, NAME the variable's value or `fallback`. */
+    const addressed = (command: string, option: string, name: string, fallback: string) =>
+      new RegExp(`- run: node tools/publish\\.js ${command} ${option} "\\$${name}".*\\n\\s+env:\\n(?:\\s+\\w+: .+\\n)*?\\s+${name}: \\$\\{\\{ vars\\.${name} \\|\\| '${fallback.replace(/[.]/g, "\\.")}' \\}\\}\\n`);
+    expect(all.get("npm")).toMatch(addressed("npm", "--release release --registry", "NPM_REGISTRY", "https://registry.npmjs.org/"));
+    // Provenance on GitHub; under act, which has no OIDC token to sign it with, none.
+    expect(all.get("npm")).toMatch(/NPM_CONFIG_PROVENANCE: \$\{\{ !github\.event\.act \}\}/);
+    expect(all.get("pypi")).toMatch(addressed("pypi", "--release release --registry", "PYPI_REGISTRY", "https://upload.pypi.org/legacy/"));
+    expect(all.get("maven")).toMatch(addressed("maven", "--release release --registry", "MAVEN_REGISTRY", "https://ossrh-staging-api.central.sonatype.com/service/local/staging/deploy/maven2/"));
+    expect(all.get("maven")).toMatch(addressed("central-portal", "--api", "CENTRAL_PORTAL_API", "https://ossrh-staging-api.central.sonatype.com/"));
     expect(all.get("go")).toContain('node tools/publish.js go --remote "https://github.com/$GITHUB_REPOSITORY.git"');
     expect(all.get("nuget")).toContain("node tools/publish.js nuget --registry https://api.nuget.org/v3/index.json");
   });

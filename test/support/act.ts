@@ -100,6 +100,8 @@ export interface ActOptions {
    * arguments or its environment (which, on the host, every step would inherit).
    */
   secrets?: Record<string, string>;
+  /** The repository's variables, the workflow's `vars` context (`--var`). */
+  vars?: Record<string, string>;
   /** Variables of the workflow's `github` context act would take from GitHub (GITHUB_API_URL). */
   github?: Record<string, string>;
   /** Runs only this job (and the jobs it needs). */
@@ -139,6 +141,7 @@ function actArguments(options: ActOptions, actions: ServedAction[], eventFile: s
   for (const served of actions) args.push("--local-repository", `${served.action}@${served.commit}=${served.dir}`);
   args.push("--secret-file", path.join(options.scratch, "secrets.env"));
   for (const [name, value] of Object.entries(options.github ?? {})) args.push("--env", `${name}=${value}`);
+  for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}=${value}`);
   return args;
 }
 
@@ -213,7 +216,8 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
   fs.writeFileSync(eventFile, JSON.stringify(options.payload));
   const record = path.join(options.scratch, "stand-ins.jsonl");
   fs.rmSync(record, { force: true });
-  const secrets = Object.entries(options.secrets ?? {}).map(([name, value]) => `${name}=${value}\n`);
+  // A value of several lines (an armored key) is double-quoted with its newlines escaped, as the dotenv file act reads it from takes it.
+  const secrets = Object.entries(options.secrets ?? {}).map(([name, value]) => `${name}=${value.includes("\n") ? JSON.stringify(value) : value}\n`);
   fs.writeFileSync(path.join(options.scratch, "secrets.env"), secrets.join(""), { mode: 0o600 });
   const env = { ...options.env, ACT_DISABLE_VERSION_CHECK: "1", ACT_STAND_IN_RECORD: record };
   const started = Date.now();

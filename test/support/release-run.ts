@@ -5,10 +5,12 @@
  * `npm ci` and `npm test`, the suite itself, are skipped for act's events), `build` on the Linux
  * x64 runner (the release folder, `npm run release`, with every single file started), `platforms`
  * for linux-arm64, `release` (one folder, SHA256SUMS, the attestation's and the GitHub
- * release's stand-ins), then the publishing job `go`, whose tag goes to a bare repository of the
- * run's folder; their artifacts through act's artifact server. The macOS builds and the
- * Windows run are left out: act has no runner for them. The run's folder keeps the
- * artifacts, what the GitHub release received and the run's summary for test/release/release-run.test.ts.
+ * release's stand-ins), then the publishing jobs: npm, pypi, maven and container to the registries
+ * of test/support/release-run-registries.ts, and go, whose tag goes to a bare repository of the
+ * run's folder; their artifacts through act's artifact server. The macOS builds, the Windows run
+ * and the nuget job are left out: act has no runner for them, this machine no .NET SDK. The run's
+ * folder keeps the artifacts, what the GitHub release and the registries received and the run's
+ * summary for test/release/release-run.test.ts.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -19,6 +21,7 @@ import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
 import { ARM64_LIBRARIES } from "../../tools/build-plugin-binary.js";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";
+import { registryFolders, startRunRegistries } from "./release-run-registries";
 import { unusedPort } from "./tcp-server";
 
 /** The repository the copy is pushed as (GITHUB_REPOSITORY of the run). */
@@ -34,6 +37,8 @@ export interface ReleaseRun {
   releases: string;
   /** The bare repository the go job pushed the tag sdk/v<version> to. */
   goRemote: string;
+  /** The folders of the registries the other publishing jobs published to. */
+  registries: ReturnType<typeof registryFolders>;
   /** The run's summary, and the commit it released: `run.json` beside them. */
   run: Omit<ActRun, "log"> & { commit: string };
 }
@@ -91,6 +96,7 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
   const python = (await resolvePythonEnv({ log })).python;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "release-run-act-"));
   const { copy, sha } = releaseRepository();
+  const registries = await startRunRegistries(dir, scratch, log);
   try {
     tagCommit(copy, `v${version}`, sha);
     execFileSync("git", ["init", "-q", "--bare", path.join(dir, "go-remote.git")]);
@@ -101,19 +107,19 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
       repo: copy,
       workflow: ".github/workflows/release.yml",
       event: "push",
-      // The go job, and every job it needs: version, test, build, platforms, release.
-      job: "go",
       payload: { ref: `refs/tags/v${version}`, after: sha, act: true, repository: { full_name: RELEASE_REPOSITORY, owner: { login: "pulumi-analytics" } } },
       // The Linux entries: the x64 build, and its arm64 files started on the arm64 runner, this
       // host, which runs them through the kernel's qemu registration (.ci/run) with the arm64 libraries.
       matrix: { platform: ["linux-amd64", "linux-arm64"] },
       runners: ["ubuntu-24.04-arm"],
-      // The job token the workflow hands `gh` (act would otherwise ask a `gh` on PATH for one).
-      secrets: { GITHUB_TOKEN: "release-run-job-token" },
+      // The job token the workflow hands `gh` and `docker login` (act would otherwise ask a `gh` on
+      // PATH for one), and the publishing jobs' secrets.
+      secrets: { GITHUB_TOKEN: "release-run-job-token", ...registries.secrets },
+      vars: registries.vars,
       scratch,
       artifacts,
       progress: log,
-      env: actEnvironment(scratch, copy, python, path.join(dir, "go-remote.git")),
+      env: { ...actEnvironment(scratch, copy, python, path.join(dir, "go-remote.git")), ...registries.env },
     });
     log(transcript(`push of v${version}`, run));
     const { log: _log, ...summary } = run;
@@ -123,6 +129,7 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
     log(`[release] artifacts: ${artifactSizes(path.join(artifacts.dir, "1")).join(", ")}`);
     return readReleaseRun(dir);
   } finally {
+    await registries.close();
     for (const folder of [copy, scratch]) fs.rmSync(folder, { recursive: true, force: true });
   }
 }
@@ -144,6 +151,7 @@ export function readReleaseRun(dir: string): ReleaseRun {
     assembled: path.join(artifacts, "release"),
     releases: path.join(dir, "github-releases"),
     goRemote: path.join(dir, "go-remote.git"),
+    registries: registryFolders(dir),
     run: JSON.parse(fs.readFileSync(path.join(dir, "run.json"), "utf8")) as ReleaseRun["run"],
   };
 }
