@@ -3,8 +3,9 @@
 /**
  * Publishes a release folder (`npm run release`, tools/release.js) to the registries users install
  * from. The release workflow (.github/workflows/release.yml) runs each command against the public
- * registry; the publish rehearsal (test/release/release-rehearsal-*.test.ts) runs the same command against
- * the same registry software on 127.0.0.1. Only the registry address and the credentials, which
+ * registry; run by act in the test suite (test/support/release-run.ts), the same workflow runs it
+ * against the same registry software on 127.0.0.1, whose packages the publish rehearsal
+ * (test/release/release-rehearsal-*.test.ts) installs. Only the registry address and the credentials, which
  * every command reads from its environment, differ.
  *
  *   check-tag <ref>                      fails unless a tag ref is refs/tags/v<package.json version>

@@ -2,8 +2,8 @@
  * The GitOps example's pipeline as a team runs it: a fresh copy of examples/gitops made into a new
  * git repository, its workflow run by act (test/support/act.ts) as written but for the stack (`STACK`
  * set to `organization/…`, as its README says for a DIY backend, here a `file://` one). The package
- * comes by version from the rehearsal's npm registry (Verdaccio on 127.0.0.1), where
- * `tools/publish.js npm` published the release folder's tarballs; `npm ci` takes it from there and
+ * comes by version from an npm registry (Verdaccio on 127.0.0.1) serving what the release
+ * workflow's npm job published in the release run; `npm ci` takes it from there and
  * the rest of the committed lock from npm's cache. A `pull_request` event runs the preview job with
  * the package's policy pack and posts its comment to a stand-in of the GitHub API on 127.0.0.1,
  * sending nothing to the analytics API; a push to main runs the up job against the reference
@@ -21,9 +21,9 @@ import { pulumiEnvironment } from "../../toolchain/src/pulumi-cli";
 import { PLUGIN_LINE } from "../../tools/lib/node-runtime.js";
 import { commitAll, newRepository, runAct, seedNodeToolCache, standInInputs, startGithubApi, transcript, type ActOptions, type ActRun } from "../support/act";
 import { repoRoot } from "../support/pulumi-workspace";
-import { startVerdaccio, type RegistryServer } from "../support/registries";
-import { sharedReleaseFolder } from "../support/release-folder";
-import { publish } from "../support/release-rehearsal";
+import type { RegistryServer } from "../support/registries";
+import { sharedReleaseRun } from "../support/release-folder";
+import { servePublishedNpm } from "../support/release-run-registries";
 import { removeContainers, startContainer, type StartedContainer } from "../support/reference-image";
 
 const toolchain = inject("pulumiToolchain");
@@ -51,11 +51,7 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
 
   beforeAll(async () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), "gitops-pipeline-"));
-    const release = await sharedReleaseFolder();
-    registry = await startVerdaccio(path.join(scratch, "verdaccio"));
-    const userconfig = path.join(scratch, "publisher.npmrc");
-    fs.writeFileSync(userconfig, `//${new URL(registry.url).host}/:_authToken=${registry.password}\n`, { mode: 0o600 });
-    await publish("npm", { release, registry: registry.url }, { NPM_CONFIG_USERCONFIG: userconfig });
+    registry = await servePublishedNpm(await sharedReleaseRun(), path.join(scratch, "verdaccio"));
     key = `analytics_key_${randomBytes(16).toString("hex")}`;
     server = await startContainer({ env: { ANALYTICS_API_KEY: key } });
     github = await startGithubApi();

@@ -1,8 +1,9 @@
 /**
  * Release rehearsal, the container image: the release folder's oci-archive of the reference
- * server's image index pushed by `tools/publish.js container` (skopeo copy --all, by digest then
- * tagged <version>, as the release workflow pushes it to ghcr.io) to Debian's docker-registry
- * (distribution 2.8.2) on 127.0.0.1; the registry's tag read back as the same index, byte for byte,
+ * server's image index as the release workflow's container job pushed it in the release run
+ * (`tools/publish.js container`: skopeo copy --all, by digest then tagged <version>, to Debian's
+ * docker-registry, distribution 2.8.2, on 127.0.0.1), served again by docker-registry; the
+ * registry's tag read back as the same index, byte for byte,
  * with its linux/amd64 and linux/arm64 manifests; then `podman pull` of that digest and the pulled
  * image run: ready answers, and a create with the key given in ANALYTICS_API_KEY gets 201. Then
  * Debian's Docker daemon (test/support/dockerd.ts) pulls the same digest and runs it with no
@@ -20,10 +21,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageArchiveName } from "../../tools/build-reference-server-image.js";
 import { containerArchiveName, containerIndexDigest } from "../../tools/publish.js";
 import { forwardPolicy, startDockerd, type Dockerd } from "../support/dockerd";
-import { startDockerRegistry, type ContainerRegistry } from "../support/registries";
+import type { ContainerRegistry } from "../support/registries";
+import { servePublishedImages } from "../support/release-run-registries";
 import { removeContainers, startContainer } from "../support/reference-image";
 import { publish, VERSION } from "../support/release-rehearsal";
-import { sharedReleaseFolder } from "../support/release-folder";
+import { sharedReleaseRun } from "../support/release-folder";
 
 /** The repository's path in the registry, as on ghcr.io. */
 const REPOSITORY = "pulumi-analytics/analytics-reference-server";
@@ -34,15 +36,14 @@ describe("the release's container image, as the release workflow publishes it", 
   let dir: string;
   let release: string;
   let registry: ContainerRegistry;
-  let pushLog = "";
   let digest: string;
 
   beforeAll(async () => {
-    release = await sharedReleaseFolder();
+    const run = await sharedReleaseRun();
+    release = run.folder;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-rehearsal-container-"));
-    registry = await startDockerRegistry(path.join(dir, "registry"));
+    registry = await servePublishedImages(run, path.join(dir, "registry"));
     digest = containerIndexDigest(path.join(release, containerArchiveName()));
-    pushLog = await publish("container", { release, repository: `${registry.host}/${REPOSITORY}`, "tls-verify": "false" });
   }, 900_000);
 
   afterAll(async () => {
@@ -54,8 +55,7 @@ describe("the release's container image, as the release workflow publishes it", 
     expect(containerArchiveName()).toBe(imageArchiveName(VERSION));
   });
 
-  it("stores the release's image index under its digest and the version's tag, with both platforms' images", async () => {
-    expect(pushLog).toContain(`pushed ${registry.host}/${REPOSITORY}@${digest} as ${registry.host}/${REPOSITORY}:${VERSION}`);
+  it("serves the release's image index under its digest and the version's tag, with both platforms' images", async () => {
     for (const reference of [VERSION, digest]) {
       const answer = await fetch(`http://${registry.host}/v2/${REPOSITORY}/manifests/${reference}`, { headers: { accept: OCI_INDEX } });
       expect(answer.status).toBe(200);

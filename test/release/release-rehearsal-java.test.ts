@@ -1,8 +1,7 @@
 /**
- * Release rehearsal, Java: the Java SDK's POM and jars of the release folder signed with a
- * throwaway gpg key and deployed with their signatures by `tools/publish.js maven` (`mvn
- * gpg:sign-and-deploy-file`, as the release workflow deploys them to Maven Central) to a Maven
- * repository of the rehearsal's, served on 127.0.0.1; then a fresh Maven project outside the
+ * Release rehearsal, Java: the Java SDK's POM and jars as the release workflow's maven job
+ * deployed them in the release run (`tools/publish.js maven`, `mvn gpg:sign-and-deploy-file`
+ * with the run's throwaway gpg key), that Maven repository served on 127.0.0.1; then a fresh Maven project outside the
  * repository depending on the SDK's coordinates and com.pulumi:pulumi resolves the SDK from that
  * repository (declared in the user's settings, the one thing that differs from Maven Central), and
  * the jar it resolved is checked against its signature with gpg and the key's public half alone.
@@ -19,8 +18,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { javaCoordinates } from "../../tools/publish.js";
-import { throwawayGpgKey, verifySignature, type ThrowawayKey } from "../support/registries";
-import { copyExample, publish, runLifecycle, serveFolder, startRehearsal, VERSION, type FileServer, type Rehearsal } from "../support/release-rehearsal";
+import { verifySignature } from "../support/registries";
+import { sharedReleaseRun } from "../support/release-folder";
+import { publishedSigningKey } from "../support/release-run-registries";
+import { copyExample, runLifecycle, serveFolder, startRehearsal, VERSION, type FileServer, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 const SDK = javaCoordinates();
@@ -53,20 +54,17 @@ const settings = (localRepository: string, published: string) => {
 
 describe("the release, as a Java user installs it", () => {
   let r: Rehearsal;
-  let key: ThrowawayKey;
+  let key: { publicKey: string; fingerprint: string };
   let maven: FileServer;
-  let deployLog = "";
 
   beforeAll(async () => {
     r = await startRehearsal(toolchain, {
       tools: ["java", "mvn", ...MVN_SCRIPT_TOOLS],
       writeProject: (dir) => copyExample("java", dir, ["Pulumi.yaml", "pom.xml", "src"]),
     });
-    key = throwawayGpgKey(r.scratch);
-    const published = path.join(r.scratch, "maven-repository");
-    deployLog = await publish("maven", { release: r.release, registry: new URL(`file://${published}`).href }, { MAVEN_GPG_KEY: key.secretKey, MAVEN_GPG_PASSPHRASE: key.passphrase });
-    process.stderr.write(`[rehearsal java] ${deployLog.split("\n").filter((line) => /Uploaded to|BUILD/.test(line)).map((line) => line.replace(/^\[INFO\] /, "")).join("; ")}\n`);
-    maven = await serveFolder(published);
+    const run = await sharedReleaseRun();
+    key = publishedSigningKey(run);
+    maven = await serveFolder(run.registries.maven);
     // Maven reads .mvn/ of the nearest folder above the project holding one: the workspace's root here.
     fs.writeFileSync(path.join(r.scratch, "settings.xml"), settings(path.join(r.scratch, "m2"), maven.url));
     fs.mkdirSync(path.join(r.ws.root, ".mvn"));
@@ -78,20 +76,6 @@ describe("the release, as a Java user installs it", () => {
   afterAll(async () => {
     await maven?.close();
     await r?.close();
-  });
-
-  it("deploys the release's POM and jars with a signature each, made by the throwaway key", () => {
-    const deployed = fs.readdirSync(path.join(r.scratch, "maven-repository", ...SDK_DIR));
-    const releaseFiles = fs.readdirSync(r.release).filter((file) => file.startsWith(`${SDK.artifactId}-${VERSION}`) && /\.(jar|pom)$/.test(file));
-    expect(releaseFiles).toContain(JAR);
-    for (const file of releaseFiles) {
-      expect(deployed, file).toContain(`${file}.asc`);
-      expect(fs.readFileSync(path.join(r.scratch, "maven-repository", ...SDK_DIR, file)).equals(fs.readFileSync(path.join(r.release, file))), file).toBe(true);
-      expect(verifySignature(r.scratch, key.publicKey, path.join(r.release, file), path.join(r.scratch, "maven-repository", ...SDK_DIR, `${file}.asc`))).toBe(key.fingerprint);
-    }
-    expect(deployLog).not.toContain(key.passphrase);
-    // The signatures went to the repository only: the release folder, which other tests read, is as the release wrote it.
-    expect(fs.readdirSync(r.release).filter((file) => file.endsWith(".asc"))).toEqual([]);
   });
 
   it("resolves the SDK from the published repository, and its jar passes gpg --verify with the public key alone", async () => {

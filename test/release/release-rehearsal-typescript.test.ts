@@ -1,8 +1,8 @@
 /**
- * Release rehearsal, TypeScript on the native types: both npm tarballs of the release folder
- * (`pulumi-analytics`, `@pulumi-analytics/analytics`) published by `tools/publish.js npm` (`npm
- * publish`, as the release workflow publishes them to npmjs.com) to Verdaccio on 127.0.0.1 as its
- * one user; then a fresh project outside the repository (as `pulumi new typescript` lays one out)
+ * Release rehearsal, TypeScript on the native types: both npm tarballs of the release
+ * (`pulumi-analytics`, `@pulumi-analytics/analytics`) as the release workflow's npm job published
+ * them (`tools/publish.js npm`, to Verdaccio on 127.0.0.1 in the release run), served again by
+ * Verdaccio; then a fresh project outside the repository (as `pulumi new typescript` lays one out)
  * runs the README's `npm install @pulumi-analytics/analytics` with the scope's registry set to
  * that Verdaccio in the project's .npmrc (only the registry address differs), beside the
  * `@pulumi/pulumi`, `typescript` and `@types/node` the repository's lock pins; examples/typescript
@@ -19,8 +19,10 @@ import { createHash } from "node:crypto";
 import { npmPackages } from "../../tools/publish.js";
 import { npm } from "./packed/packed-app";
 import { repoRoot } from "../support/pulumi-workspace";
-import { startVerdaccio, type RegistryServer } from "../support/registries";
-import { copyExample, publish, renameInFile, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "../support/release-rehearsal";
+import type { RegistryServer } from "../support/registries";
+import { sharedReleaseRun } from "../support/release-folder";
+import { servePublishedNpm } from "../support/release-run-registries";
+import { copyExample, renameInFile, runLifecycle, startRehearsal, PLUGIN_DOWNLOAD_URL, VERSION, type Rehearsal } from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 /** The package of the native types, the one a TypeScript program on the plugin installs. */
@@ -34,7 +36,6 @@ const locked = (...names: string[]) => Object.fromEntries(names.map((name) => [n
 describe("the release, as a TypeScript user installs the native types", () => {
   let r: Rehearsal;
   let registry: RegistryServer;
-  let publishLog = "";
 
   beforeAll(async () => {
     r = await startRehearsal(toolchain, {
@@ -47,12 +48,7 @@ describe("the release, as a TypeScript user installs the native types", () => {
         fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
       },
     });
-    registry = await startVerdaccio(path.join(r.scratch, "verdaccio"));
-    // The publisher's npm user config holds the registry's token, as npm login writes it.
-    const userconfig = path.join(r.scratch, "publisher.npmrc");
-    fs.writeFileSync(userconfig, `//${new URL(registry.url).host}/:_authToken=${registry.password}\n`, { mode: 0o600 });
-    publishLog = await publish("npm", { release: r.release, registry: registry.url }, { NPM_CONFIG_USERCONFIG: userconfig });
-    process.stderr.write(`[rehearsal typescript] ${publishLog.trim().split("\n").filter((line) => line.startsWith("+ ")).join("; ")}\n`);
+    registry = await servePublishedNpm(await sharedReleaseRun(), path.join(r.scratch, "verdaccio"));
     fs.writeFileSync(path.join(r.ws.programDir, ".npmrc"), `${SDK.name.split("/")[0]}:registry=${registry.url}\n`);
     await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", SDK.name], r.ws.programDir);
     // As the example's README says: `npm install && npm run build && pulumi up`.
@@ -64,12 +60,11 @@ describe("the release, as a TypeScript user installs the native types", () => {
     await r?.close();
   });
 
-  it("publishes both tarballs of the release to the registry, byte for byte", async () => {
+  it("serves both tarballs of the release as the release workflow published them, byte for byte", async () => {
     for (const { name, tarball } of npmPackages()) {
       const { stdout } = await npm(["view", `${name}@${VERSION}`, "dist.integrity", "--registry", registry.url], r.scratch);
       expect(stdout.trim(), name).toBe(integrity(path.join(r.release, tarball)));
     }
-    expect(publishLog).not.toContain(registry.password);
   });
 
   it("installs the package from the registry, with its pulumi block naming the plugin and the schema's download URL", () => {

@@ -6,13 +6,15 @@
  * names (the Portal's token, the signing key) are given to act; what stands in for an OIDC
  * exchange or a login of the runner (npm's token, twine's user, the registry's auth file and its
  * plain-HTTP setting) is in the environment of the runner. Each keeps its files under
- * `<run>/registries/`, where test/release/release-run.test.ts reads what the jobs published.
+ * `<run>/registries/`, where test/release/release-run.test.ts reads what the jobs published and
+ * the rehearsals serve it again ({@link servePublishedNpm} and the others) to install from.
  */
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import { resolvePypiTools, startDockerRegistry, startPypiServer, startVerdaccio, throwawayGpgKey } from "./registries";
+import { resolvePypiTools, startDockerRegistry, startPypiServer, startVerdaccio, throwawayGpgKey, type ContainerRegistry, type RegistryServer } from "./registries";
+import type { PythonTool } from "./python-tool";
 
 /** What the run gives act, and how to stop the registries. */
 export interface RunRegistries {
@@ -98,4 +100,31 @@ export async function startRunRegistries(dir: string, scratch: string, log: (lin
       await Promise.all([npm.close(), pypi.close(), container.close(), portal.close()]);
     },
   };
+}
+
+/**
+ * Verdaccio in `dir` serving a copy of what the release run's npm job published, with a user of
+ * its own: the registry a user installs the release's packages from.
+ */
+export async function servePublishedNpm(run: { registries: ReturnType<typeof registryFolders> }, dir: string): Promise<RegistryServer> {
+  fs.cpSync(path.join(run.registries.npm, "storage"), path.join(dir, "storage"), { recursive: true });
+  return startVerdaccio(dir);
+}
+
+/** pypiserver in `dir` serving a copy of what the release run's pypi job uploaded (its index at `<url>simple/`). */
+export async function servePublishedPypi(run: { registries: ReturnType<typeof registryFolders> }, dir: string, tools: PythonTool): Promise<RegistryServer> {
+  fs.cpSync(run.registries.pypi, path.join(dir, "packages"), { recursive: true });
+  return startPypiServer(dir, tools);
+}
+
+/** docker-registry in `dir` serving a copy of what the release run's container job pushed. */
+export async function servePublishedImages(run: { registries: ReturnType<typeof registryFolders> }, dir: string): Promise<ContainerRegistry> {
+  fs.cpSync(path.join(run.registries.container, "storage"), path.join(dir, "storage"), { recursive: true });
+  return startDockerRegistry(dir);
+}
+
+/** The key the release run's maven job signed with: its public half's file and its fingerprint. */
+export function publishedSigningKey(run: { registries: ReturnType<typeof registryFolders> }): { publicKey: string; fingerprint: string } {
+  const { fingerprint } = JSON.parse(fs.readFileSync(run.registries.facts, "utf8")) as { fingerprint: string };
+  return { publicKey: run.registries.publicKey, fingerprint };
 }
