@@ -163,7 +163,7 @@ async function buildReferenceServerBinaries(outDir = path.join(ROOT, "build", "r
   }
 }
 
-module.exports = { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle };
+module.exports = { REFERENCE_SERVER, SERVER_SNAPSHOT, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle };
 
 if (require.main === module) {
   buildReferenceServerBinaries(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(
