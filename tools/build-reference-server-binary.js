@@ -65,21 +65,15 @@ require("node:vm").runInThisContext(wrapped, { filename: ${asset} })(module.expo
 `;
 }
 
-/**
- * An esbuild plugin resolving each of `names` (of {@link LAZY_PACKAGES}) to its {@link lazyPackageLoader}.
- * @param {readonly string[]} names
- * @returns {import("esbuild").Plugin}
- */
-function lazyPackages(names) {
-  return {
-    name: "lazy-packages",
-    setup(build) {
-      const filter = new RegExp(`^(${names.join("|")})$`);
-      build.onResolve({ filter }, (args) => ({ path: args.path, namespace: "lazy" }));
-      build.onLoad({ filter: /.*/, namespace: "lazy" }, (args) => ({ contents: lazyPackageLoader(args.path), loader: "js" }));
-    },
-  };
-}
+/** @type {import("esbuild").Plugin} Each of {@link LAZY_PACKAGES} resolved to its {@link lazyPackageLoader}. */
+const lazyPackages = {
+  name: "lazy-packages",
+  setup(build) {
+    const filter = new RegExp(`^(${LAZY_PACKAGES.join("|")})$`);
+    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: "lazy" }));
+    build.onLoad({ filter: /.*/, namespace: "lazy" }, (args) => ({ contents: lazyPackageLoader(args.path), loader: "js" }));
+  },
+};
 
 /**
  * The server's start-up snapshot (tools/lib/start-up-snapshot.js): src/reference-server/snapshot-entry.ts
@@ -89,7 +83,7 @@ function lazyPackages(names) {
 const SERVER_SNAPSHOT = {
   entry: path.join("dist", "reference-server", "snapshot-entry.js"),
   name: REFERENCE_SERVER,
-  plugins: [lazyPackages(LAZY_PACKAGES), loadedOnFirstUse(["node:http"])],
+  plugins: [lazyPackages, loadedOnFirstUse(["node:http"])],
 };
 
 /**
@@ -101,7 +95,7 @@ const SERVER_SNAPSHOT = {
 async function referenceServerBundle() {
   const entry = path.join(ROOT, "dist", "reference-server", "bin.js");
   if (!fs.existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing: run npm run build first`);
-  const main = await esbuild.build({ ...BUNDLE_OPTIONS, entryPoints: [entry], plugins: [lazyPackages(LAZY_PACKAGES)] });
+  const main = await esbuild.build({ ...BUNDLE_OPTIONS, entryPoints: [entry], plugins: [lazyPackages] });
   /** @type {Record<string, string>} */
   const lazy = {};
   const metafile = { inputs: { ...main.metafile.inputs }, outputs: main.metafile.outputs };

@@ -108,8 +108,9 @@ function loadedOnFirstUse(builtIns) {
 
 /**
  * The program's snapshot entry and everything it loads, as one script (an immediately invoked
- * function: the snapshot's code gets `require`, of built-in modules only, and no `module` or
- * `exports`; zod's locales English alone, {@link ZOD_ENGLISH_ONLY}), after {@link FORGET_BUILDING_PROCESS}.
+ * function: the snapshot's code gets `require`, of built-in modules only, and `__dirname`
+ * ({@link snapshotMain}), no `module` or `exports`; zod's locales English alone,
+ * {@link ZOD_ENGLISH_ONLY}), after {@link FORGET_BUILDING_PROCESS}.
  * The snapshot holds its source, which each start loads: without comments and spaces (names kept,
  * for stack traces; the plugin's is 1.9 MB instead of 2.9), and in ASCII, since one character
  * beyond Latin-1 (some of zod's and undici's comments have them; esbuild escapes those of strings)
