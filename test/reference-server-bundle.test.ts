@@ -1,12 +1,18 @@
 /**
  * What tools/build-reference-server-binary.js bundles into the reference server's single file: the
  * bin with what it loads at start in the main script, zod and pg each in an asset of its own
- * compiled on first use (as the npm package loads them), pg without its native bindings. The
- * files as shipped: test/release/reference-server-binary.test.ts. Needs `npm run build`.
+ * compiled on first use (as the npm package loads them), pg without its native bindings; and the
+ * server's start-up snapshot, built by the `node` running the test as the single file's own `node`
+ * builds it. The files as shipped: test/release/reference-server-binary.test.ts. Needs `npm run build`.
  */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stop as stopEsbuild } from "esbuild";
-import { referenceServerBundle } from "../tools/build-reference-server-binary.js";
+import { SERVER_SNAPSHOT, referenceServerBundle } from "../tools/build-reference-server-binary.js";
+import { SNAPSHOT_BUILD_FLAGS, snapshotApp, snapshotBuildEnv } from "../tools/lib/start-up-snapshot.js";
 
 let bundle: Awaited<ReturnType<typeof referenceServerBundle>>;
 
@@ -43,4 +49,23 @@ describe("the reference server's single-file bundle", () => {
     expect(inputs).toEqual(expect.arrayContaining(["pg", "pg-protocol", "zod"]));
     expect(inputs).not.toContain("pg-native");
   });
+});
+
+describe("the reference server's start-up snapshot", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "reference-snapshot-"));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("holds the server without zod or pg, builds with node:http unloaded, and runs the command line when started", async () => {
+    const app = await snapshotApp(dir, SERVER_SNAPSHOT);
+    expect(packagesIn(fs.readFileSync(path.join(dir, "snapshot-bundle.js"), "utf8"))).toEqual([]);
+    // Loading node:http while the snapshot is built would end the build (a handle V8 cannot serialize).
+    const built = spawnSync(process.execPath, [...SNAPSHOT_BUILD_FLAGS, "--snapshot-blob", "server.blob", "--build-snapshot", app.main], { cwd: dir, env: snapshotBuildEnv(), encoding: "utf8" });
+    expect([built.status, built.stderr]).toEqual([0, ""]);
+    // Started from a blob, Node.js gives the program its arguments after the first.
+    const started = spawnSync(process.execPath, ["--snapshot-blob", path.join(dir, "server.blob"), "server", "--version"], { encoding: "utf8" });
+    expect([started.status, started.stdout]).toEqual([0, `${(JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")) as { version: string }).version} (Node.js ${process.version})\n`]);
+  }, 60_000);
 });

@@ -11,21 +11,20 @@
  * macOS, from the `node` running the build, which must be exactly the pinned release. A file of
  * the plugin's scripts carries no code cache or snapshot, so the pinned Node.js of the building
  * platform builds it for any platform (the Windows file). The file of the platform the build runs
- * on carries the plugin's V8 start-up snapshot instead (tools/lib/plugin-snapshot.js), built by its
+ * on carries the plugin's V8 start-up snapshot instead (tools/lib/start-up-snapshot.js), built by its
  * own `node`, and so, on linux-x64, does the linux-arm64 file, built by its own `node` run
- * under qemu-user ({@link snapshotLauncher}). Writes
+ * under qemu-user. Writes
  * `<out>/<os>-<arch>/pulumi-resource-analytics[.exe]` and the archive the engine downloads,
  * `<out>/pulumi-resource-analytics-v<version>-<os>-<arch>.tar.gz` with the executable at its root,
  * for each platform built here. Two builds of one commit give the same bytes.
  * Usage: npm run build && node tools/build-plugin-binary.js [output directory, default build/plugin]
  */
 "use strict";
-const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
-const { SNAPSHOT_BUILD_FLAGS, snapshotApp, snapshotBuildEnv } = require("./lib/plugin-snapshot.js");
+const { ARM64_LIBRARIES, seaBuilds, snapshotApp } = require("./lib/start-up-snapshot.js");
 const { THIS_NODE, TARGETS, executableFileName, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
 
 /** @typedef {import("./lib/single-executable.js").PluginTarget} PluginTarget */
@@ -50,16 +49,17 @@ function executableName(platform) {
   return executableFileName(PLUGIN, platform);
 }
 
+/** The plugin's start-up snapshot (tools/lib/start-up-snapshot.js): src/native/snapshot-entry.ts and what it loads. */
+const PLUGIN_SNAPSHOT = { entry: path.join("dist", "native", "snapshot-entry.js"), name: PLUGIN };
+
 /**
- * Writes the single file's application of the plugin into `staging`: its scripts (the bundle and,
- * as an asset compiled on the first Check rather than at each start, the shared logic, bundlePlugin's
- * second file), which serve every platform, or, with `snapshot`, its start-up snapshot
- * (tools/lib/plugin-snapshot.js), which only the `node` that builds it loads.
- * @param {string} staging @param {boolean} snapshot
+ * Writes the single file's application of the plugin's scripts into `staging`: the bundle and,
+ * as an asset compiled on the first Check rather than at each start, the shared logic (bundlePlugin's
+ * second file), which serve every platform.
+ * @param {string} staging
  * @returns {Promise<import("./lib/single-executable.js").SeaApplication>}
  */
-async function pluginApp(staging, snapshot) {
-  if (snapshot) return snapshotApp(staging);
+async function pluginScriptsApp(staging) {
   const bundle = path.join(staging, "plugin.js");
   bundlePlugin(bundle);
   return scriptsApp(staging, { main: fs.readFileSync(bundle, "utf8"), assets: { [LAZY_FILE]: LAZY_FILE } });
@@ -67,61 +67,13 @@ async function pluginApp(staging, snapshot) {
 
 /** @typedef {import("./lib/single-executable.js").BuiltExecutable} BuiltPlugin A single-file executable, its plugin archive and its platform. */
 
-/** Where qemu-user finds the AArch64 dynamic loader and C libraries (Debian's libc6-arm64-cross, libstdc++6-arm64-cross, libatomic1-arm64-cross). */
-const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
-
-/**
- * How this machine runs `target`'s own `node` to make its start-up snapshot: directly for the
- * platform the build runs on ([]), through qemu-user for linux-arm64 on linux-x64 (throws, naming
- * what to install, when qemu-aarch64-static or the AArch64 libraries are missing), or not at all
- * (undefined: that file carries the scripts).
- * @param {PluginTarget} target
- * @returns {string[] | undefined}
- */
-function snapshotLauncher(target) {
-  if (target === targetOf()) return [];
-  if (!(target === targetOf("linux", "arm64") && process.platform === "linux" && process.arch === "x64")) return undefined;
-  const qemu = spawnSync("qemu-aarch64-static", ["--version"], { stdio: "ignore" });
-  if (qemu.error || !["ld-linux-aarch64.so.1", "libatomic.so.1"].every((lib) => fs.existsSync(path.join(ARM64_LIBRARIES, "lib", lib)))) {
-    throw new Error(
-      `the linux-arm64 single file is built with its start-up snapshot by its own Node.js under qemu-user, which needs qemu-aarch64-static on PATH and the AArch64 libraries in ${ARM64_LIBRARIES}: install qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross and libatomic1-arm64-cross (Debian, Ubuntu)`,
-    );
-  }
-  return ["qemu-aarch64-static", "-L", ARM64_LIBRARIES];
-}
-
-/**
- * How each target's file is built, each application written once in `staging`: the start-up
- * snapshot for the platform the build runs on and for any other whose `node` runs here
- * ({@link snapshotLauncher}), each built by that target's own `node`, the only one that loads it;
- * the scripts, built by `builder`, for every other platform (or for all of them without `snapshot`).
- * @param {string} staging @param {string} builder @param {boolean} snapshot
- * @returns {(target: PluginTarget, node: string) => Promise<import("./lib/single-executable.js").SeaBuild>}
- */
-function seaBuilds(staging, builder, snapshot) {
-  /** @type {Map<string, import("./lib/single-executable.js").SeaApplication>} */
-  const apps = new Map();
-  return async (target, node) => {
-    const launcher = snapshot ? snapshotLauncher(target) : undefined;
-    const kind = launcher ? "snapshot" : "scripts";
-    const dir = path.join(staging, kind);
-    let app = apps.get(kind);
-    if (app === undefined) {
-      fs.mkdirSync(dir);
-      app = await pluginApp(dir, launcher !== undefined);
-      apps.set(kind, app);
-    }
-    if (!launcher) return { staging: dir, app, executable: node, builder };
-    return { staging: dir, app, executable: node, builder: node, launcher, flags: SNAPSHOT_BUILD_FLAGS, env: snapshotBuildEnv() };
-  };
-}
-
 /**
  * Builds the executables and archives of `options.targets` (default: every target this platform
  * builds, {@link targetsBuiltOn}) into `outDir`. `options.node` names another
  * `node` executable to make the file of this platform of (the bench compares Node.js releases);
  * by default each target's is the pinned one ({@link pinnedBaseNode}). The file of this platform
- * starts from the plugin's V8 start-up snapshot unless `options.snapshot` is false (see {@link seaBuilds}).
+ * starts from the plugin's V8 start-up snapshot unless `options.snapshot` is false (see
+ * tools/lib/start-up-snapshot.js's seaBuilds).
  * @param {string} [outDir]
  * @param {{ node?: string, targets?: readonly PluginTarget[], snapshot?: boolean, log?: (line: string) => void }} [options]
  * @returns {Promise<BuiltPlugin[]>}
@@ -132,7 +84,8 @@ async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), 
   const builder = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {
-    const builds = seaBuilds(staging, builder, options.snapshot ?? true);
+    const scripts = pluginScriptsApp;
+    const builds = seaBuilds(staging, builder, options.snapshot === false ? { scripts } : { scripts, snapshot: (dir) => snapshotApp(dir, PLUGIN_SNAPSHOT) });
     /** @type {BuiltPlugin[]} */
     const built = [];
     for (const target of targets) {

@@ -2,14 +2,18 @@
 // @ts-check
 /**
  * Builds the reference server (`analytics-reference-server`, dist/reference-server/bin.js) as
- * single executables, so it runs where no Node.js is installed: the bin and what it loads at start
- * bundled by esbuild into the main script, zod and `pg` (the background schema sync's client, an
- * optional peer dependency of the npm package) each bundled into an asset compiled on first use
- * ({@link LAZY_PACKAGES}), and the console page's files (src/reference-server/control/console-page/)
- * as assets that the page's routes read with `node:sea`'s getAsset, as a single file of scripts built
- * by the pinned Node.js of PLUGIN_LINE's `node --build-sea` into a copy of that Node.js: the same
- * Node.js, targets and build as the single-file plugin (tools/lib/single-executable.js). pg's native bindings (`pg-native`) stay out: the bundle's
- * `pg-native` is a module that is not found, as pg expects when they are not installed. Writes
+ * single executables, so it runs where no Node.js is installed, by the pinned Node.js of
+ * PLUGIN_LINE's `node --build-sea` into a copy of that Node.js: the same Node.js, targets and build
+ * as the single-file plugin (tools/lib/single-executable.js). zod and `pg` (the background schema
+ * sync's client, an optional peer dependency of the npm package) are each bundled into an asset
+ * compiled on first use ({@link LAZY_PACKAGES}), and the console page's files
+ * (src/reference-server/control/console-page/) are assets that the page's routes read with
+ * `node:sea`'s getAsset. The file of the platform the build runs on, and on linux-x64 the
+ * linux-arm64 file, built by its own `node` under qemu-user, start from the server's V8 start-up
+ * snapshot ({@link SERVER_SNAPSHOT}, tools/lib/start-up-snapshot.js), its modules loaded; every other
+ * file (Windows x64) carries the bin and what it loads at start bundled by esbuild into its main
+ * script. pg's native bindings (`pg-native`) stay out: the bundle's `pg-native` is a module that is
+ * not found, as pg expects when they are not installed. Writes
  * `<out>/<os>-<arch>/analytics-reference-server[.exe]` and
  * `<out>/analytics-reference-server-v<version>-<os>-<arch>.tar.gz` (the executable at its root, and
  * LICENSE) for each platform built here: on linux-x64, Linux x64, Linux arm64 and Windows x64; on
@@ -23,6 +27,7 @@ const path = require("node:path");
 const esbuild = require("esbuild");
 const { BUNDLE_OPTIONS, ROOT, packageVersion } = require("./build-plugin-archive.js");
 const { THIS_NODE, pinnedBaseNode, scriptsApp, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
+const { loadedOnFirstUse, seaBuilds, snapshotApp } = require("./lib/start-up-snapshot.js");
 
 /** The executable's name (package.json's bin). */
 const REFERENCE_SERVER = "analytics-reference-server";
@@ -71,6 +76,17 @@ const lazyPackages = {
 };
 
 /**
+ * The server's start-up snapshot (tools/lib/start-up-snapshot.js): src/reference-server/snapshot-entry.ts
+ * and what it loads, but for {@link LAZY_PACKAGES}, which stay assets compiled on first use, and
+ * node:http, which a snapshot cannot hold, loaded when the server starts.
+ */
+const SERVER_SNAPSHOT = {
+  entry: path.join("dist", "reference-server", "snapshot-entry.js"),
+  name: REFERENCE_SERVER,
+  plugins: [lazyPackages, loadedOnFirstUse(["node:http"])],
+};
+
+/**
  * dist/reference-server/bin.js and everything it loads at start as one CommonJS script (`main`),
  * each of {@link LAZY_PACKAGES} as one more (`lazy`, by file name), and esbuild's metafile of all
  * of them (the files bundled).
@@ -113,7 +129,8 @@ function referenceServerArchiveName(version, platform) {
 
 /**
  * Builds the executables and archives of `options.targets` (default: every target this platform
- * builds) into `outDir`, each built by the pinned Node.js of this platform.
+ * builds) into `outDir`: each from its start-up snapshot, built by the target's own `node`, where
+ * that `node` runs here, else from its scripts, built by the pinned Node.js of this platform.
  * @param {string} [outDir]
  * @param {{ targets?: readonly import("./lib/single-executable.js").PluginTarget[], log?: (line: string) => void }} [options]
  * @returns {Promise<import("./lib/single-executable.js").BuiltExecutable[]>}
@@ -124,12 +141,14 @@ async function buildReferenceServerBinaries(outDir = path.join(ROOT, "build", "r
   try {
     const { main, lazy } = await referenceServerBundle();
     for (const [file, text] of Object.entries(lazy)) fs.writeFileSync(path.join(staging, file), text);
-    const assets = { ...Object.fromEntries(Object.keys(lazy).map((file) => [file, file])), ...consolePageAssets() };
-    const app = scriptsApp(staging, { main, assets });
-    const builder = await pinnedBaseNode(THIS_NODE, options.log);
+    const assets = { ...Object.fromEntries(Object.keys(lazy).map((file) => [file, path.join(staging, file)])), ...consolePageAssets() };
+    const builds = seaBuilds(staging, await pinnedBaseNode(THIS_NODE, options.log), {
+      scripts: async (dir) => scriptsApp(dir, { main, assets }),
+      snapshot: (dir) => snapshotApp(dir, SERVER_SNAPSHOT, assets),
+    });
     const built = [];
     for (const target of targets) {
-      const sea = { staging, app, executable: await pinnedBaseNode(THIS_NODE, options.log, target), builder };
+      const sea = await builds(target, await pinnedBaseNode(THIS_NODE, options.log, target));
       built.push(await writeSingleExecutable({ outDir, name: REFERENCE_SERVER, archiveName: referenceServerArchiveName(packageVersion(), target), target, sea }));
     }
     return built;
@@ -138,7 +157,7 @@ async function buildReferenceServerBinaries(outDir = path.join(ROOT, "build", "r
   }
 }
 
-module.exports = { REFERENCE_SERVER, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle };
+module.exports = { REFERENCE_SERVER, SERVER_SNAPSHOT, buildReferenceServerBinaries, referenceServerArchiveName, referenceServerBundle };
 
 if (require.main === module) {
   buildReferenceServerBinaries(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(

@@ -1,5 +1,5 @@
 /**
- * The entry of the single file's V8 start-up snapshot (tools/lib/plugin-snapshot.js). Run once, when
+ * The entry of the single file's V8 start-up snapshot (tools/lib/start-up-snapshot.js). Run once, when
  * the single file is built: it loads what every command needs (the gRPC service, the protobuf
  * messages, the provider and its shared check, diff and create logic) and runs a Check of each kind,
  * so that the contract's zod schemas are built, then names {@link runPlugin} as what the single
@@ -38,15 +38,6 @@ async function warm(): Promise<void> {
   for (const spec of allKindSpecs()) await provider.check(`urn:pulumi:snapshot::snapshot::${nativeTypeToken(spec)}::warm`, {});
 }
 
-/**
- * Clears the building process's pid from the heap before it is written: two builds would differ
- * by it. Node.js sets `process.pid` again when the single file starts.
- */
-function forgetBuildingProcess(): void {
-  Object.defineProperty(process, "pid", { ...Object.getOwnPropertyDescriptor(process, "pid"), value: 0 });
-}
-
-v8.startupSnapshot.addSerializeCallback(forgetBuildingProcess);
 v8.startupSnapshot.setDeserializeMainFunction(runPlugin);
 warm().catch((error: unknown) => {
   process.stderr.write(`error: the plugin's start-up snapshot could not be built: ${error instanceof Error ? error.stack : String(error)}\n`);

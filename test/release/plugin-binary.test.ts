@@ -3,7 +3,7 @@
  * this platform in the test run's release folder, whose single file runs with no `node` on PATH.
  * It is made of the pinned Node.js of PLUGIN_LINE (tools/lib/node-runtime.js), whatever `node` runs
  * the build, on a line not past its end of life, by that Node.js's own `node --build-sea`; it starts from its V8 start-up snapshot
- * (tools/lib/plugin-snapshot.js) and serves from it, whatever V8 flags NODE_OPTIONS sets; the V8
+ * (tools/lib/start-up-snapshot.js) and serves from it, whatever V8 flags NODE_OPTIONS sets; the V8
  * settings of src/native/memory.ts hold inside it; a build from this checkout gives the release's
  * bytes. (The engine installing it from
  * a plugin server and a YAML program running on it with no `node` on PATH: the release rehearsals,

@@ -3,9 +3,9 @@
  * ships them, unpacked from the test run's release folder's archives and run with no `node` on
  * PATH: the linux-amd64 file natively (tools/smoke-reference-server.js, the OpenAPI document the
  * script prints, the console page, a schema sync against a real Postgres through the pg it
- * bundles), the linux-arm64 file under qemu-user, the windows-amd64 file under Wine 8 with the
- * one-byte change test/support/wine.ts describes; and a build from this checkout gives the
- * release's bytes. Needs `npm run build`.
+ * bundles), the linux-arm64 file under qemu-user, each started from its V8 start-up snapshot, the
+ * windows-amd64 file under Wine 8 with the one-byte change test/support/wine.ts describes; and a
+ * build from this checkout gives the release's bytes. Needs `npm run build`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -45,6 +45,15 @@ async function smoke(binary: string, options: { launcher?: string[]; stdioFiles?
   const lines: string[] = [];
   await smokeReferenceServer(binary, { env: NO_NODE, ...options, log: (line) => lines.push(line) });
   return lines.map((line) => line.replace(/^listening: \d+ ms/, "listening: N ms"));
+}
+
+/**
+ * The script whose code ends a `--version` run of `command`, as Node.js's `--trace-exit` names it:
+ * the server's name for the code of its start-up snapshot (tools/lib/start-up-snapshot.js), `main.js` for a file of scripts.
+ */
+function scriptEnding(command: string[]): string | undefined {
+  const run = spawnSync(command[0]!, [...command.slice(1), "--version"], { env: { ...NO_NODE, NODE_OPTIONS: "--trace-exit" }, encoding: "utf8" });
+  return /Exited the environment with code 0\n\s+at exit \(node:[^)]+\)\n\s+at (?:\S+ \()?([^\s:()]+):\d+:\d+/.exec(run.stderr)?.[1];
 }
 
 interface Serving {
@@ -97,9 +106,9 @@ describe("the reference server's single files in the release", () => {
     ]);
   });
 
-  it("build from this checkout to the release's bytes (linux-amd64)", async () => {
-    const [again] = await buildReferenceServerBinaries(path.join(dir, "again"), { targets: [targetOf("linux", "x64")], log: () => {} });
-    expect(fs.readFileSync(again!.archive).equals(fs.readFileSync(path.join(release, path.basename(again!.archive))))).toBe(true);
+  it("build from this checkout to the release's bytes (linux-amd64 and linux-arm64, each with its snapshot)", async () => {
+    const again = await buildReferenceServerBinaries(path.join(dir, "again"), { targets: [targetOf("linux", "x64"), targetOf("linux", "arm64")], log: () => {} });
+    for (const { archive } of again) expect(fs.readFileSync(archive).equals(fs.readFileSync(path.join(release, path.basename(archive)))), path.basename(archive)).toBe(true);
   }, 600_000);
 });
 
@@ -116,6 +125,10 @@ describe("the linux-amd64 single file, with no Node.js on PATH", () => {
   it("prints the OpenAPI document, mints a key, serves with it and ends on SIGTERM", async () => {
     expect(await smoke(binary)).toEqual(SMOKE_LINES);
   }, 300_000);
+
+  it("starts from its V8 start-up snapshot", () => {
+    expect(scriptEnding([binary])).toBe(`${REFERENCE_SERVER}.js`);
+  });
 
   it("prints the same OpenAPI document as the script", () => {
     const script = spawnSync(process.execPath, [path.join(repoRoot, "dist", "reference-server", "bin.js"), "openapi"], { encoding: "utf8" });
@@ -162,10 +175,12 @@ describe("the linux-amd64 single file, with no Node.js on PATH", () => {
 });
 
 describe("the linux-arm64 single file, under qemu-user", () => {
-  it("is an AArch64 executable that passes the smoke steps", async () => {
+  it("is an AArch64 executable that starts from its V8 start-up snapshot and passes the smoke steps", async () => {
     const binary = released("linux", "arm64");
+    const launcher = ["/usr/bin/qemu-aarch64-static", "-L", ARM64_LIBRARIES];
     expect(fs.readFileSync(binary).readUInt16LE(18)).toBe(183);
-    expect(await smoke(binary, { launcher: ["/usr/bin/qemu-aarch64-static", "-L", ARM64_LIBRARIES] })).toEqual(SMOKE_LINES);
+    expect(scriptEnding([...launcher, binary])).toBe(`${REFERENCE_SERVER}.js`);
+    expect(await smoke(binary, { launcher })).toEqual(SMOKE_LINES);
   }, 300_000);
 });
 

@@ -12,7 +12,7 @@ import { MessageReader, frame } from "./frames";
 import { GrpcStatus, capGrpcMessage, encodeGrpcMessage, type GrpcFailure } from "./status";
 
 /**
- * node:http2, loaded on first use: a V8 start-up snapshot (tools/lib/plugin-snapshot.js) cannot hold
+ * node:http2, loaded on first use: a V8 start-up snapshot (tools/lib/start-up-snapshot.js) cannot hold
  * it, so the snapshot's code loads it only when the server starts or the client connects.
  */
 export function http2Module(): typeof http2 {
