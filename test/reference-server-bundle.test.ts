@@ -12,7 +12,8 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stop as stopEsbuild } from "esbuild";
 import { SERVER_SNAPSHOT, referenceServerBundle } from "../tools/build-reference-server-binary.js";
-import { SNAPSHOT_BUILD_FLAGS, snapshotApp, snapshotBuildEnv } from "../tools/lib/start-up-snapshot.js";
+import { ARM64_LIBRARIES, SNAPSHOT_BUILD_FLAGS, snapshotApp, snapshotBuildEnv, snapshotLauncher } from "../tools/lib/start-up-snapshot.js";
+import { targetOf } from "../tools/lib/single-executable.js";
 
 let bundle: Awaited<ReturnType<typeof referenceServerBundle>>;
 
@@ -68,4 +69,16 @@ describe("the reference server's start-up snapshot", () => {
     const started = spawnSync(process.execPath, ["--snapshot-blob", path.join(dir, "server.blob"), "server", "--version"], { encoding: "utf8" });
     expect([started.status, started.stdout]).toEqual([0, `${(JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")) as { version: string }).version} (Node.js ${process.version})\n`]);
   }, 60_000);
+});
+
+describe("which single files start from a snapshot", () => {
+  // A test runner may load tools/lib/single-executable.js apart from the build's own load: its
+  // targets are then other objects, equal in every field.
+  const copyOf = (platform: string, arch: string) => ({ ...targetOf(platform, arch) });
+
+  it("takes a target by its platform and CPU, whichever load of the module it came from", () => {
+    expect(snapshotLauncher(copyOf(process.platform, process.arch))).toEqual([]);
+    expect(snapshotLauncher(copyOf("win32", "x64"))).toBeUndefined();
+    if (process.platform === "linux" && process.arch === "x64") expect(snapshotLauncher(copyOf("linux", "arm64"))).toEqual(["qemu-aarch64-static", "-L", ARM64_LIBRARIES]);
+  });
 });

@@ -25,7 +25,7 @@ const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { ARM64_LIBRARIES, seaBuilds, snapshotApp } = require("./lib/start-up-snapshot.js");
-const { THIS_NODE, TARGETS, executableFileName, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
+const { THIS_NODE, TARGETS, executableFileName, isTarget, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
 
 /** @typedef {import("./lib/single-executable.js").PluginTarget} PluginTarget */
 
@@ -80,7 +80,7 @@ async function pluginScriptsApp(staging) {
  */
 async function buildPluginBinaries(outDir = path.join(ROOT, "build", "plugin"), options = {}) {
   const targets = options.targets ?? targetsBuiltOn();
-  if (options.node && targets.some((t) => t !== targetOf())) throw new Error("a build from another node makes only this platform's file");
+  if (options.node && targets.some((t) => !isTarget(t))) throw new Error("a build from another node makes only this platform's file");
   const builder = options.node ?? (await pinnedBaseNode(THIS_NODE, options.log));
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-plugin-sea-"));
   try {

@@ -152,15 +152,25 @@ export function throwawayGpgKey(dir: string): ThrowawayKey {
   return { home, fingerprint, secretKey, passphrase, publicKey };
 }
 
-/** `gpg --verify` of `signature` over `file` in a keyring holding only `publicKey`: the signer's fingerprint, or an error. */
+/** Stops the gpg-agent gpg started for the home `home`, if any (it would outlive the test), and removes the home. */
+export function removeGpgHome(home: string): void {
+  execFileSync("gpgconf", ["--homedir", home, "--kill", "all"], { stdio: "ignore" });
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+/** `gpg --verify` of `signature` over `file` in a keyring of its own under `dir` holding only `publicKey`: the signer's fingerprint, or an error. */
 export function verifySignature(dir: string, publicKey: string, file: string, signature: string): string {
   const home = fs.mkdtempSync(path.join(dir, "verify-"));
   fs.chmodSync(home, 0o700);
-  execFileSync("gpg", ["--homedir", home, "--batch", "--import", publicKey], { stdio: "pipe" });
-  const status = execFileSync("gpg", ["--homedir", home, "--batch", "--status-fd", "1", "--verify", signature, file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  const valid = /^\[GNUPG:\] VALIDSIG ([0-9A-F]+) /m.exec(status);
-  if (!valid) throw new Error(`gpg found no valid signature in ${signature}:\n${status}`);
-  return valid[1]!;
+  try {
+    execFileSync("gpg", ["--homedir", home, "--batch", "--import", publicKey], { stdio: "pipe" });
+    const status = execFileSync("gpg", ["--homedir", home, "--batch", "--status-fd", "1", "--verify", signature, file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const valid = /^\[GNUPG:\] VALIDSIG ([0-9A-F]+) /m.exec(status);
+    if (!valid) throw new Error(`gpg found no valid signature in ${signature}:\n${status}`);
+    return valid[1]!;
+  } finally {
+    removeGpgHome(home);
+  }
 }
 
 /** Debian's docker-registry (the distribution project's registry, 2.8.2). */

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import { resolvePypiTools, startDockerRegistry, startPypiServer, startVerdaccio, throwawayGpgKey, type ContainerRegistry, type RegistryServer } from "./registries";
+import { removeGpgHome, resolvePypiTools, startDockerRegistry, startPypiServer, startVerdaccio, throwawayGpgKey, type ContainerRegistry, type RegistryServer } from "./registries";
 import type { PythonTool } from "./python-tool";
 
 /** What the run gives act, and how to stop the registries. */
@@ -98,6 +98,7 @@ export async function startRunRegistries(dir: string, scratch: string, log: (lin
     },
     close: async () => {
       await Promise.all([npm.close(), pypi.close(), container.close(), portal.close()]);
+      removeGpgHome(key.home);
     },
   };
 }

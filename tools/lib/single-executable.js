@@ -53,6 +53,16 @@ function targetOf(platform = process.platform, arch = process.arch) {
   return target;
 }
 
+/**
+ * Whether `target` is the single file of `platform`-`arch` (default: this machine's), by its
+ * platform and CPU: a caller may hold its target from another load of this module (a test
+ * runner's), whose objects are not these.
+ * @param {PluginTarget} target @param {string} [platform] @param {string} [arch]
+ */
+function isTarget(target, platform = process.platform, arch = process.arch) {
+  return target.platform === platform && target.cpu === arch;
+}
+
 /** An executable's file name on a platform: Windows runs only `.exe` files. @param {string} name @param {{ os: string }} platform */
 function executableFileName(name, platform) {
   return platform.os === "windows" ? `${name}.exe` : name;
@@ -93,7 +103,7 @@ function targetsBuiltOn(building = THIS_NODE) {
 async function pinnedBaseNode(building = THIS_NODE, log = undefined, target = targetOf(building.platform, building.arch)) {
   if (onLinuxX64(building) && target.npmNode) return nodeExecutable(PLUGIN_LINE, target.npmNode, log ? { log } : {});
   const pinned = /** @type {string} */ (supportedLine(PLUGIN_LINE).pinned);
-  if (target !== targetOf(building.platform, building.arch)) {
+  if (!isTarget(target, building.platform, building.arch)) {
     throw new Error(`The single file for ${target.os}-${target.arch} is built on linux-x64 or on ${target.os}-${target.arch} itself, not on ${building.platform}-${building.arch}`);
   }
   if (building.version === pinned) return building.execPath;
@@ -180,4 +190,4 @@ async function writeSingleExecutable({ outDir, name, archiveName, target, sea })
   return { binary, archive, target };
 }
 
-module.exports = { TARGETS, THIS_NODE, buildSea, executableFileName, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable };
+module.exports = { TARGETS, THIS_NODE, buildSea, executableFileName, isTarget, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable };

@@ -22,7 +22,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const esbuild = require("esbuild");
 const { BUNDLE_OPTIONS, ROOT } = require("../build-plugin-archive.js");
-const { targetOf } = require("./single-executable.js");
+const { isTarget } = require("./single-executable.js");
 
 /**
  * @typedef {object} SnapshotProgram A program a single file starts from a snapshot of.
@@ -160,8 +160,8 @@ const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
  * @returns {string[] | undefined}
  */
 function snapshotLauncher(target) {
-  if (target === targetOf()) return [];
-  if (!(target === targetOf("linux", "arm64") && process.platform === "linux" && process.arch === "x64")) return undefined;
+  if (isTarget(target)) return [];
+  if (!(isTarget(target, "linux", "arm64") && process.platform === "linux" && process.arch === "x64")) return undefined;
   const qemu = spawnSync("qemu-aarch64-static", ["--version"], { stdio: "ignore" });
   if (qemu.error || !["ld-linux-aarch64.so.1", "libatomic.so.1"].every((lib) => fs.existsSync(path.join(ARM64_LIBRARIES, "lib", lib)))) {
     throw new Error(
