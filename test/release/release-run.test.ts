@@ -13,6 +13,7 @@ import { containerArchiveName, containerIndexDigest, javaCoordinates, npmPackage
 import { sharedReleaseRun } from "../support/release-folder";
 import type { ReleaseRun } from "../support/release-run";
 import { verifySignature } from "../support/registries";
+import { runFacts, type RunFacts } from "../support/release-run-registries";
 import { repoRoot } from "../support/pulumi-workspace";
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
@@ -81,12 +82,12 @@ describe("the release workflow, run by act on the push of the version's tag", ()
 
 describe("the release run's publishing jobs, each to its registry on 127.0.0.1", () => {
   let release: ReleaseRun;
-  let facts: { containerRegistry: string; fingerprint: string; secrets: string[] };
+  let facts: RunFacts;
   const read = (file: string) => fs.readFileSync(file);
 
   beforeAll(async () => {
     release = await sharedReleaseRun();
-    facts = JSON.parse(fs.readFileSync(release.registries.facts, "utf8")) as typeof facts;
+    facts = runFacts(release);
   }, 3_600_000);
 
   // With provenance on, which needs an OIDC token, the job would fail under act.

@@ -24,6 +24,9 @@ export interface RunRegistries {
   close(): Promise<void>;
 }
 
+/** The folders of {@link registryFolders}. */
+export type RegistryFolders = ReturnType<typeof registryFolders>;
+
 /** Where a run's registries keep their files, and what the test reads besides. */
 export function registryFolders(dir: string) {
   const root = path.join(dir, "registries");
@@ -60,6 +63,21 @@ async function startPortal(record: string, username: string, password: string): 
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** A release run, as far as its registries go (test/support/release-run.ts's ReleaseRun). */
+type PublishedBy = { registries: RegistryFolders };
+
+/** What the run's registries learned when they started: the container registry's host, the signing key's fingerprint, every password and token they hold. */
+export interface RunFacts {
+  containerRegistry: string;
+  fingerprint: string;
+  secrets: string[];
+}
+
+/** The facts of the run that published into `run`'s registries. */
+export function runFacts(run: PublishedBy): RunFacts {
+  return JSON.parse(fs.readFileSync(run.registries.facts, "utf8")) as RunFacts;
+}
+
 /** Starts the registries of the run in `dir`, with what the runner keeps (configs, auth files) in `scratch`. */
 export async function startRunRegistries(dir: string, scratch: string, log: (line: string) => void): Promise<RunRegistries> {
   const folders = registryFolders(dir);
@@ -71,7 +89,8 @@ export async function startRunRegistries(dir: string, scratch: string, log: (lin
   const portal = await startPortal(folders.portal, portalUser, portalPassword);
   const key = throwawayGpgKey(scratch);
   fs.copyFileSync(key.publicKey, folders.publicKey);
-  fs.writeFileSync(folders.facts, JSON.stringify({ containerRegistry: container.host, fingerprint: key.fingerprint, secrets: [npm.password, pypi.password, portalPassword, key.passphrase] }));
+  const facts: RunFacts = { containerRegistry: container.host, fingerprint: key.fingerprint, secrets: [npm.password, pypi.password, portalPassword, key.passphrase] };
+  fs.writeFileSync(folders.facts, JSON.stringify(facts));
   const npmrc = path.join(scratch, "runner.npmrc");
   fs.writeFileSync(npmrc, `//${new URL(npm.url).host}/:_authToken=${npm.password}\n`, { mode: 0o600 });
   // The runner's registry auth file, empty until the container job's login (buildah, in the build job, wants it to exist).
@@ -107,25 +126,24 @@ export async function startRunRegistries(dir: string, scratch: string, log: (lin
  * Verdaccio in `dir` serving a copy of what the release run's npm job published, with a user of
  * its own: the registry a user installs the release's packages from.
  */
-export async function servePublishedNpm(run: { registries: ReturnType<typeof registryFolders> }, dir: string): Promise<RegistryServer> {
+export async function servePublishedNpm(run: PublishedBy, dir: string): Promise<RegistryServer> {
   fs.cpSync(path.join(run.registries.npm, "storage"), path.join(dir, "storage"), { recursive: true });
   return startVerdaccio(dir);
 }
 
 /** pypiserver in `dir` serving a copy of what the release run's pypi job uploaded (its index at `<url>simple/`). */
-export async function servePublishedPypi(run: { registries: ReturnType<typeof registryFolders> }, dir: string, tools: PythonTool): Promise<RegistryServer> {
+export async function servePublishedPypi(run: PublishedBy, dir: string, tools: PythonTool): Promise<RegistryServer> {
   fs.cpSync(run.registries.pypi, path.join(dir, "packages"), { recursive: true });
   return startPypiServer(dir, tools);
 }
 
 /** docker-registry in `dir` serving a copy of what the release run's container job pushed. */
-export async function servePublishedImages(run: { registries: ReturnType<typeof registryFolders> }, dir: string): Promise<ContainerRegistry> {
+export async function servePublishedImages(run: PublishedBy, dir: string): Promise<ContainerRegistry> {
   fs.cpSync(path.join(run.registries.container, "storage"), path.join(dir, "storage"), { recursive: true });
   return startDockerRegistry(dir);
 }
 
 /** The key the release run's maven job signed with: its public half's file and its fingerprint. */
-export function publishedSigningKey(run: { registries: ReturnType<typeof registryFolders> }): { publicKey: string; fingerprint: string } {
-  const { fingerprint } = JSON.parse(fs.readFileSync(run.registries.facts, "utf8")) as { fingerprint: string };
-  return { publicKey: run.registries.publicKey, fingerprint };
+export function publishedSigningKey(run: PublishedBy): { publicKey: string; fingerprint: string } {
+  return { publicKey: run.registries.publicKey, fingerprint: runFacts(run).fingerprint };
 }

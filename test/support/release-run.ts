@@ -21,7 +21,7 @@ import { copyCheckout, userEnvironment } from "../release/packed/packed-app";
 import { ARM64_LIBRARIES } from "../../tools/build-plugin-binary.js";
 import { repoRoot } from "./pulumi-workspace";
 import { resolvePythonEnv } from "./python-env";
-import { registryFolders, startRunRegistries } from "./release-run-registries";
+import { registryFolders, startRunRegistries, type RegistryFolders } from "./release-run-registries";
 import { unusedPort } from "./tcp-server";
 
 /** The repository the copy is pushed as (GITHUB_REPOSITORY of the run). */
@@ -38,7 +38,7 @@ export interface ReleaseRun {
   /** The bare repository the go job pushed the tag sdk/v<version> to. */
   goRemote: string;
   /** The folders of the registries the other publishing jobs published to. */
-  registries: ReturnType<typeof registryFolders>;
+  registries: RegistryFolders;
   /** The run's summary, and the commit it released: `run.json` beside them. */
   run: Omit<ActRun, "log"> & { commit: string };
 }
