@@ -17,5 +17,7 @@ export {
   ResponseFormatError,
   UnauthorizedError,
   UnsupportedRuntimeError,
+  UntrackedCreateError,
 } from "./client/errors";
+export { PartialCreateError } from "./provider-core/partial-create";
 export type { AdviceCode, AnalyticsErrorCode } from "./client/errors";

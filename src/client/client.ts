@@ -1,10 +1,5 @@
-import {
-  responseSchema,
-  type CreateDataSourceInput,
-  type CreateOrganizationRequest,
-  type DataSource,
-  type Organization,
-} from "../contract";
+import type { AnswerDifference } from "../contract/answer-reading";
+import type { CreateDataSourceInput, CreateOrganizationRequest, DataSource, Organization } from "../contract";
 import { dataSourceSpec, describeObject, endpointPath, organizationSpec, secretFieldNames, type KindSpec } from "../kinds";
 import { redact } from "../redact";
 import { AnalyticsError, ConfigurationError } from "./errors";
@@ -13,7 +8,6 @@ import { buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, par
 import { apiKeyProblem } from "./setting-rules";
 import { DEFAULT_RETRY_POLICY, decideRetry, type AttemptOutcome, type RetryPolicy } from "./retry";
 import { TransportFailure, undiciTransport, type HttpResponse, type HttpTransport } from "./transport";
-import type { z } from "zod";
 
 /** Settings of an {@link AnalyticsClient}. */
 export interface AnalyticsClientOptions {
@@ -45,16 +39,29 @@ export interface RetryEvent {
   reason: string;
 }
 
+/** A field of a create's answer that was not what the spec says (src/contract/answer-reading.ts), and the object it belongs to. */
+export interface AnswerDifferenceEvent extends AnswerDifference {
+  /** What was created, e.g. `data source "Warehouse" in organization org_1`. */
+  object: string;
+  /** The object's id. */
+  id: string;
+}
+
 /** Options of one create. */
 export interface CreateOptions {
   /** Told before each retry wait of this create only (after the client's own {@link AnalyticsClientOptions.onRetry}). */
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /**
+   * Told of each field of the answer that differed from the spec, once the object is created: the
+   * answer is read tolerantly, and the create succeeds whatever the differences. Quoted values
+   * never hold the key or the body's secrets.
+   */
+  onDifference?: ((event: AnswerDifferenceEvent) => void) | undefined;
 }
 
-/** What every create of one kind shares: its secret inputs, its answer's schema, the last URL built. */
+/** What every create of one kind shares: its secret inputs, the last URL built. */
 interface KindPlan {
   readonly secretNames: readonly string[];
-  readonly schema: z.ZodType<Record<string, unknown>>;
   /** The owners {@link KindPlan.url} was built for. */
   ownersKey: string | undefined;
   url: string;
@@ -69,9 +76,14 @@ class CreateContext implements OperationContext {
     private readonly label: unknown,
     private readonly owners: Readonly<Record<string, string>>,
     readonly baseUrl: string,
-    /** This create's own retry listener. */
-    readonly onRetry: ((event: RetryEvent) => void) | undefined,
+    /** This create's own listeners. */
+    readonly options: CreateOptions,
   ) {}
+
+  /** The kind created. */
+  get kind(): KindSpec {
+    return this.spec;
+  }
 
   get object(): string {
     return (this.described ??= describeObject(this.spec, { [this.spec.labelField]: this.label, ...this.owners }));
@@ -118,7 +130,8 @@ export class AnalyticsClient {
 
   /**
    * `POST` on the create endpoint of any kind: `body` is its create body, `owners` the ids its
-   * path names (such as `orgId`). The answer is checked against the kind's outputs. `options.onRetry`
+   * path names (such as `orgId`). The answer is read tolerantly (src/contract/answer-reading.ts): the id
+   * must be there, each difference is told to `options.onDifference`. `options.onRetry`
    * hears this create's retries only, so callers sharing one client tell each retry to its own caller.
    */
   createObject(spec: KindSpec, body: object, owners: Readonly<Record<string, string>> = {}, options: CreateOptions = {}): Promise<Record<string, unknown>> {
@@ -126,8 +139,8 @@ export class AnalyticsClient {
     const plan = this.planFor(spec);
     // The secrets' values as sent, for redaction; the object's description is only worded if a message needs it.
     const secrets = plan.secretNames.map((field) => values[field] as string | undefined);
-    const context = new CreateContext(spec, values[spec.labelField], owners, this.baseUrl, options.onRetry);
-    return this.create(plan, this.urlFor(plan, spec, owners), body, context, secrets);
+    const context = new CreateContext(spec, values[spec.labelField], owners, this.baseUrl, options);
+    return this.create(this.urlFor(plan, spec, owners), body, context, secrets);
   }
 
   /** Closes pooled connections (only those of a transport the client created itself). */
@@ -139,7 +152,7 @@ export class AnalyticsClient {
   private planFor(spec: KindSpec): KindPlan {
     let plan = this.plans.get(spec);
     if (plan === undefined) {
-      plan = { secretNames: secretFieldNames(spec), schema: responseSchema(spec.outputs), ownersKey: undefined, url: "" };
+      plan = { secretNames: secretFieldNames(spec), ownersKey: undefined, url: "" };
       this.plans.set(spec, plan);
     }
     return plan;
@@ -164,7 +177,7 @@ export class AnalyticsClient {
    * One create: the first attempt, then retries only while {@link decideRetry} says the request
    * provably was not applied. Errors are redacted of the key and the body's secrets.
    */
-  private async create(plan: KindPlan, url: string, body: unknown, context: CreateContext, secrets: Array<string | undefined>): Promise<Record<string, unknown>> {
+  private async create(url: string, body: unknown, context: CreateContext, secrets: Array<string | undefined>): Promise<Record<string, unknown>> {
     const request = buildPost(url, this.headers, body);
     const started = Date.now();
     try {
@@ -174,7 +187,7 @@ export class AnalyticsClient {
         try {
           response = await this.transport.send(request);
           if (response.status < 400) {
-            if (response.status >= 200 && response.status < 300) return parseSuccess(response, plan.schema, context);
+            if (response.status >= 200 && response.status < 300) return this.created(response, context, secrets);
             throw errorFromResponse(response, context);
           }
           outcome = { kind: "response", status: response.status, retryAfter: response.headers["retry-after"] };
@@ -196,11 +209,23 @@ export class AnalyticsClient {
     }
   }
 
+  /** The values of a 2xx answer; each difference from the spec told to the create's listener, redacted of the key and the body's secrets. */
+  private created(response: HttpResponse, context: CreateContext, secrets: Array<string | undefined>): Record<string, unknown> {
+    const { id, values, differences } = parseSuccess(response, context.kind, context);
+    const listener = context.options.onDifference;
+    if (listener !== undefined) {
+      for (const difference of differences) {
+        listener({ ...difference, received: redact(difference.received, [this.apiKey, ...secrets]), object: context.object, id });
+      }
+    }
+    return values;
+  }
+
   /** Tells {@link AnalyticsClientOptions.onRetry} and the create's own listener, and waits out the delay. */
   private async beforeRetry(context: CreateContext, attempt: number, delayMs: number, reason: string): Promise<void> {
     const event: RetryEvent = { object: context.object, attempt, delayMs, reason };
     this.options.onRetry?.(event);
-    context.onRetry?.(event);
+    context.options.onRetry?.(event);
     await (this.options.sleep ?? defaultSleep)(delayMs);
   }
 }

@@ -44,7 +44,18 @@ export class AmbiguousCreateError extends AnalyticsError {
   override readonly code = "ANALYTICS_AMBIGUOUS_CREATE" as const;
 }
 
-/** A success response whose body does not match the API contract. */
+/**
+ * A 2xx answer to a create that carries no usable id (no body, not JSON, no `data.id`): the object
+ * probably exists, and nothing can track it. Never retried, like an {@link AmbiguousCreateError}.
+ */
+export class UntrackedCreateError extends AnalyticsError {
+  override readonly code = "ANALYTICS_UNTRACKED_CREATE" as const;
+}
+
+/**
+ * Kept for programs that name it; no longer raised: a 2xx answer with an id is read tolerantly
+ * (src/contract/answer-reading.ts), and one without an id is an {@link UntrackedCreateError}.
+ */
 export class ResponseFormatError extends AnalyticsError {
   override readonly code = "ANALYTICS_RESPONSE_FORMAT" as const;
 }

@@ -1,5 +1,5 @@
 export { AnalyticsClient } from "./client";
-export type { AnalyticsClientOptions, CreateOptions, RetryEvent } from "./client";
+export type { AnalyticsClientOptions, AnswerDifferenceEvent, CreateOptions, RetryEvent } from "./client";
 export {
   AmbiguousCreateError,
   AnalyticsError,
@@ -8,6 +8,7 @@ export {
   ConnectionError,
   ResponseFormatError,
   UnauthorizedError,
+  UntrackedCreateError,
 } from "./errors";
 export type { Advice, AdviceCode, AnalyticsErrorCode } from "./errors";
 export { DEFAULT_RETRY_POLICY } from "./retry";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AmbiguousCreateError, ApiError, ConfigurationError, ConnectionError, ResponseFormatError, UnauthorizedError } from "./errors";
-import { buildPost, errorFromResponse, errorFromTransport, normalizeBaseUrl, parseSuccess, postHeaders } from "./requests";
+import { AmbiguousCreateError, ApiError, ConfigurationError, ConnectionError, UnauthorizedError, UntrackedCreateError } from "./errors";
+import { buildPost, errorFromResponse, errorFromTransport, errorWords, normalizeBaseUrl, parseSuccess, postHeaders } from "./requests";
 import { TransportFailure, classifyFailure, type HttpResponse } from "./transport";
-import { organization } from "../contract";
+import { organizationSpec } from "../kinds";
 
 const context = { object: 'organization "Acme"', creates: true, baseUrl: "http://api.test" };
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => ({
@@ -60,6 +60,8 @@ describe("errorFromResponse", () => {
       /HTTP 502: the response was not the API's JSON error envelope \(text\/html\): "502 Bad Gateway"/,
     ],
     [{ status: 403, headers: {}, body: "" }, ApiError, "ANALYTICS_API_ERROR", /HTTP 403: .*no content type\), and empty/],
+    [json(503, { error: { title: "ServiceUnavailable", detail: "later" } }, { "retry-after": "1.5" }), ApiError, "ANALYTICS_API_ERROR", /retries were used up \(the server asked to wait 2 s\)\. Try again later\.$/],
+    [json(503, { error: { title: "ServiceUnavailable", detail: "later" } }, { "retry-after": "soon" }), ApiError, "ANALYTICS_API_ERROR", /retries were used up\. Try again later\.$/],
   ])("maps %j", (response, type, code, message) => {
     const error = errorFromResponse(response, context);
     expect(error).toBeInstanceOf(type);
@@ -110,18 +112,54 @@ describe("classifyFailure", () => {
 });
 
 describe("parseSuccess", () => {
-  it("returns data matching the contract", () => {
+  it("returns the answer's values, and no difference, for an answer as the spec has it", () => {
     const org = { id: "org_1", name: "Acme", slug: "acme", customAiContext: null, onboardingStatus: "STARTED" };
-    expect(parseSuccess(json(201, { data: org }), organization, context)).toEqual(org);
+    expect(parseSuccess(json(201, { data: org }), organizationSpec, context)).toEqual({ id: "org_1", values: org, differences: [] });
+  });
+
+  it("reads an answer off the spec tolerantly: the id is what must be there", () => {
+    const reading = parseSuccess(json(200, { data: { id: 42, name: "A", slug: 7, onboardingStatus: "NEW_VALUE", extra: { a: 1 } } }), organizationSpec, context);
+    expect(reading.values).toEqual({ id: "42", name: "A", slug: "7", customAiContext: null, onboardingStatus: "NEW_VALUE", extra: { a: 1 } });
+    expect(reading.differences.map((d) => [d.field, d.received, d.lossless])).toEqual([
+      ["id", "a number", true],
+      ["slug", "a number", true],
+      ["customAiContext", "absent", true],
+    ]);
   });
 
   it.each([
-    [{ status: 201, headers: {}, body: "<html>ok</html>" }, /not JSON/],
-    [json(201, { data: { id: "org_1" } }), /data: name: is required; slug: is required/],
-    [json(201, { data: { id: "org_1", name: "A", slug: 7, customAiContext: null, onboardingStatus: "" } }), /data: slug: must be a string, got 7\)/],
-    [json(201, { ok: true }), /data: \(body\): must be a JSON object, got undefined/],
-  ])("rejects a body off the contract: %j", (response, message) => {
-    expect(() => parseSuccess(response, organization, context)).toThrow(ResponseFormatError);
-    expect(() => parseSuccess(response, organization, context)).toThrow(message);
+    [{ status: 201, headers: {}, body: "" }, "the body is empty"],
+    [{ status: 201, headers: {}, body: "<html>ok</html>" }, "the body is not JSON"],
+    [json(201, ["org_1"]), "the body is not a JSON object"],
+    [json(201, { ok: true }), "the body has no data"],
+    [json(201, { data: "org_1" }), "data is a string, not an object"],
+    [json(201, { data: { name: "Acme" } }), "data has no id"],
+    [json(201, { data: { id: "" } }), "data.id is an empty string"],
+    [json(201, { data: { id: { value: 1 } } }), "data.id is an object"],
+    [json(201, { data: { id: 2 ** 60 } }), "data.id is a number that cannot be read exactly"],
+  ])("says an answer without a usable id is an object that probably exists and cannot be tracked: %j", (response, why) => {
+    const error = (() => {
+      try {
+        parseSuccess(response, organizationSpec, context);
+      } catch (caught) {
+        return caught;
+      }
+    })() as UntrackedCreateError;
+    expect(error).toBeInstanceOf(UntrackedCreateError);
+    expect(error.code).toBe("ANALYTICS_UNTRACKED_CREATE");
+    expect(error.message).toContain(`The API answered ${response.status} for the organization "Acme", so it was probably created, but the answer carries no usable id (${why}`);
+    expect(error.message).toMatch(/Check the service for it before sending the create again/);
+    expect(error.message).not.toMatch(/contract|format/i);
+  });
+});
+
+describe("errorWords", () => {
+  it.each([
+    [json(409, { error: { title: "Conflict", detail: "taken" } }), { title: "Conflict", detail: "taken" }],
+    [json(409, { error: { title: "Conflict" } }), { title: "Conflict", detail: expect.stringMatching(/^the response was not the API's JSON error envelope/) }],
+    [json(422, { error: { detail: "bad", title: 7 } }), { title: "HTTP 422", detail: "bad" }],
+    [{ status: 403, headers: { "content-type": "text/html" }, body: "<h1>Forbidden</h1>" }, { title: "HTTP 403", detail: 'the response was not the API\'s JSON error envelope (text/html): "Forbidden"' }],
+  ])("reads what an error answer carries, filling in what is missing: %j", (response, words) => {
+    expect(errorWords(response)).toEqual(words);
   });
 });

@@ -1,16 +1,17 @@
 /** Pure request building and response interpretation, shared by the client and its tests. */
-import type { z } from "zod";
-import { errorEnvelope, fieldErrors, formatFieldErrors } from "../contract";
+import { readAnswer, type AnswerDifference } from "../contract/answer-reading";
+import type { KindSpec } from "../kinds";
 import {
   AmbiguousCreateError,
   AnalyticsError,
   ApiError,
   ConfigurationError,
   ConnectionError,
-  ResponseFormatError,
   UnauthorizedError,
+  UntrackedCreateError,
 } from "./errors";
 import { inClientWords } from "./advice";
+import { parseRetryAfter } from "./retry";
 import { baseUrlProblem } from "./setting-rules";
 import type { HttpRequest, HttpResponse, TransportFailure } from "./transport";
 
@@ -93,11 +94,22 @@ function redirectError(response: HttpResponse, context: OperationContext): ApiEr
   );
 }
 
+/**
+ * The title and detail of an error answer, read tolerantly: the envelope's strings where they are
+ * strings, `HTTP <status>` for a missing title, and a summary of the body for a missing detail.
+ */
+export function errorWords(response: HttpResponse): { title: string; detail: string } {
+  const json = parseJson(response.body);
+  const error = json !== null && typeof json === "object" ? (json as { error?: unknown }).error : undefined;
+  const fields = error !== null && typeof error === "object" ? (error as { title?: unknown; detail?: unknown }) : {};
+  const title = typeof fields.title === "string" && fields.title.trim() !== "" ? fields.title : `HTTP ${response.status}`;
+  const detail = typeof fields.detail === "string" && fields.detail.trim() !== "" ? fields.detail : summarizeBody(response);
+  return { title, detail };
+}
+
 /** Maps a non-2xx response to the error the user sees. */
 export function errorFromResponse(response: HttpResponse, context: OperationContext): AnalyticsError {
-  const envelope = errorEnvelope.safeParse(parseJson(response.body));
-  const title = envelope.success ? envelope.data.error.title : `HTTP ${response.status}`;
-  const detail = envelope.success ? envelope.data.error.detail : summarizeBody(response);
+  const { title, detail } = errorWords(response);
   if (response.status >= 300 && response.status < 400) return redirectError(response, context);
   if (response.status === 401) return new UnauthorizedError(response.status, title, detail, "The API key was not accepted.", inClientWords("api-key"));
   // A 500 may come after the object was stored (the service failed while finishing the request),
@@ -106,8 +118,9 @@ export function errorFromResponse(response: HttpResponse, context: OperationCont
     return new AmbiguousCreateError(`${title}: ${detail} (HTTP ${response.status}). ${ambiguousOutcome(context)}`, inClientWords("ambiguous-create"));
   }
   if (response.status === 429 || response.status === 503) {
-    const retryAfter = response.headers["retry-after"];
-    return new ApiError(response.status, title, detail, `Nothing was created; the retries were used up${retryAfter ? ` (the server asked to wait ${retryAfter} s)` : ""}. Try again later.`);
+    const waitMs = parseRetryAfter(response.headers["retry-after"], Date.now());
+    const asked = waitMs === undefined ? "" : ` (the server asked to wait ${Math.ceil(waitMs / 1000)} s)`;
+    return new ApiError(response.status, title, detail, `Nothing was created; the retries were used up${asked}. Try again later.`);
   }
   return new ApiError(response.status, title, detail);
 }
@@ -127,18 +140,30 @@ export function errorFromTransport(failure: TransportFailure, context: Operation
   return new ConnectionError(`The request for the ${context.object} failed (${failure.failureCode}: ${failure.message}).`);
 }
 
-/** Parses a 2xx body `{ data }` with the contract schema. */
-export function parseSuccess<T extends z.ZodType>(response: HttpResponse, schema: T, context: OperationContext): z.output<T> {
-  const json = parseJson(response.body);
-  const data = json !== null && typeof json === "object" ? (json as { data?: unknown }).data : undefined;
-  const parsed = schema.safeParse(data);
-  if (!parsed.success) {
-    // Reasons say what came back; response bodies never carry credentials.
-    const fields = formatFieldErrors(fieldErrors(parsed.error.issues, data));
-    throw new ResponseFormatError(
-      `The API answered ${response.status} for the ${context.object}, but the body does not match the API contract (${json === undefined ? "not JSON" : `data: ${fields}`}). ` +
-        "The object was probably created; check the service before retrying.",
+/** A 2xx answer read tolerantly: the id and the values to record, and how the answer differed from the spec. */
+export interface SuccessReading {
+  /** The object's id. */
+  id: string;
+  /** The spec's outputs as read, then the answer's other fields as they came. */
+  values: Record<string, unknown>;
+  /** Each field that was not what the spec says. */
+  differences: AnswerDifference[];
+}
+
+/**
+ * Reads a create's 2xx body `{ data }` tolerantly ({@link readAnswer}). Without a usable id the
+ * object probably exists and cannot be tracked: an {@link UntrackedCreateError} naming it.
+ */
+export function parseSuccess(response: HttpResponse, spec: KindSpec, context: OperationContext): SuccessReading {
+  const json = response.body.trim() === "" ? undefined : parseJson(response.body);
+  const why = response.body.trim() === "" ? "the body is empty" : json === undefined ? "the body is not JSON" : json === null || typeof json !== "object" || Array.isArray(json) ? "the body is not a JSON object" : undefined;
+  const reading = why === undefined ? readAnswer(spec, (json as { data?: unknown }).data) : { id: undefined, why };
+  if (reading.id === undefined) {
+    throw new UntrackedCreateError(
+      `The API answered ${response.status} for the ${context.object}, so it was probably created, but the answer carries no usable id (${reading.why}). ` +
+        "Nothing can track an object without its id: the create was not sent again, and no record of it is kept.",
+      inClientWords("ambiguous-create"),
     );
   }
-  return parsed.data;
+  return reading;
 }

@@ -11,6 +11,14 @@ describe("parseRetryAfter", () => {
     ["Thu, 01 Jan 2026 00:00:05 GMT", 5000],
     ["Wed, 31 Dec 2025 23:59:00 GMT", 0],
     ["soon", undefined],
+    // Decimal seconds wait that long; V8's Date.parse reads "1.5" as a date in 2001, which gave 0.
+    ["1.5", 1500],
+    ["0.5", 500],
+    // Neither seconds nor an IMF-fixdate: the backoff applies, never an immediate retry.
+    ["-1", undefined],
+    ["1.", undefined],
+    ["2026-01-01T00:00:05Z", undefined],
+    ["Thursday, 01-Jan-26 00:00:05 GMT", undefined],
   ])("%j is %j ms", (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected);
   });
@@ -43,6 +51,12 @@ describe("decideRetry", () => {
 
   it("waits exactly Retry-After before the next attempt", () => {
     expect(decideRetry({ kind: "response", status: 429, retryAfter: "2" }, 1, 0, DEFAULT_RETRY_POLICY, 0.5, now)).toEqual({ action: "retry", delayMs: 2000 });
+  });
+
+  it.each(["1.5", "-1", "0.5", "soon"])("never retries at once on Retry-After %j: only 0 asks for that", (value) => {
+    const decision = decideRetry({ kind: "response", status: 503, retryAfter: value }, 1, 0, DEFAULT_RETRY_POLICY, 0, now);
+    expect(decision.action === "retry" && decision.delayMs).toBeGreaterThanOrEqual(DEFAULT_RETRY_POLICY.baseDelayMs / 2);
+    expect(decideRetry({ kind: "response", status: 503, retryAfter: "0" }, 1, 0, DEFAULT_RETRY_POLICY, 0, now)).toEqual({ action: "retry", delayMs: 0 });
   });
 
   it("backs off exponentially with jitter between half and all of the step", () => {

@@ -32,14 +32,21 @@ export type RetryDecision =
 /** Statuses that mean "not applied, come back later". */
 const RETRYABLE_STATUSES = new Set([429, 503]);
 
-/** Retry-After (delta-seconds or HTTP-date) in ms from `nowMs`; undefined when absent or unreadable. */
+/** An HTTP-date as RFC 9110 section 5.6.7 prefers it (IMF-fixdate), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * Retry-After in ms from `nowMs`: seconds (whole, or decimal as some services send them), or an
+ * IMF-fixdate (a date already past is 0). Undefined when absent or neither, so the backoff applies:
+ * only `0` (or a past date) asks for a retry at once.
+ */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (!IMF_FIXDATE.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
 /** True when the outcome proves the request was not applied, so sending it again cannot duplicate anything. */

@@ -263,8 +263,10 @@ describe("the native provider's resource methods", () => {
     expect((error as Error).message).toMatch(/^Organization "x" cannot be imported: the analytics API has no read endpoint/);
   });
 
-  it("answers an update with an error: every change replaces", () => {
-    expect(() => new NativeProvider().update(ORG)).toThrow(/Organization "org" cannot be updated/);
+  it("answers an update, asked only after a partial create, with the recorded outputs as they are", () => {
+    const olds = { id: "org_1", name: "Acme", slug: null, apiKeyEcho: secret("kept-secret") };
+    expect(new NativeProvider().update(ORG, olds)).toEqual({ properties: olds });
+    expect(() => new NativeProvider().update("urn:pulumi:s::p::analytics:index:Widget::w", olds)).toThrow(/no resource type "analytics:index:Widget"/);
   });
 
   it("leaves the object on delete with the dynamic provider's warning", async () => {

@@ -23,6 +23,7 @@ import {
 import { importUnsupportedMessage } from "../provider-core/import-refusal";
 import type { CheckFailure, CheckOutcome, DiffOutcome } from "../provider-core/inputs";
 import { describeResource, notifyOnStderr, type NoticeLevel, type Notify } from "../provider-core/notices";
+import { PartialCreateError } from "../provider-core/partial-create";
 import { PULUMI_ADVICE } from "../provider-core/pulumi-advice";
 import type { ProviderSettings } from "../provider-core/settings";
 import { STATUS_OBSERVED_AT } from "../provider-core/status";
@@ -235,9 +236,11 @@ export class NativeProvider {
     if (signal?.aborted) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the engine stopped waiting for it (${String((signal.reason as Error).message)}).`);
     // The process's one client is shared; this create's retries are told to this resource's log.
     const { id, outs } = await this.noticing(urn, (notify) => shared.create(kind, values, this.settings, notify)).catch((error: unknown) => {
+      // The outputs the engine records for a partial create carry the credentials as secrets too.
+      const failure = error instanceof PartialCreateError ? new PartialCreateError(kind, error.id, wrapSecrets(error.outputs, secrets), error.reasons) : error;
       // An ambiguous create names an object that may exist: its words must reach the user although the call is over.
-      if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => Promise.reject(error));
-      throw error;
+      if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => Promise.reject(failure));
+      throw failure;
     });
     // Told before the call settles when it is over already, so a plugin shutting down waits for the words.
     if (signal?.aborted) await this.reportUnrecorded(urn, unrecordedCreateNotice(kind, id, values));
@@ -264,10 +267,14 @@ export class NativeProvider {
     await logged;
   }
 
-  /** Update: never asked for, since every change replaces. */
-  update(urn: string): never {
-    const { spec } = kindOfUrn(urn);
-    throw new Error(`${spec.typeName} "${urnName(urn)}" cannot be updated: the analytics API has no update endpoint, so every change replaces it.`);
+  /**
+   * Update: asked only after a partial create, since every declared change replaces: the engine
+   * keeps such an object with its init errors and sends an update on the next `pulumi up`. Nothing
+   * is sent to the service; the recorded outputs come back as they are, which clears the errors.
+   */
+  update(urn: string, olds: PropertyMap): { properties: PropertyMap } {
+    kindOfUrn(urn);
+    return { properties: olds };
   }
 
   /** Delete: the object stays in the service; the same warning as the dynamic providers. */

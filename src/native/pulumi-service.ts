@@ -6,25 +6,30 @@
  * bindings are @pulumi/pulumi's own.
  */
 import type * as NodeModule from "node:module";
+import type * as AnyProto from "google-protobuf/google/protobuf/any_pb";
 import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
 import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
+import type * as StatusProto from "@pulumi/pulumi/proto/status_pb";
 import { notifyOnStderr } from "../provider-core/notices";
+import { PartialCreateError } from "../provider-core/partial-create";
 import { startGrpcServer, type GrpcServer } from "./grpc/server";
 import { GrpcStatus, exceedsGrpcMessageCap, type GrpcFailure } from "./grpc/status";
 import { unaryClient, type UnaryMethod } from "./grpc/wire";
-import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
+import { kindOfUrn, pluginVersion, type NativeProvider, type ProviderLog } from "./provider";
 import type { PropertyMap } from "./property-values";
 
 /** The modules the service needs, loaded from where @pulumi/pulumi finds them, so they are the bindings' own copies. */
 export interface Bindings {
+  any: typeof AnyProto;
   empty: typeof EmptyProto;
   struct: typeof StructProto;
   plugin: typeof PluginProto;
   proto: typeof ProviderProto;
   engineProto: typeof EngineProto;
+  status: typeof StatusProto;
 }
 
 /**
@@ -33,11 +38,13 @@ export interface Bindings {
  * installed to load them from.
  */
 const BINDING_MODULES: { [K in keyof Bindings]: readonly [id: string, bundled: () => Bindings[K]] } = {
+  any: ["google-protobuf/google/protobuf/any_pb", () => require("google-protobuf/google/protobuf/any_pb")],
   empty: ["google-protobuf/google/protobuf/empty_pb", () => require("google-protobuf/google/protobuf/empty_pb")],
   struct: ["google-protobuf/google/protobuf/struct_pb", () => require("google-protobuf/google/protobuf/struct_pb")],
   plugin: ["@pulumi/pulumi/proto/plugin_pb", () => require("@pulumi/pulumi/proto/plugin_pb")],
   proto: ["@pulumi/pulumi/proto/provider_pb", () => require("@pulumi/pulumi/proto/provider_pb")],
   engineProto: ["@pulumi/pulumi/proto/engine_pb", () => require("@pulumi/pulumi/proto/engine_pb")],
+  status: ["@pulumi/pulumi/proto/status_pb", () => require("@pulumi/pulumi/proto/status_pb")],
 };
 
 let loaded: Bindings | undefined;
@@ -84,6 +91,21 @@ function engineLog(b: Bindings, address: string): { log: ProviderLog; close(): v
   return { log, close: () => client.close() };
 }
 
+/**
+ * The `grpc-status-details-bin` trailer of a partial create: a google.rpc.Status whose one detail
+ * is `pulumirpc.ErrorResourceInitFailed` with the object's id, recorded outputs and reasons, so the
+ * engine keeps the object in the state (provider.proto: a Create that returns an error without it
+ * must not have created anything). Base64, as gRPC sends binary metadata.
+ */
+function initFailedStatus(b: Bindings, error: PartialCreateError, message: string, toStruct: (values: PropertyMap) => StructProto.Struct): string {
+  const detail = new b.proto.ErrorResourceInitFailed().setId(error.id).setProperties(toStruct(error.outputs)).setReasonsList(error.reasons);
+  const packed = new b.any.Any();
+  packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new b.status.Status().setCode(GrpcStatus.UNKNOWN).setMessage(message);
+  status.addDetails(packed);
+  return Buffer.from(status.serializeBinary()).toString("base64");
+}
+
 /** Converts between the wire's Struct values and plain property maps, and errors into gRPC statuses. */
 function wireCodec(b: Bindings) {
   const toStruct = (values: PropertyMap): StructProto.Struct =>
@@ -93,8 +115,10 @@ function wireCodec(b: Bindings) {
     toStruct,
     failure(error: unknown): GrpcFailure {
       const code = (error as { code?: unknown } | null)?.code;
-      const metadata = typeof code === "string" ? { "analytics-error-code": code } : undefined;
-      return { code: GrpcStatus.UNKNOWN, details: error instanceof Error ? error.message : String(error), metadata };
+      const details = error instanceof Error ? error.message : String(error);
+      const metadata: Record<string, string> = typeof code === "string" ? { "analytics-error-code": code } : {};
+      if (error instanceof PartialCreateError) metadata["grpc-status-details-bin"] = initFailedStatus(b, error, details, toStruct);
+      return { code: GrpcStatus.UNKNOWN, details, metadata };
     },
     checkResponse(result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse {
       const response = new b.proto.CheckResponse();
@@ -160,6 +184,21 @@ function pluginMethods(b: Bindings, provider: NativeProvider, codec: WireCodec, 
   };
 }
 
+/** A created object whose outputs did not all marshal, as a partial create of the outputs that do. */
+function unmarshalledCreate(urn: string, created: { id: string; properties: PropertyMap }, error: unknown, toStruct: (values: PropertyMap) => StructProto.Struct): PartialCreateError {
+  const marshals = (value: unknown): boolean => {
+    try {
+      toStruct({ value } as PropertyMap);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const kept = Object.fromEntries(Object.entries(created.properties).filter(([, value]) => marshals(value)));
+  const why = `an output could not be marshalled for the engine (${error instanceof Error ? error.message : String(error)}), so the outputs that could not were left out`;
+  return new PartialCreateError(kindOfUrn(urn).kind, created.id, kept, [why]);
+}
+
 /** The resource calls: check, diff, create, read, update, delete. */
 function resourceMethods(b: Bindings, provider: NativeProvider, { toJs, toStruct, checkResponse }: WireCodec, unary: Unary) {
   const { proto } = b;
@@ -175,13 +214,18 @@ function resourceMethods(b: Bindings, provider: NativeProvider, { toJs, toStruct
     }),
     create: unary(async (request: ProviderProto.CreateRequest, signal: AbortSignal) => {
       const created = await provider.create(request.getUrn(), toJs(request.getProperties()), request.getPreview(), signal);
-      return new proto.CreateResponse().setId(created.id).setProperties(toStruct(created.properties));
+      try {
+        return new proto.CreateResponse().setId(created.id).setProperties(toStruct(created.properties));
+      } catch (error) {
+        // The object exists: what cannot be marshalled is left out, and the engine records the rest.
+        throw unmarshalledCreate(request.getUrn(), created, error, toStruct);
+      }
     }),
     read: unary((request: ProviderProto.ReadRequest) => {
       const read = provider.read(request.getUrn(), request.getId(), toJs(request.getProperties()), toJs(request.getInputs()));
       return new proto.ReadResponse().setId(read.id).setProperties(toStruct(read.properties)).setInputs(toStruct(read.inputs));
     }),
-    update: unary((request: ProviderProto.UpdateRequest) => provider.update(request.getUrn())),
+    update: unary((request: ProviderProto.UpdateRequest) => new proto.UpdateResponse().setProperties(toStruct(provider.update(request.getUrn(), toJs(request.getOlds())).properties))),
     delete: unary(async (request: ProviderProto.DeleteRequest) => {
       await provider.delete(request.getUrn(), request.getId(), toJs(request.getProperties()));
       return new b.empty.Empty();

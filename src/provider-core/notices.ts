@@ -3,7 +3,8 @@
  * where the dynamic provider prints them. Free of zod and HTTP: the native provider sends the same
  * words to the engine's log instead.
  */
-import type { RetryEvent } from "../client/client";
+import type { AnswerDifferenceEvent, RetryEvent } from "../client/client";
+import { expectedWords, jsonTypeWords } from "../contract/answer-reading";
 import { kindSpec, type ResourceKind } from "../kinds";
 
 /** How severe a notice is. */
@@ -48,4 +49,36 @@ export function leftBehindNotice(kind: ResourceKind, id: string, props: Record<s
     `${describeResource(kind, id, props)} was left in the analytics service: its API has no delete endpoint. ` +
     `It is no longer managed by this stack; remove it in the service if you no longer need it.${hint}`
   );
+}
+
+/** How to tell the project about an answer that differed, closing each warning about one. */
+export const REPORT_HINT = "If the service answers this way, report it to the provider's maintainers with this warning's text (docs/spec-gaps.md).";
+
+/** The kinds and fields whose lossless differences this process has told already: once per command each, not once per object. */
+const toldLossless = new Set<string>();
+
+/**
+ * What to say about the fields of a create's answer that were not what the spec says. A value that
+ * could not be kept (recorded as null) is a warning under its object, every time; a difference
+ * that lost nothing is said once per command for each field of each kind.
+ */
+export function differenceNotices(kind: ResourceKind, id: string, props: Record<string, unknown>, differences: readonly AnswerDifferenceEvent[]): Array<{ level: NoticeLevel; message: string }> {
+  const spec = kindSpec(kind);
+  const notices: Array<{ level: NoticeLevel; message: string }> = [];
+  for (const { field, received, recorded, lossless } of differences) {
+    const expected = field === "id" ? "a string" : expectedWords(spec.outputs[field]!);
+    if (!lossless) {
+      const message = `${describeResource(kind, id, props)}: the API answered ${field} as ${received}, where the spec has ${expected}; the state records null. ${REPORT_HINT}`;
+      notices.push({ level: "warning", message });
+      continue;
+    }
+    const key = `${kind}.${field}`;
+    if (toldLossless.has(key)) continue;
+    toldLossless.add(key);
+    const came = received === "absent" ? `without ${field}` : `${field} as ${received}`;
+    const kept = recorded === null ? "null" : jsonTypeWords(recorded);
+    const article = /^[aeiou]/.test(spec.noun) ? "an" : "a";
+    notices.push({ level: "info", message: `The API answered ${article} ${spec.noun} ${came}, where the spec has ${expected}; it is recorded as ${kept}, and nothing was lost (said once per command for each field).` });
+  }
+  return notices;
 }

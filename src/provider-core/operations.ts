@@ -6,11 +6,13 @@
  * itself records stack config, `analytics:apiKey` included, as the default provider's inputs,
  * encrypted when set with `--secret`; ANALYTICS_API_KEY stays out.)
  */
-import { AnalyticsClient, type RetryEvent } from "../client/client";
+import { AnalyticsClient, type AnswerDifferenceEvent, type RetryEvent } from "../client/client";
 import { undiciTransport } from "../client/transport";
-import { declaredInputs, kindSpec } from "../kinds";
+import { declaredInputs, kindSpec, secretFieldNames } from "../kinds";
+import { redact } from "../redact";
 import { checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
-import { leftBehindNotice, notifyOnStderr, replaceNotice, retryNotice, type Notify } from "./notices";
+import { differenceNotices, leftBehindNotice, notifyOnStderr, replaceNotice, retryNotice, type Notify } from "./notices";
+import { PartialCreateError, recordableOutputs, unrecordableOutput } from "./partial-create";
 import { forPulumiUsers } from "./pulumi-advice";
 import { requestTimeoutFromEnv, resolveSettings, type ProviderSettings } from "./settings";
 import { STATUS_OBSERVED_AT } from "./status";
@@ -57,19 +59,49 @@ export interface CreateOutcome {
 
 /**
  * create: one POST through the process's shared client; this create's retries are told to
- * `notify` (stderr by default), and its errors are worded for a Pulumi user.
+ * `notify` (stderr by default), and its errors are worded for a Pulumi user. Once the service has
+ * answered with an id, nothing fails the create but a {@link PartialCreateError}, which the state
+ * records.
  */
 export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings, notify: Notify = notifyOnStderr): Promise<CreateOutcome> {
   try {
     const client = clientFor(settings, process.env);
     // The declared inputs only: a field the kind does not have never reaches the outputs.
     const declared = declaredInputs(kindSpec(kind), inputs);
+    const differences: AnswerDifferenceEvent[] = [];
     const onRetry = (event: RetryEvent) => void notify("info", retryNotice(event));
-    const created = await client.createObject(kindSpec(kind), requestBody(kind, declared), ownerIds(kind, declared), { onRetry });
-    // Receipt time on this machine: the only clock both kinds of response can be dated by.
-    return { id: String(created.id), outs: { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() } };
+    const onDifference = (event: AnswerDifferenceEvent) => void differences.push(event);
+    const created = await client.createObject(kindSpec(kind), requestBody(kind, declared), ownerIds(kind, declared), { onRetry, onDifference });
+    return recordCreated(kind, created, declared, differences, notify);
   } catch (error) {
     throw forPulumiUsers(error);
+  }
+}
+
+/**
+ * The outcome of a create the service answered with an id: the answer, the declared inputs and
+ * `statusObservedAt` (receipt time on this machine: the only clock both kinds of answer can be
+ * dated by), each difference from the spec told. Whatever fails here is a partial create.
+ */
+export function recordCreated(
+  kind: ResourceKind,
+  created: Record<string, unknown>,
+  declared: Record<string, unknown>,
+  differences: readonly AnswerDifferenceEvent[],
+  notify: Notify,
+): CreateOutcome {
+  const id = String(created.id);
+  const outs = { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() };
+  try {
+    const unrecordable = unrecordableOutput(outs);
+    if (unrecordable !== undefined) throw new PartialCreateError(kind, id, recordableOutputs(outs), [unrecordable]);
+    for (const notice of differenceNotices(kind, id, declared, differences)) void notify(notice.level, notice.message);
+    return { id, outs };
+  } catch (error) {
+    if (error instanceof PartialCreateError) throw error;
+    const secrets = secretFieldNames(kindSpec(kind)).map((name) => declared[name]);
+    const why = redact(error instanceof Error ? error.message : String(error), secrets);
+    throw new PartialCreateError(kind, id, recordableOutputs(outs), [`the provider failed while recording it: ${why}`]);
   }
 }
 

@@ -2,6 +2,7 @@ import * as http from "node:http";
 import { parseArgs } from "node:util";
 import { KINDS, providerConfigSpec } from "../kinds";
 import { schemaVersion } from "../native/package-schema";
+import { ANSWER_PROFILE_NAMES, DEFAULT_ANSWER_PROFILE, isAnswerProfile, type AnswerProfile } from "./control/answer-profiles";
 import { CONSOLE_PATH } from "./control/console";
 import { INSPECTION_PREFIX } from "./control/inspection";
 import { OPENAPI_PATH, openApiJson } from "./control/openapi";
@@ -25,7 +26,7 @@ export const READY_TIMEOUT_MS = 3000;
 export const USAGE = `Usage:
   analytics-reference-server [--port 8080] [--host 127.0.0.1] [--state file.json] [--inspection]
                              [--allowed-host name]... [--key-prefix analytics]
-                             [--bootstrap-user alice]... [--key-user ci]
+                             [--bootstrap-user alice]... [--key-user ci] [--answer-profile spec]
   analytics-reference-server mint-key --user alice --state file.json [--key-prefix analytics]
   analytics-reference-server ready [--url http://127.0.0.1:${DEFAULT_CLI_PORT}]
   analytics-reference-server openapi
@@ -51,6 +52,9 @@ Runs the reference server of the analytics public API (${Object.values(KINDS)
   --bootstrap-user  mint a key for this user at start and print it once (repeatable)
   --key-user        with ${API_KEY_ENV} set, register that key for this user (its digest, once);
                     without it, mint a key and print it once when the user has none yet
+  --answer-profile  how create answers look, of the ways the spec allows: ${ANSWER_PROFILE_NAMES.join(", ")}
+                    (default ${DEFAULT_ANSWER_PROFILE}); with --inspection, POST ${INSPECTION_PREFIX}/faults
+                    {"answerProfile": …} switches it, and a reset returns to ${DEFAULT_ANSWER_PROFILE}
   --version         print the version and the Node.js version
 
 mint-key adds a key for --user to the state file and prints it once; the file keeps only its
@@ -100,6 +104,7 @@ const SERVE_OPTIONS = {
   "key-prefix": { type: "string" },
   "bootstrap-user": { type: "string", multiple: true },
   "key-user": { type: "string" },
+  "answer-profile": { type: "string" },
   version: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -177,6 +182,13 @@ function allowedHostNames(values: Values, env: NodeJS.ProcessEnv): string[] {
   return [...flags, ...fromEnv];
 }
 
+/** `--answer-profile`, checked: a RangeError naming the profiles there are. */
+function answerProfileOf(values: Values): AnswerProfile | undefined {
+  const name = values["answer-profile"] as string | undefined;
+  if (name === undefined || isAnswerProfile(name)) return name;
+  throw new RangeError(`--answer-profile must be one of ${ANSWER_PROFILE_NAMES.join(", ")}, got ${JSON.stringify(name)}`);
+}
+
 /** `--key-user` with {@link API_KEY_ENV}'s key when set (checked here so that the error names the variable, never the value). */
 function keyUserOf(values: Values, env: NodeJS.ProcessEnv): ReferenceServerOptions["keyUser"] {
   const userName = values["key-user"] as string | undefined;
@@ -203,9 +215,12 @@ async function serve(values: Values, out: CliOutput, env: NodeJS.ProcessEnv): Pr
   };
   const keyUser = keyUserOf(values, env);
   if (keyUser !== undefined) options.keyUser = keyUser;
+  const profile = answerProfileOf(values);
+  if (profile !== undefined) options.faults = { answerProfile: profile };
   if (values.host !== undefined) options.host = values.host as string;
   if (statePath !== undefined) options.statePath = statePath;
   const server = await startReferenceServer(options);
+  if (profile !== undefined) out.stdout(`Answer profile: ${profile}\n`);
   out.stdout(`Reference server listening on ${server.url}\n`);
   if (options.inspection) out.stdout(`Inspection surface: ${server.url}${INSPECTION_PREFIX}/\n`);
   if (server.consoleUrl !== undefined) out.stdout(`Console: ${server.consoleUrl}\n`);

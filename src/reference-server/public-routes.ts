@@ -3,8 +3,9 @@ import type { CreateDataSourceRequest, CreateOrganizationRequest } from "../cont
 import { requestSchema } from "../contract/schemas";
 import { formatFieldErrors, validate, type FieldError } from "../contract/validation";
 import { SSO_JWT_PATH } from "../contract/wire";
-import { KINDS, createOperationId, dataSourceSpec, kindOfOperation, organizationSpec, type ResourceKind } from "../kinds";
-import { FAULT_HEADER, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./control/faults";
+import { KINDS, createOperationId, dataSourceSpec, kindOfOperation, organizationSpec, type KindSpec, type ResourceKind } from "../kinds";
+import { DEFAULT_ANSWER_PROFILE, PROFILE_HEADER, shapeAnswer, type NumericIds } from "./control/answer-profiles";
+import { FAULT_HEADER, UNRECORDABLE_DEPTH, type FaultDelays, type FaultInjector, type FaultRoute, type FaultRule } from "./control/faults";
 import { sendData, unmatchedRoute, wireError } from "./http/envelope";
 import { checkJsonContentType, parseJsonBody, readBody } from "./http/request-body";
 import { Router, type RouteMatch } from "./http/router";
@@ -49,6 +50,8 @@ export interface PublicContext {
   delays: FaultDelays;
   /** Background schema syncs. */
   jobs: SyncJobs;
+  /** The numbers that stand for ids in answers of the `other-types` profile. */
+  numericIds: NumericIds;
   /** Service prefix of API keys. */
   keyPrefix: string;
   /** Largest accepted body in bytes. */
@@ -79,6 +82,24 @@ interface Exchange {
 function noteFault(ex: Exchange, rule: FaultRule): void {
   ex.faults.push(rule);
   ex.res.setHeader(FAULT_HEADER, ex.faults.join(", "));
+}
+
+/** Sends a create's answer as the answer profile in force shapes it, naming the profile when it is not the default. */
+function sendCreated(ctx: PublicContext, ex: Exchange, spec: KindSpec, data: object): void {
+  const profile = ctx.faults.answerProfile();
+  const shaped = shapeAnswer(profile, spec, data as Record<string, unknown>, ctx.numericIds);
+  const unrecordable = ctx.faults.takeUnrecordableAnswer(createOperationId(spec) as FaultRoute);
+  if (unrecordable) noteFault(ex, unrecordable);
+  const answer = unrecordable ? { ...shaped.data, nested: nestedObjects(UNRECORDABLE_DEPTH) } : shaped.data;
+  sendData(ex.res, shaped.status, answer, profile === DEFAULT_ANSWER_PROFILE ? {} : { [PROFILE_HEADER]: profile });
+}
+
+/** `{ nested: { nested: … } }`, `depth` objects deep. */
+function nestedObjects(depth: number): Record<string, unknown> {
+  const outer: Record<string, unknown> = {};
+  let inner = outer;
+  for (let level = 1; level < depth; level++) inner = inner.nested = {};
+  return outer;
 }
 
 /** Ends the exchange without an answer, as a dropped connection would. */
@@ -152,7 +173,7 @@ async function createOrganization(ctx: PublicContext, ex: Exchange, who: Admitte
   const org = state.store.createOrganization(who.userName, (input.value as CreateOrganizationRequest).name, ctx.now());
   await state.persist();
   if (resetDue(ctx, ex, "createOrganization", "after")) return dropConnection(ex.req);
-  return sendData(ex.res, 201, organizationResponse(org));
+  return sendCreated(ctx, ex, organizationSpec, organizationResponse(org));
 }
 
 async function createDataSource(ctx: PublicContext, ex: Exchange, who: Admitted, orgId: string): Promise<void> {
@@ -160,7 +181,7 @@ async function createDataSource(ctx: PublicContext, ex: Exchange, who: Admitted,
   const input = validate(requestSchema(dataSourceSpec), who.body);
   if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
   // Someone else's organization gets the very same answer as a missing one: existence does not leak.
-  const org = state.store.organizationOwnedBy(orgId, who.userName);
+  const org = state.store.organizationOwnedBy(ctx.numericIds.resolve(orgId), who.userName);
   if (!org) throw wireError(404, "NotFound", "Organization not found.");
   if (resetDue(ctx, ex, "createDataSource", "before")) return dropConnection(ex.req);
   const record = state.store.createDataSource(org, input.value as CreateDataSourceRequest, ctx.now(), ctx.trialDays);
@@ -169,7 +190,7 @@ async function createDataSource(ctx: PublicContext, ex: Exchange, who: Admitted,
     await state.persist();
     if (resetDue(ctx, ex, "createDataSource", "after")) return dropConnection(ex.req);
     // The answer is serialized now, so it shows PENDING whatever the job does next.
-    sendData(ex.res, 201, dataSourceResponse(record));
+    sendCreated(ctx, ex, dataSourceSpec, dataSourceResponse(record));
   } finally {
     startSync();
   }

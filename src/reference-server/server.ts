@@ -4,6 +4,7 @@
  */
 import * as http from "node:http";
 import { CONSOLE_PATH, ConsoleFeed, answerConsole, isConsolePath } from "./control/console";
+import { NumericIds } from "./control/answer-profiles";
 import { FaultDelays, FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./control/faults";
 import { answerInspection, createInspector, isInspectionPath, type InspectionContext, type ReferenceInspector } from "./control/inspection";
 import { OPENAPI_PATH, answerOpenApi } from "./control/openapi";
@@ -141,6 +142,7 @@ interface Parts {
   faults: FaultInjector;
   delays: FaultDelays;
   jobs: SyncJobs;
+  numericIds: NumericIds;
   inspector: ReferenceInspector;
   snapshots: SnapshotController;
   consoleFeed: ConsoleFeed;
@@ -161,7 +163,7 @@ async function assemble(options: ReferenceServerOptions, now: () => Date, log: (
   const inspector = createInspector(state.store, requestLog);
   const snapshots = createSnapshots({ state, jobs, now });
   const consoleFeed = new ConsoleFeed({ inspector, faults, snapshots });
-  return { state, requestLog, faults, delays: new FaultDelays(), jobs, inspector, snapshots, consoleFeed };
+  return { state, requestLog, faults, delays: new FaultDelays(), jobs, numericIds: new NumericIds(), inspector, snapshots, consoleFeed };
 }
 
 /** Drops organizations, data sources, request log and faults; users, keys and snapshots stay. */

@@ -5,6 +5,7 @@
  * never change (docs/upgrades.md); what each method does is the provider core's (src/provider-core).
  */
 import { check, create, diff, remove } from "../provider-core/operations";
+import { asDynamicInitFailure, recordedOutputs } from "../provider-core/partial-create";
 import { settingsFromConfig, type ProviderSettings } from "../provider-core/settings";
 import type { ResourceKind } from "../kinds";
 
@@ -24,8 +25,15 @@ export async function dispatch(kind: ResourceKind, method: string, state: Provid
       return check(kind, args[1] as Record<string, unknown>);
     case "diff":
       return diff(kind, args[0] as string, args[1] as Record<string, unknown>, args[2] as Record<string, unknown>);
-    case "create":
-      return create(kind, args[0] as Record<string, unknown>, state.settings);
+    case "create": {
+      // A create whose object exists but whose outputs could not all be recorded rejects with its
+      // id and outputs, so the engine keeps it in the state (see src/provider-core/partial-create.ts).
+      const inputs = args[0] as Record<string, unknown>;
+      return create(kind, inputs, state.settings).catch((error: unknown) => Promise.reject(asDynamicInitFailure(error, inputs)));
+    }
+    case "update":
+      // Asked only after a partial create (every declared change is a replace): nothing to send.
+      return { outs: recordedOutputs(args[1] as Record<string, unknown>) };
     case "delete":
       return remove(kind, args[0] as string, args[1] as Record<string, unknown>);
     default:

@@ -22,6 +22,7 @@ function makeProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
     check: (...args) => run("check", args),
     diff: (...args) => run("diff", args),
     create: (...args) => run("create", args),
+    update: (...args) => run("update", args),
     delete: (...args) => run("delete", args),
   };
 }

@@ -87,7 +87,7 @@ describe("resource wiring", () => {
     const provider = registered.get("acme")?.inputs.__provider;
     expect(typeof provider).toBe("string");
     const text = provider as string;
-    expect(text.length).toBeLessThan(2048);
+    expect(text.length).toBeLessThan(2304);
     expect(text).not.toContain(process.env.ANALYTICS_API_KEY);
     expect(text).not.toMatch(/AnalyticsClient|undici|Bearer/);
     expect(text).toContain(`require("pulumi-analytics/dynamic-provider")`);

@@ -15,7 +15,7 @@ describe("FaultInjector", () => {
     expect(faults.errorFor("createOrganization")).toBeUndefined();
     expect(faults.takeResetBeforeCommit("createDataSource")).toBeUndefined();
     expect(faults.takeResetAfterCommit("createDataSource")).toBeUndefined();
-    expect(faults.injected()).toEqual({ latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 });
+    expect(faults.injected()).toEqual({ latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0, unrecordableAnswer: 0 });
   });
 
   it("answers the next n requests with 429 and Retry-After, then stops", () => {
@@ -119,7 +119,7 @@ describe("fault injection over HTTP", () => {
     const { server } = await start();
     expect(server.faults.settings()).toEqual({});
     await createOrg(server, server.apiKeys.alice!);
-    expect(server.faults.injected()).toEqual({ latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 });
+    expect(server.faults.injected()).toEqual({ latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0, unrecordableAnswer: 0 });
   });
 
   it("delays requests by the configured latency (counted, not timed)", async () => {

@@ -3,6 +3,7 @@ import { formatFieldErrors, validate } from "../../contract/validation";
 import { createOperationIds, type CreateOperationId } from "../../kinds";
 import { lazySchema } from "../../lazy-zod";
 import { INTERNAL_ERROR_DETAIL, wireError, type WireError } from "../http/envelope";
+import { ANSWER_PROFILE_NAMES, DEFAULT_ANSWER_PROFILE, type AnswerProfile } from "./answer-profiles";
 
 /** Routes faults can target: each kind's create endpoint, named by its operation id. */
 export const FAULT_ROUTES: readonly CreateOperationId[] = createOperationIds();
@@ -20,7 +21,7 @@ export type InjectableErrorStatus = (typeof INJECTABLE_ERROR_STATUSES)[number];
 export const FAULT_HEADER = "X-Reference-Fault";
 
 /** Settings that inject a fault when they fire (the others only shape it: status, Retry-After). */
-export type FaultRuleKey = "latencyMs" | "errorRate" | "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext";
+export type FaultRuleKey = "latencyMs" | "errorRate" | "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext" | "unrecordableAnswerNext";
 
 /** A setting as its path in {@link FaultSettings}: `key` at the top level, `routes.<route>.key` per route. */
 export type ScopedSetting<K extends string> = K | `routes.${FaultRoute}.${K}`;
@@ -65,10 +66,23 @@ export interface RouteFaults {
   resetBeforeCommitNext?: number;
   /** For the next n valid creates: store the object, then destroy the connection without answering. */
   resetAfterCommitNext?: number;
+  /**
+   * For the next n valid creates: store the object and answer it with an extra field, `nested`,
+   * objects {@link UNRECORDABLE_DEPTH} levels deep: more than a Pulumi property value can carry.
+   */
+  unrecordableAnswerNext?: number;
 }
+
+/**
+ * How deep the extra field of an `unrecordableAnswerNext` answer nests: the engine's protobuf reader
+ * stops at 10,000 levels, and each JSON object is three of them (a Value, a Struct, a field entry).
+ */
+export const UNRECORDABLE_DEPTH = 3400;
 
 /** All fault settings: defaults for every route, overridden per route. All off when empty. */
 export interface FaultSettings extends RouteFaults {
+  /** How every create's success answer looks (control/answer-profiles.ts); `spec` when unset. */
+  answerProfile?: AnswerProfile;
   /** Per-route settings; a value here wins over the top-level one, counters are separate. */
   routes?: Partial<Record<FaultRoute, RouteFaults>>;
 }
@@ -85,6 +99,8 @@ export interface InjectedFaultCounts {
   resetBeforeCommit: number;
   /** Connections destroyed after a create was stored. */
   resetAfterCommit: number;
+  /** Creates answered with a field nested too deep to record. */
+  unrecordableAnswer: number;
 }
 
 /** Validates {@link FaultSettings} (unknown fields rejected, so typos do not silently disable a fault). */
@@ -99,16 +115,18 @@ const faultSettingsSchema = lazySchema((z) => {
     retryAfterSeconds: count.optional(),
     resetBeforeCommitNext: count.optional(),
     resetAfterCommitNext: count.optional(),
+    unrecordableAnswerNext: count.optional(),
   };
   const routeFaultsSchema = z.strictObject(routeFaultsShape);
   return z.strictObject({
     ...routeFaultsShape,
+    answerProfile: z.enum(ANSWER_PROFILE_NAMES).optional(),
     routes: z.strictObject(Object.fromEntries(FAULT_ROUTES.map((route) => [route, routeFaultsSchema.optional()]))).optional(),
   });
 });
 
 type Settings = z.output<ReturnType<typeof faultSettingsSchema>>;
-type Counter = "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext";
+type Counter = "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext" | "unrecordableAnswerNext";
 type ValueKey = "latencyMs" | "errorRate" | "errorStatus" | "retryAfterSeconds";
 
 /** The path of `key` in the settings: under `routes.<route>.` when the route's scope supplied it. */
@@ -117,7 +135,7 @@ function rulePath<K extends string>(route: FaultRoute, key: K, routeScope: boole
 }
 
 function zeroCounts(): InjectedFaultCounts {
-  return { latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 };
+  return { latency: 0, error: 0, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0, unrecordableAnswer: 0 };
 }
 
 /** Checks fault settings; the error message names every offending field. */
@@ -166,6 +184,11 @@ export class FaultInjector {
     return stripUndefined(this.current);
   }
 
+  /** The answer profile in force. */
+  answerProfile(): AnswerProfile {
+    return this.current.answerProfile ?? DEFAULT_ANSWER_PROFILE;
+  }
+
   /** Faults injected so far. */
   injected(): InjectedFaultCounts {
     return { ...this.counts };
@@ -211,6 +234,13 @@ export class FaultInjector {
   takeResetAfterCommit(route: FaultRoute): FaultRule | undefined {
     const rule = this.take(route, "resetAfterCommitNext");
     if (rule) this.counts.resetAfterCommit++;
+    return rule;
+  }
+
+  /** The rule, when this create's answer is to carry a field nested too deep to record (counted). */
+  takeUnrecordableAnswer(route: FaultRoute): FaultRule | undefined {
+    const rule = this.take(route, "unrecordableAnswerNext");
+    if (rule) this.counts.unrecordableAnswer++;
     return rule;
   }
 

@@ -107,7 +107,7 @@ describe("inspection surface", () => {
     const after = await call(server, "GET", "/_reference/faults");
     expect(after.json.data).toEqual({
       settings: { routes: { createOrganization: { failNext: 0, errorStatus: 502 } } },
-      injected: { latency: 0, error: 1, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0 },
+      injected: { latency: 0, error: 1, rateLimited: 0, resetBeforeCommit: 0, resetAfterCommit: 0, unrecordableAnswer: 0 },
     });
     const invalid = await call(server, "POST", "/_reference/faults", { errorRate: 2, bogus: true });
     expect(invalid.status).toBe(400);
