@@ -13,6 +13,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dataSourceSpec, nativeTypeToken, organizationSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
@@ -133,6 +134,28 @@ describe("the plugin over gRPC", () => {
     ]);
     for (const credential of [PASSWORD, "rotated", server.apiKeys.alice!]) expect(plugin.stderr() + JSON.stringify(engine.logs)).not.toContain(credential);
     expect(server.inspect.requestCount()).toBe(2);
+  });
+
+  it("sends a partial create as ErrorResourceInitFailed in the status details: the id, the outputs that can be recorded (credentials secret) and why", async () => {
+    await call(plugin.client, "configure", new proto.ConfigureRequest().setName("partial").setArgs(struct({ baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) })));
+    const org = await call<proto.CreateRequest, proto.CreateResponse>(plugin.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Partial" })));
+    server.faults.set({ unrecordableAnswerNext: 1 });
+    const inputs = { orgId: org.getId(), type: "direct", dialect: "POSTGRES", displayName: "Deep", password: secret(PASSWORD), sslEnabled: true, sshEnabled: false };
+    const failure = (await call(plugin.client, "create", new proto.CreateRequest().setUrn(DS).setProperties(struct(inputs))).catch((error: grpc.ServiceError) => error)) as grpc.ServiceError;
+    const created = server.inspect.dataSources().find((d) => d.displayName === "Deep")!;
+    expect(failure.details).toMatch(new RegExp(`^DataSource "Deep" \\(id ${created.id}\\) was created in the analytics service, but not all of its outputs could be recorded`));
+    expect(failure.metadata.get("analytics-error-code")).toEqual(["ANALYTICS_PARTIAL_CREATE"]);
+    const [bytes] = failure.metadata.get("grpc-status-details-bin") as Buffer[];
+    const status = Status.deserializeBinary(bytes!);
+    expect([status.getCode(), status.getMessage()]).toEqual([grpc.status.UNKNOWN, failure.details]);
+    const [detail] = status.getDetailsList();
+    expect(detail!.getTypeName()).toBe("pulumirpc.ErrorResourceInitFailed");
+    const initFailed = proto.ErrorResourceInitFailed.deserializeBinary(detail!.getValue_asU8());
+    expect(initFailed.getId()).toBe(created.id);
+    expect(initFailed.getProperties()!.toJavaScript()).toMatchObject({ id: created.id, displayName: "Deep", password: secret(PASSWORD), lastSyncStatus: "PENDING", statusObservedAt: expect.any(String) });
+    expect(initFailed.getProperties()!.toJavaScript()).not.toHaveProperty("nested");
+    expect(initFailed.getReasonsList()).toEqual([expect.stringMatching(/^the answer's field nested is nested more than 1000 levels deep/)]);
+    expect(JSON.stringify([failure.details, initFailed.getReasonsList()])).not.toContain(PASSWORD);
   });
 
   it("starts, configures and answers the schema without loading zod, undici or @grpc/grpc-js", async () => {

@@ -53,6 +53,16 @@ async function createOrg(url: string, key: string): Promise<number> {
 }
 
 describe("runCli", () => {
+  it("starts with the answer profile --answer-profile names, and refuses an unknown one naming the profiles there are", async () => {
+    const serving = await run(["--port", "0", "--answer-profile", "status-200", "--bootstrap-user", "alice"]);
+    expect(serving.stdout).toContain("Answer profile: status-200\n");
+    const server = (serving.result as Extract<CliResult, { kind: "serving" }>).server;
+    expect(await createOrg(server.url, server.apiKeys.alice!)).toBe(200);
+    const refused = await run(["--port", "0", "--answer-profile", "sometimes"]);
+    expect(refused.result).toEqual({ kind: "exit", code: 2 });
+    expect(refused.stderr).toBe('--answer-profile must be one of spec, absent-unset, status-200, extra-fields, new-status-values, other-types, got "sometimes"\n');
+  });
+
   it("prints the usage for --help", async () => {
     const { result, stdout } = await run(["--help"]);
     expect(result).toEqual({ kind: "exit", code: 0 });

@@ -98,6 +98,27 @@ describe("dispatch", () => {
     expect(lines.text()).toBe('info: Retrying the create of organization "Acme" in 0 s (attempt 1 failed: HTTP 503).\n');
   });
 
+  it("rejects a partial create with the id and outputs Pulumi's host packs as ErrorResourceInitFailed, the serialized provider among them; its update sends nothing", async () => {
+    const server = await startReferenceServer({ bootstrapUsers: ["alice"], faults: { unrecordableAnswerNext: 1 } });
+    try {
+      const state: ProviderState = { settings: { baseUrl: server.url, apiKey: server.apiKeys.alice! } };
+      const inputs = { name: "Deep", __provider: "serialized-provider-text" };
+      const failure = (await dispatch("organization", "create", state, [inputs]).catch((error: unknown) => error)) as Record<string, unknown>;
+      const [org] = server.inspect.organizations();
+      expect(failure).toMatchObject({ code: "ANALYTICS_PARTIAL_CREATE", id: org!.id, message: expect.stringMatching(/^Organization "Deep" \(id org_\w+\) was created/) });
+      expect(failure.properties).toMatchObject({ id: org!.id, name: "Deep", slug: "deep", __provider: "serialized-provider-text" });
+      expect(failure.properties).not.toHaveProperty("nested");
+      expect(failure.reasons).toEqual([expect.stringMatching(/^the answer's field nested is nested more than 1000 levels deep/)]);
+
+      const updated = await dispatch("organization", "update", state, [org!.id, failure.properties, { name: "Deep", __provider: "newer-text" }]);
+      const { __provider: _provider, ...recorded } = failure.properties as Record<string, unknown>;
+      expect(updated).toEqual({ outs: recorded });
+      expect(server.inspect.organizations()).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("rejects a method it does not have", async () => {
     await expect(dispatch("organization", "read", { settings: {} }, [])).rejects.toThrow(/no method read/);
   });
