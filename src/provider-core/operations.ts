@@ -95,7 +95,9 @@ export function recordCreated(
   try {
     const unrecordable = unrecordableOutput(outs);
     if (unrecordable !== undefined) throw new PartialCreateError(kind, id, recordableOutputs(outs), [unrecordable]);
-    for (const notice of differenceNotices(kind, id, declared, differences)) void notify(notice.level, notice.message);
+    // A field the program declared is recorded as declared, whatever the answer held.
+    const told = differences.filter((difference) => !Object.hasOwn(declared, difference.field));
+    for (const notice of differenceNotices(kind, id, declared, told)) void notify(notice.level, notice.message);
     return { id, outs };
   } catch (error) {
     if (error instanceof PartialCreateError) throw error;
