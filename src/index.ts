@@ -18,6 +18,6 @@ export {
   UnauthorizedError,
   UnsupportedRuntimeError,
   UntrackedCreateError,
+  PartialCreateError,
 } from "./client/errors";
-export { PartialCreateError } from "./provider-core/partial-create";
 export type { AdviceCode, AnalyticsErrorCode } from "./client/errors";

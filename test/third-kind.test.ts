@@ -73,7 +73,7 @@ describe("a third kind registered in src/kinds alone", () => {
     expect(Object.keys(props).sort()).toEqual(["orgId", "pinned", "statusObservedAt", "title", "token"]);
     expect(props.token).not.toBe(TOKEN); // wrapped as a secret Output
     expect(registeredOptions(widgetSpec, undefined)).toEqual({ additionalSecretOutputs: ["token"] });
-    expect(Object.keys(providerFor(WIDGET))).toEqual(["configure", "check", "diff", "create", "delete"]);
+    expect(Object.keys(providerFor(WIDGET))).toEqual(["configure", "check", "diff", "create", "update", "delete"]);
     expect(dynamicTypeToken(widgetSpec)).toBe("pulumi-nodejs:dynamic/analytics:Widget");
   });
 

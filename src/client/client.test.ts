@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AnalyticsClient } from "./client";
 import { AmbiguousCreateError, ApiError, ConfigurationError, ConnectionError, UnauthorizedError } from "./errors";
 import { fetchTransport, undiciTransport } from "./transport";
+import { dataSourceSpec } from "../kinds";
 
 const KEY = "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345";
 const org = { id: "org_1", name: "Acme", slug: "acme", customAiContext: null, onboardingStatus: "STARTED" };
@@ -59,6 +60,33 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
     expect(stub.received[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(stub.received[0]?.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(stub.received[0]?.body ?? "")).toEqual({ name: "Acme" });
+  });
+
+  it("creates once and tells each difference of an answer off the spec, whatever its listener does, never quoting the key or a credential", async () => {
+    stub.set((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: { id: 9, displayName: "WH", port: `${KEY} hunter2-secret` } })));
+    const heard: unknown[] = [];
+    const created = await client().createObject(dataSourceSpec, dataSourceBody, { orgId: "org_1" }, {
+      onDifference: (event) => {
+        heard.push(event);
+        throw new Error("a listener's own failure");
+      },
+    });
+    expect(created).toMatchObject({ id: "9", displayName: "WH", port: null, sshHost: null });
+    expect(stub.received).toHaveLength(1);
+    expect(heard).toContainEqual({ field: "port", received: 'a string ("[redacted] [redacted]")', recorded: null, lossless: false, object: 'data source "WH" in organization org_1', id: "9" });
+    expect(heard).toContainEqual(expect.objectContaining({ field: "id", received: "a number", lossless: true }));
+    expect(JSON.stringify(heard)).not.toMatch(/hunter2|analytics_key_/);
+  });
+
+  it("retries 503 after a Retry-After of decimal seconds, waiting that long", async () => {
+    let calls = 0;
+    stub.set((_req, res) => {
+      calls++;
+      if (calls < 2) res.writeHead(503, { "retry-after": "1.5", "content-type": "application/json" }).end('{"error":{"title":"ServiceUnavailable","detail":"later"}}');
+      else res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ data: org }));
+    });
+    await expect(client().createOrganization({ name: "Acme" })).resolves.toEqual(org);
+    expect(sleeps).toEqual([1500]);
   });
 
   it("retries 429 after Retry-After and creates exactly once", async () => {

@@ -1,4 +1,4 @@
-import type { AnswerDifference } from "../contract/answer-reading";
+import { shortQuote, type AnswerDifference } from "../contract/answer-reading";
 import type { CreateDataSourceInput, CreateOrganizationRequest, DataSource, Organization } from "../contract";
 import { dataSourceSpec, describeObject, endpointPath, organizationSpec, secretFieldNames, type KindSpec } from "../kinds";
 import { redact } from "../redact";
@@ -53,8 +53,8 @@ export interface CreateOptions {
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /**
    * Told of each field of the answer that differed from the spec, once the object is created: the
-   * answer is read tolerantly, and the create succeeds whatever the differences. Quoted values
-   * never hold the key or the body's secrets.
+   * answer is read tolerantly, and the create succeeds whatever the differences (or the listener
+   * throws). Quoted values never hold the key or the body's secrets.
    */
   onDifference?: ((event: AnswerDifferenceEvent) => void) | undefined;
 }
@@ -213,9 +213,11 @@ export class AnalyticsClient {
   private created(response: HttpResponse, context: CreateContext, secrets: Array<string | undefined>): Record<string, unknown> {
     const { id, values, differences } = parseSuccess(response, context.kind, context);
     const listener = context.options.onDifference;
-    if (listener !== undefined) {
-      for (const difference of differences) {
-        listener({ ...difference, received: redact(difference.received, [this.apiKey, ...secrets]), object: context.object, id });
+    for (const difference of listener === undefined ? [] : differences) {
+      try {
+        listener!({ ...difference, received: shortQuote(redact(difference.received, [this.apiKey, ...secrets])), object: context.object, id });
+      } catch {
+        // The object exists: a listener's failure never turns its create into an error.
       }
     }
     return values;

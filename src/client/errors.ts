@@ -53,6 +53,27 @@ export class UntrackedCreateError extends AnalyticsError {
 }
 
 /**
+ * An object created in the service whose outputs could not all be recorded: the providers report it
+ * as Pulumi's "created, but failed to initialize", so the state keeps the object (see
+ * src/provider-core/partial-create.ts). `outputs` are those the state records.
+ */
+export class PartialCreateError extends AnalyticsError {
+  override readonly code = "ANALYTICS_PARTIAL_CREATE" as const;
+
+  constructor(
+    message: string,
+    /** The id the service gave the object. */
+    readonly id: string,
+    /** The outputs the state records (the declared secrets among them). */
+    readonly outputs: Record<string, unknown>,
+    /** What failed, each a sentence without secrets. */
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Kept for programs that name it; no longer raised: a 2xx answer with an id is read tolerantly
  * (src/contract/answer-reading.ts), and one without an id is an {@link UntrackedCreateError}.
  */

@@ -9,6 +9,7 @@ export {
   ResponseFormatError,
   UnauthorizedError,
   UntrackedCreateError,
+  PartialCreateError,
 } from "./errors";
 export type { Advice, AdviceCode, AnalyticsErrorCode } from "./errors";
 export { DEFAULT_RETRY_POLICY } from "./retry";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dataSourceSpec, organizationSpec, type OutputFieldSpec } from "../kinds";
-import { readAnswer, readField, readId } from "./answer-reading";
+import { readAnswer, readField, readId, shortQuote } from "./answer-reading";
 
 const text: OutputFieldSpec = { type: "string" };
 const nullableText: OutputFieldSpec = { type: "string", nullable: true };
@@ -27,9 +27,20 @@ describe("readField", () => {
     ["the string true as a boolean", flag, "true", true, { received: "a string", lossless: true }],
     ["the string false as a boolean", flag, "false", false, { received: "a string", lossless: true }],
     ["0 for a boolean, as null: 0 and 1 are not guessed at", flag, 0, null, { received: "a number (0)", lossless: false }],
-    ["a long string quoted by its start", flag, "x".repeat(60), null, { received: `a string ("${"x".repeat(39)}…)`, lossless: false }],
+    ["a long string quoted whole, to be redacted before it is cut", flag, "x".repeat(60), null, { received: `a string ("${"x".repeat(60)}")`, lossless: false }],
   ])("reads %s", (_what, field, value, recorded, difference) => {
     expect(readField(field, value)).toEqual(difference === undefined ? { value: recorded } : { value: recorded, difference });
+  });
+});
+
+describe("shortQuote", () => {
+  it.each([
+    [`a string ("${"x".repeat(60)}")`, `a string ("${"x".repeat(39)}…)`],
+    ['a string ("5432")', 'a string ("5432")'],
+    ["absent", "absent"],
+    ["an object", "an object"],
+  ])("%s -> %s", (received, short) => {
+    expect(shortQuote(received)).toBe(short);
   });
 });
 

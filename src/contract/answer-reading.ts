@@ -12,7 +12,7 @@ import type { FieldType, KindSpec, OutputFieldSpec } from "../kinds";
 export interface AnswerDifference {
   /** The output field. */
   readonly field: string;
-  /** What came, e.g. `absent`, `null`, `a string ("5432")`. A value is quoted only for what could not be kept. */
+  /** What came, e.g. `absent`, `null`, `a string ("5432")`. A value is quoted only for what could not be kept, whole: redact it, then {@link shortQuote}. */
   readonly received: string;
   /** What the state records. */
   readonly recorded: unknown;
@@ -45,11 +45,21 @@ export function jsonTypeWords(value: unknown): string {
   return typeof value === "number" ? "a number" : `a ${typeof value}`;
 }
 
-/** A value as a difference quotes it: its type, and for a string, number or boolean its first characters. */
+/** A value as a difference quotes it: its type, and for a string, number or boolean its JSON text, whole (see {@link shortQuote}). */
 function quoted(value: unknown): string {
   if (value === null || typeof value === "object") return jsonTypeWords(value);
-  const text = JSON.stringify(value);
-  return `${jsonTypeWords(value)} (${text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text})`;
+  return `${jsonTypeWords(value)} (${JSON.stringify(value)})`;
+}
+
+/**
+ * A difference's `received` with its quoted value cut to its first {@link QUOTE_LIMIT} characters.
+ * Cut only once credentials are taken out of it: a cut first could leave part of one.
+ */
+export function shortQuote(received: string): string {
+  const open = received.indexOf(" (");
+  if (open < 0 || !received.endsWith(")")) return received;
+  const text = received.slice(open + 2, -1);
+  return text.length > QUOTE_LIMIT ? `${received.slice(0, open)} (${text.slice(0, QUOTE_LIMIT)}…)` : received;
 }
 
 /** A value that came as another type, converted without loss. */

@@ -237,7 +237,7 @@ export class NativeProvider {
     // The process's one client is shared; this create's retries are told to this resource's log.
     const { id, outs } = await this.noticing(urn, (notify) => shared.create(kind, values, this.settings, notify)).catch((error: unknown) => {
       // The outputs the engine records for a partial create carry the credentials as secrets too.
-      const failure = error instanceof PartialCreateError ? new PartialCreateError(kind, error.id, wrapSecrets(error.outputs, secrets), error.reasons) : error;
+      const failure = error instanceof PartialCreateError ? new PartialCreateError(error.message, error.id, wrapSecrets(error.outputs, secrets), error.reasons) : error;
       // An ambiguous create names an object that may exist: its words must reach the user although the call is over.
       if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => Promise.reject(failure));
       throw failure;

@@ -14,7 +14,7 @@ import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import type * as StatusProto from "@pulumi/pulumi/proto/status_pb";
 import { notifyOnStderr } from "../provider-core/notices";
-import { PartialCreateError } from "../provider-core/partial-create";
+import { PartialCreateError, partialCreate } from "../provider-core/partial-create";
 import { startGrpcServer, type GrpcServer } from "./grpc/server";
 import { GrpcStatus, exceedsGrpcMessageCap, type GrpcFailure } from "./grpc/status";
 import { unaryClient, type UnaryMethod } from "./grpc/wire";
@@ -196,7 +196,7 @@ function unmarshalledCreate(urn: string, created: { id: string; properties: Prop
   };
   const kept = Object.fromEntries(Object.entries(created.properties).filter(([, value]) => marshals(value)));
   const why = `an output could not be marshalled for the engine (${error instanceof Error ? error.message : String(error)}), so the outputs that could not were left out`;
-  return new PartialCreateError(kindOfUrn(urn).kind, created.id, kept, [why]);
+  return partialCreate(kindOfUrn(urn).kind, created.id, kept, [why]);
 }
 
 /** The resource calls: check, diff, create, read, update, delete. */

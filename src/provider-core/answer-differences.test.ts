@@ -45,7 +45,7 @@ describe("a create's answer read tolerantly, against the reference server's answ
       `DataSource "WH" (id ${ds.id}): the API answered isDemo as a number (0), where the spec has a boolean; the state records null. If the service answers this way, report it to the provider's maintainers with this warning's text (docs/spec-gaps.md).`,
     );
     expect(first.heard.filter(([level]) => level === "info").map(([, message]) => message)).toContain(
-      "The API answered a data source port as a string, where the spec has an integer or null; it is recorded as a number, and nothing was lost (said once per command for each field).",
+      "The API answered a data source createdAt as a number, where the spec has a string; it is recorded as a string, and nothing was lost (said once per command for each field).",
     );
 
     // A second object: the same lossy fields warn again under it; what lost nothing is not said again.

@@ -12,7 +12,7 @@ import { declaredInputs, kindSpec, secretFieldNames } from "../kinds";
 import { redact } from "../redact";
 import { checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type DiffOutcome, type ResourceKind } from "./inputs";
 import { differenceNotices, leftBehindNotice, notifyOnStderr, replaceNotice, retryNotice, type Notify } from "./notices";
-import { PartialCreateError, recordableOutputs, unrecordableOutput } from "./partial-create";
+import { PartialCreateError, partialCreate, recordableOutputs, unrecordableOutput } from "./partial-create";
 import { forPulumiUsers } from "./pulumi-advice";
 import { requestTimeoutFromEnv, resolveSettings, type ProviderSettings } from "./settings";
 import { STATUS_OBSERVED_AT } from "./status";
@@ -94,7 +94,7 @@ export function recordCreated(
   const outs = { ...created, ...declared, [STATUS_OBSERVED_AT]: new Date().toISOString() };
   try {
     const unrecordable = unrecordableOutput(outs);
-    if (unrecordable !== undefined) throw new PartialCreateError(kind, id, recordableOutputs(outs), [unrecordable]);
+    if (unrecordable !== undefined) throw partialCreate(kind, id, recordableOutputs(outs), [unrecordable]);
     // A field the program declared is recorded as declared, whatever the answer held.
     const told = differences.filter((difference) => !Object.hasOwn(declared, difference.field));
     for (const notice of differenceNotices(kind, id, declared, told)) void notify(notice.level, notice.message);
@@ -103,7 +103,7 @@ export function recordCreated(
     if (error instanceof PartialCreateError) throw error;
     const secrets = secretFieldNames(kindSpec(kind)).map((name) => declared[name]);
     const why = redact(error instanceof Error ? error.message : String(error), secrets);
-    throw new PartialCreateError(kind, id, recordableOutputs(outs), [`the provider failed while recording it: ${why}`]);
+    throw partialCreate(kind, id, recordableOutputs(outs), [`the provider failed while recording it: ${why}`]);
   }
 }
 

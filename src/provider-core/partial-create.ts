@@ -6,7 +6,8 @@
  * The dynamic providers reject with this error (its `id`, `properties` and `reasons` are what
  * Pulumi's dynamic-provider host packs); the native plugin sends the same in the gRPC status.
  */
-import { AnalyticsError } from "../errors";
+export { PartialCreateError } from "../client/errors";
+import { PartialCreateError } from "../client/errors";
 import { PROVIDER_KEY } from "./engine-markers";
 import { describeResource } from "./notices";
 import type { ResourceKind } from "../kinds";
@@ -46,24 +47,12 @@ export function recordableOutputs(outs: Readonly<Record<string, unknown>>): Reco
   return Object.fromEntries(Object.entries(outs).filter(([, value]) => nestingDepth(value) <= MAX_RECORDED_DEPTH));
 }
 
-/** An object created in the service whose outputs could not all be recorded; `outputs` are those that can be. */
-export class PartialCreateError extends AnalyticsError {
-  override readonly code = "ANALYTICS_PARTIAL_CREATE" as const;
-
-  constructor(
-    kind: ResourceKind,
-    /** The id the service gave the object. */
-    readonly id: string,
-    /** The outputs the state records (the declared secrets among them). */
-    readonly outputs: Record<string, unknown>,
-    /** What failed, each a sentence without secrets. */
-    readonly reasons: string[],
-  ) {
-    super(
-      `${describeResource(kind, id, outputs)} was created in the analytics service, but not all of its outputs could be recorded (${reasons.join("; ")}). ` +
-        "The stack's state records the object with its id, so no second create is sent for it: run `pulumi up` again to finish.",
-    );
-  }
+/** A {@link PartialCreateError} of `kind`'s object `id`, worded for a Pulumi user; `outputs` are those the state records. */
+export function partialCreate(kind: ResourceKind, id: string, outputs: Record<string, unknown>, reasons: string[]): PartialCreateError {
+  const message =
+    `${describeResource(kind, id, outputs)} was created in the analytics service, but not all of its outputs could be recorded (${reasons.join("; ")}). ` +
+    "The stack's state records the object with its id, so no second create is sent for it: run `pulumi up` again to finish.";
+  return new PartialCreateError(message, id, outputs, reasons);
 }
 
 /** What a create that failed once its object existed leaves in the state, as the dynamic-provider host takes it. */
