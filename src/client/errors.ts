@@ -66,7 +66,7 @@ export class PartialCreateError extends AnalyticsError {
     readonly id: string,
     /** The outputs the state records (the declared secrets among them). */
     readonly outputs: Record<string, unknown>,
-    /** What failed, each a sentence without secrets. */
+    /** What failed, each a sentence without secrets: what the engine shows and keeps as the resource's `initErrors`. */
     readonly reasons: string[],
   ) {
     super(message);

@@ -47,12 +47,16 @@ export function recordableOutputs(outs: Readonly<Record<string, unknown>>): Reco
   return Object.fromEntries(Object.entries(outs).filter(([, value]) => nestingDepth(value) <= MAX_RECORDED_DEPTH));
 }
 
-/** A {@link PartialCreateError} of `kind`'s object `id`, worded for a Pulumi user; `outputs` are those the state records. */
-export function partialCreate(kind: ResourceKind, id: string, outputs: Record<string, unknown>, reasons: string[]): PartialCreateError {
+/**
+ * A {@link PartialCreateError} of `kind`'s object `id`, worded for a Pulumi user: `causes` say what
+ * failed; `outputs` are those the state records. Its one reason is the whole message, since the
+ * engine shows a partial create's reasons, and keeps them as the resource's `initErrors`.
+ */
+export function partialCreate(kind: ResourceKind, id: string, outputs: Record<string, unknown>, causes: string[]): PartialCreateError {
   const message =
-    `${describeResource(kind, id, outputs)} was created in the analytics service, but not all of its outputs could be recorded (${reasons.join("; ")}). ` +
+    `${describeResource(kind, id, outputs)} was created in the analytics service, but not all of its outputs could be recorded (${causes.join("; ")}). ` +
     "The stack's state records the object with its id, so no second create is sent for it: run `pulumi up` again to finish.";
-  return new PartialCreateError(message, id, outputs, reasons);
+  return new PartialCreateError(message, id, outputs, [message]);
 }
 
 /** What a create that failed once its object existed leaves in the state, as the dynamic-provider host takes it. */
