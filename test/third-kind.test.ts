@@ -68,7 +68,7 @@ describe("a third kind registered in src/kinds alone", () => {
 
   it("gets a resource class from the shared base: outputs declared, credentials secret, its own type token", async () => {
     const { registeredOptions, registeredProperties } = await import("../src/resources/kind-resource");
-    const { providerFor } = await import("../src/resources/provider");
+    const { providerFor } = await import("../src/resources/serialized-provider");
     const props = registeredProperties(widgetSpec, { orgId: "org_1", title: "Sales", token: TOKEN });
     expect(Object.keys(props).sort()).toEqual(["orgId", "pinned", "statusObservedAt", "title", "token"]);
     expect(props.token).not.toBe(TOKEN); // wrapped as a secret Output

@@ -217,11 +217,11 @@ function pluginDownloadUrl(manifest, env = process.env) {
 function generateSchema() {
   /** @type {Kinds} */
   const kinds = require(path.join(ROOT, "dist", "kinds"));
-  /** @type {typeof import("../src/provider-core/status")} */
-  const status = require(path.join(ROOT, "dist", "provider-core", "status"));
+  /** @type {typeof import("../src/provider-core/status-observed-at")} */
+  const status = require(path.join(ROOT, "dist", "provider-core", "status-observed-at"));
   /** @type {Manifest} */
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
+  const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status-observed-at-output.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
   const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
   const settings = Object.fromEntries(Object.entries(kinds.providerConfigSpec).map(([name, field]) => [name, property(field, configDocs[name])]));
   /** @type {Record<string, ReturnType<typeof resourceSchema>>} */

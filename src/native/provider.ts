@@ -25,7 +25,7 @@ import type { CheckFailure, CheckOutcome, DiffOutcome } from "../provider-core/i
 import { describeResource, notifyOnStderr, type NoticeLevel, type Notify } from "../provider-core/notices";
 import { PULUMI_ADVICE } from "../provider-core/pulumi-advice";
 import type { ProviderSettings } from "../provider-core/settings";
-import { STATUS_OBSERVED_AT } from "../provider-core/status";
+import { STATUS_OBSERVED_AT } from "../provider-core/status-observed-at";
 import { schemaText, schemaVersion } from "./package-schema";
 import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
 

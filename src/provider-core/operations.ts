@@ -13,7 +13,7 @@ import { checkInputs, diffInputs, ownerIds, requestBody, type CheckOutcome, type
 import { leftBehindNotice, notifyOnStderr, replaceNotice, retryNotice, type Notify } from "./notices";
 import { forPulumiUsers } from "./pulumi-advice";
 import { requestTimeoutFromEnv, resolveSettings, type ProviderSettings } from "./settings";
-import { STATUS_OBSERVED_AT } from "./status";
+import { STATUS_OBSERVED_AT } from "./status-observed-at";
 
 /** check: validate with the contract, apply defaults. Sends nothing. */
 export function check(kind: ResourceKind, news: Record<string, unknown>): CheckOutcome {

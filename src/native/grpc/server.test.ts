@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { frame } from "./frames";
 import { HEALTH_CHECK_PATH, ServingStatus, encodeHealthCheckResponse } from "./health";
 import { startGrpcServer, type GrpcServer } from "./server";
-import { GrpcStatus } from "./status";
+import { GrpcStatus } from "./grpc-status";
 import type { UnaryMethod } from "./wire";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);

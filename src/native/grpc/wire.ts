@@ -9,7 +9,7 @@
  */
 import type * as http2 from "node:http2";
 import { MessageReader, frame } from "./frames";
-import { GrpcStatus, capGrpcMessage, encodeGrpcMessage, type GrpcFailure } from "./status";
+import { GrpcStatus, capGrpcMessage, encodeGrpcMessage, type GrpcFailure } from "./grpc-status";
 
 /**
  * node:http2, loaded on first use: a V8 start-up snapshot (tools/lib/start-up-snapshot.js) cannot hold
