@@ -12,7 +12,7 @@ import type * as EngineProto from "@pulumi/pulumi/proto/engine_pb";
 import type * as PluginProto from "@pulumi/pulumi/proto/plugin_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import { notifyOnStderr } from "../provider-core/notices";
-import { startGrpcServer, type GrpcServer } from "./grpc/server";
+import { startGrpcServer, type GrpcServer } from "./grpc/grpc-server";
 import { GrpcStatus, exceedsGrpcMessageCap, type GrpcFailure } from "./grpc/grpc-status";
 import { unaryClient, type UnaryMethod } from "./grpc/wire";
 import { pluginVersion, type NativeProvider, type ProviderLog } from "./provider";

@@ -3,7 +3,7 @@ import * as http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
 import { frame } from "./frames";
 import { HEALTH_CHECK_PATH, ServingStatus, encodeHealthCheckResponse } from "./health";
-import { startGrpcServer, type GrpcServer } from "./server";
+import { startGrpcServer, type GrpcServer } from "./grpc-server";
 import { GrpcStatus } from "./grpc-status";
 import type { UnaryMethod } from "./wire";
 
