@@ -1,5 +1,5 @@
 /**
- * The import rules of docs/architecture.md, checked on the real sources: no cycle anywhere in
+ * The import rules of docs/maintainers/architecture.md, checked on the real sources: no cycle anywhere in
  * src/, the reference server's rooms one-way, the layers (kinds, the reference server, the
  * package root) loading only what they may, and the published package and the toolchain apart. test/support/import-graph.test.ts proves each check
  * can fail.

@@ -1,8 +1,8 @@
 /**
  * One listing of the repository's folders: CONTRIBUTING's layout table names each folder at the
  * repository's top and each folder of test/, tools/ and docs/, and nothing that is not there;
- * docs/architecture.md and tools/README.md link to it rather than list them again.
- * docs/architecture.md lays out src/ (each folder and top-level file, and each file of src/native/
+ * docs/maintainers/architecture.md and tools/README.md link to it rather than list them again.
+ * docs/maintainers/architecture.md lays out src/ (each folder and top-level file, and each file of src/native/
  * and src/native/grpc/), which CONTRIBUTING names as one row; tools/README.md's tables name each
  * runnable script, each module of tools/lib/ and each folder of tools/pinned/, and nothing else.
  */
@@ -48,14 +48,14 @@ describe("the layout docs", () => {
     for (const folder of wanted) expect(named, `CONTRIBUTING.md's layout: ${folder}`).toContain(folder);
   });
 
-  it("CONTRIBUTING's layout names nothing that is not there, and no folder of src/ (docs/architecture.md lays those out)", () => {
+  it("CONTRIBUTING's layout names nothing that is not there, and no folder of src/ (docs/maintainers/architecture.md lays those out)", () => {
     const named = firstCells(layout());
     for (const entry of named) expect(fs.existsSync(path.join(repoRoot, entry)), entry).toBe(true);
     expect(named.filter((entry) => entry.startsWith("src/") && entry !== "src/")).toEqual([]);
   });
 
-  it("docs/architecture.md names each folder and top-level file of src/, and each file of src/native/ and src/native/grpc/", () => {
-    const architecture = read("docs/architecture.md");
+  it("docs/maintainers/architecture.md names each folder and top-level file of src/, and each file of src/native/ and src/native/grpc/", () => {
+    const architecture = read("docs/maintainers/architecture.md");
     for (const entry of [...folders, ...files]) expect(architecture, entry).toContain(entry);
     for (const dir of ["native", "native/grpc"]) {
       const modules = fs.readdirSync(path.join(repoRoot, "src", dir)).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
@@ -64,11 +64,11 @@ describe("the layout docs", () => {
     expect(architecture, "src/native/grpc/").toMatch(/^grpc\/ /m);
   });
 
-  it("docs/architecture.md and tools/README.md list no folders of the repository again: they link to CONTRIBUTING's layout", () => {
+  it("docs/maintainers/architecture.md and tools/README.md list no folders of the repository again: they link to CONTRIBUTING's layout", () => {
     /** A line that starts a tree entry or a table row with a folder's path (src/'s are architecture.md's to lay out). */
     const listing = /^(?:\| `|[ \t]*)(?!src\/)(?:[\w.-]+\/)+[\w.-]+\/(?:`|[ \t])/;
-    for (const doc of ["docs/architecture.md", "tools/README.md"]) {
-      expect(links(read(doc)).map((l) => l.target), doc).toContain("../CONTRIBUTING.md#repository-layout");
+    for (const doc of ["docs/maintainers/architecture.md", "tools/README.md"]) {
+      expect(links(read(doc)).map((l) => l.target), doc).toContain(`${path.posix.relative(path.posix.dirname(doc), "CONTRIBUTING.md")}#repository-layout`);
       expect(read(doc).split("\n").filter((line) => listing.test(line)), doc).toEqual([]);
     }
   });

@@ -3,16 +3,8 @@
  * The test suite's tiers, in the order `npm test` runs them (tools/test-tiers.js), each a vitest
  * project of vitest.config.ts, with the folder of test/ named after it. A file belongs to the first
  * tier whose globs match it; `unit` takes the rest. test/tiers.test.ts holds every file to exactly
- * one tier and keeps the unit tier off the engine.
- * - unit: no Pulumi CLI, no Go build, no network, no database: `npm run test:unit`, under a minute.
- * - engine: the real CLI on the TypeScript dynamic classes and the native plugin, the services the
- *   tests start (Postgres, S3), and the short runs of the reliability campaign (faults, kills, fuzz).
- * - languages: programs in YAML, Go, Python and Java, the generated SDKs and their Registry pages,
- *   the plugin's gRPC wire against the engine's own Go client, the examples, the enum upgrade of a
- *   0.1.0 stack, and both engines: the toolchain's tests and the compatibility tier on the newest CLI.
- * - release: what a release builds and how users install it: the release folder and its
- *   rehearsals, the packed tarball on each Node.js line, the single-file plugin, the workflow, the
- *   Registry pages.
+ * one tier and keeps the unit tier off the engine. What each tier runs: docs/maintainers/tests.md,
+ * "The tiers"; the unit tier needs no Pulumi CLI, no Go build, no network and no database.
  */
 "use strict";
 

@@ -145,7 +145,7 @@ function enumTypes(kinds) {
   /** @type {Record<string, { type: "string", description: string, enum: { name: string, value: string, description: string }[] }>} */
   const types = {};
   for (const spec of kinds.allKindSpecs()) {
-    const docs = propertyDocs(declaredObject(kindSource(spec), `${spec.kind}Spec`), "inputs");
+    const docs = propertyDocs(declaredObject(kindSource(spec), kindSourceFiles(spec).declaration), "inputs");
     for (const [name, field] of Object.entries(spec.inputs)) {
       if (field.values === undefined) continue;
       const values = Object.entries(field.values).map(([value, description]) => ({ name: kinds.enumValueName(value), value, description }));
@@ -155,14 +155,25 @@ function enumTypes(kinds) {
   return types;
 }
 
-/** The parsed spec file of a kind: kind `dataSource` is declared as `dataSourceSpec` in src/kinds/data-source.ts. @param {KindSpec} spec */
+/**
+ * Where the doc comments of a kind are read from: kind `dataSource` is declared as `dataSourceSpec`
+ * in src/kinds/data-source.ts, and its class (whose doc comment is the resource's description) in
+ * src/resources/data-source.ts. Paths relative to the repository, with `/`.
+ * @param {Pick<KindSpec, "kind">} spec
+ */
+function kindSourceFiles(spec) {
+  return { spec: `src/kinds/${kebab(spec.kind)}.ts`, declaration: `${spec.kind}Spec`, resource: `src/resources/${kebab(spec.kind)}.ts` };
+}
+
+/** The parsed spec file of a kind ({@link kindSourceFiles}). @param {KindSpec} spec */
 function kindSource(spec) {
-  return parse(path.join("src", "kinds", `${kebab(spec.kind)}.ts`));
+  return parse(kindSourceFiles(spec).spec);
 }
 
 /** The schema of one kind's resource. @param {KindSpec} spec @param {KindsWithStatus} kinds @param {string} statusDoc */
 function resourceSchema(spec, kinds, statusDoc) {
-  const object = declaredObject(kindSource(spec), `${spec.kind}Spec`);
+  const files = kindSourceFiles(spec);
+  const object = declaredObject(kindSource(spec), files.declaration);
   const inputDocs = propertyDocs(object, "inputs");
   const outputDocs = propertyDocs(object, "outputs");
   /** @type {Record<string, ReturnType<typeof inputProperty>>} */
@@ -177,7 +188,7 @@ function resourceSchema(spec, kinds, statusDoc) {
   const required = Object.entries(spec.outputs)
     .filter(([name, field]) => name !== "id" && !field.nullable)
     .map(([name]) => name);
-  const resources = parse(path.join("src", "resources", `${kebab(spec.kind)}.ts`));
+  const resources = parse(files.resource);
   return {
     description: `${classDoc(resources, spec.typeName)}\n\n${examplesSection()}`,
     properties,
@@ -217,11 +228,11 @@ function pluginDownloadUrl(manifest, env = process.env) {
 function generateSchema() {
   /** @type {Kinds} */
   const kinds = require(path.join(ROOT, "dist", "kinds"));
-  /** @type {typeof import("../src/provider-core/status")} */
-  const status = require(path.join(ROOT, "dist", "provider-core", "status"));
+  /** @type {typeof import("../src/provider-core/status-observed-at")} */
+  const status = require(path.join(ROOT, "dist", "provider-core", "status-observed-at"));
   /** @type {Manifest} */
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
+  const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status-observed-at-output.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
   const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
   const settings = Object.fromEntries(Object.entries(kinds.providerConfigSpec).map(([name, field]) => [name, property(field, configDocs[name])]));
   /** @type {Record<string, ReturnType<typeof resourceSchema>>} */
@@ -308,7 +319,7 @@ function schemaText() {
   return `${JSON.stringify(generateSchema(), null, 2)}\n`;
 }
 
-module.exports = { SCHEMA_FILE, DOWNLOAD_URL_VARIABLE, PYTHON_SDK_FLOOR, generateSchema, pluginDownloadUrl, schemaText };
+module.exports = { SCHEMA_FILE, DOWNLOAD_URL_VARIABLE, PYTHON_SDK_FLOOR, generateSchema, kindSourceFiles, pluginDownloadUrl, schemaText };
 
 if (require.main === module) {
   fs.writeFileSync(SCHEMA_FILE, schemaText());

@@ -5,10 +5,13 @@
  * tier alone, its files sharing each worker's loaded modules (`--no-isolate`, {@link runsOf}), then the
  * others as one `vitest run --project engine --project languages --project release`, so that no core
  * idles while one tier's last file ends before the next tier may start. The files go to the workers in vitest's
- * order (the slowest of the last run first, else the largest), the readers of the release folder
- * last while it builds (test/support/release-last-sequencer.ts), with as many workers as the
- * machine has cores; what one file builds once (the release folder, test/support/test-run.js) the
- * others reuse. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
+ * order (the slowest of the last run first, by vitest's record of it, which vitest.config.ts keeps in
+ * the project's cache folder so that a fresh clone on the same machine has it too; else the largest
+ * first), the readers of the release folder last (test/support/release-last-sequencer.ts): the folder
+ * starts building as the run begins, made by the release workflow itself under act
+ * (test/support/release-run.ts), so the cores run the other files meanwhile. There are as many
+ * workers as the machine has cores; what one file builds once (the release folder,
+ * test/support/test-run.js) the others reuse. Node.js's compile cache (`NODE_COMPILE_CACHE`, in the cache folder of the
  * toolchain) serves every process the tests start, which loads the same modules hundreds of times,
  * Maven's JVM runs with C1 alone and the serial collector (`MAVEN_OPTS`, {@link MAVEN_OPTS}), and Go's
  * collector in the CLI, its language hosts and every other Go program runs less often (`GOGC`, {@link GOGC}).

@@ -58,13 +58,13 @@ beforeAll(async () => {
 
   const { outputs } = await stack.up();
   deployed = { outputs: valuesOf(outputs), requests: requests(), state: await stack.exportStack() };
-  await server.snapshots.save("deployed");
+  await server.savedStates.save("deployed");
 });
 
 beforeEach(async () => {
   // Rewind both sides to "deployed": the server's objects, and the stack's record of them.
-  await server.reset(); // request journal and faults (snapshots stay)
-  await server.snapshots.restore("deployed");
+  await server.reset(); // request journal and faults (saved states stay)
+  await server.savedStates.restore("deployed");
   await stack.importStack(deployed.state);
   await stack.setAllConfig(config);
 });
@@ -96,7 +96,7 @@ it("a rotated password replaces the data source and leaves the old one in the se
 
   expect(dataSourceId).not.toBe(deployed.outputs.dataSourceId);
   expect(requests()).toEqual([`${CREATE_DATA_SOURCE} 201`]);
-  // The API cannot delete: both data sources exist until the next test's snapshot restore.
+  // The API cannot delete: both data sources exist until the next test restores the saved state.
   expect(server.inspect.dataSources().map((ds) => ds.id).sort()).toEqual([deployed.outputs.dataSourceId, dataSourceId].sort());
 });
 

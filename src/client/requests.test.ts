@@ -140,7 +140,7 @@ describe("parseSuccess", () => {
   ])("says an answer without a usable id is an object that probably exists and cannot be tracked: %j", (response, why) => {
     const error = (() => {
       try {
-        parseSuccess(response, organizationSpec, context);
+        return parseSuccess(response, organizationSpec, context);
       } catch (caught) {
         return caught;
       }

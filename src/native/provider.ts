@@ -26,7 +26,7 @@ import { describeResource, notifyOnStderr, type NoticeLevel, type Notify } from 
 import { PartialCreateError } from "../provider-core/partial-create";
 import { PULUMI_ADVICE } from "../provider-core/pulumi-advice";
 import type { ProviderSettings } from "../provider-core/settings";
-import { STATUS_OBSERVED_AT } from "../provider-core/status";
+import { STATUS_OBSERVED_AT } from "../provider-core/status-observed-at";
 import { schemaText, schemaVersion } from "./package-schema";
 import { UNKNOWN, asSecret, unwrapProperties, wrapSecrets, type PropertyMap } from "./property-values";
 

@@ -19,7 +19,7 @@ import { dataSourceSpec, nativeTypeToken, organizationSpec } from "../kinds";
 import { startReferenceServer, type ReferenceServer } from "../reference-server";
 import { startFlakyServer } from "../../test/support/flaky-server";
 import { PLUGIN_BIN, call, startEngine, startPlugin, struct, type Plugin } from "../../test/support/native-plugin";
-import { FLUSH_GRACE_MS } from "./grpc/server";
+import { FLUSH_GRACE_MS } from "./grpc/grpc-server";
 import { startPluginServer } from "./pulumi-service";
 import type { NativeProvider } from "./provider";
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "./property-values";

@@ -15,7 +15,7 @@ import { differenceNotices, leftBehindNotice, notifyOnStderr, replaceNotice, ret
 import { PartialCreateError, partialCreate, recordableOutputs, unrecordableOutput } from "./partial-create";
 import { forPulumiUsers } from "./pulumi-advice";
 import { requestTimeoutFromEnv, resolveSettings, type ProviderSettings } from "./settings";
-import { STATUS_OBSERVED_AT } from "./status";
+import { STATUS_OBSERVED_AT } from "./status-observed-at";
 
 /** check: validate with the contract, apply defaults. Sends nothing. */
 export function check(kind: ResourceKind, news: Record<string, unknown>): CheckOutcome {

@@ -9,7 +9,7 @@ export type { FaultRoute, FaultRule, FaultRuleKey, FaultSettings, InjectableErro
 export { INSPECTION_PREFIX } from "./control/inspection";
 export { CONSOLE_PATH } from "./control/console";
 export type { ConsoleState } from "./control/console";
-export type { SnapshotController, SnapshotInfo } from "./control/snapshots";
+export type { SavedStateController, SavedStateInfo, SnapshotController, SnapshotInfo } from "./control/saved-states";
 export type { FaultsView, ReferenceInspector } from "./control/inspection";
 export type { DataSourceInspection, OrganizationDetail, OrganizationInspection } from "./state/views";
 export type { RequestLogEntry, RequestSummary } from "./control/request-log";

@@ -56,7 +56,7 @@ async function start(options: ReferenceServerOptions = {}): Promise<{ server: Re
   const key = server.apiKeys.alice!;
   const created = await request(server, "POST", ORGANIZATIONS_PATH, { authorization: `Bearer ${key}`, "content-type": "application/json" }, JSON.stringify({ name: "Kept" }));
   expect(created.status).toBe(201);
-  await server.snapshots.save("before");
+  await server.savedStates.save("before");
   const evil = { host: `evil.example:${server.port}`, origin: `http://evil.example:${server.port}` };
   return { server, key, evil, lines };
 }
@@ -66,7 +66,7 @@ function stateOf(server: ReferenceServer): unknown {
   return {
     organizations: server.inspect.organizations().map((org) => org.name),
     requests: server.inspect.requestCount(),
-    snapshots: server.snapshots.list().map((s) => s.name),
+    savedStates: server.savedStates.list().map((s) => s.name),
     faults: server.faults.settings(),
     injected: server.faults.injected(),
   };
@@ -89,8 +89,9 @@ describe("the host rule over HTTP", () => {
     const json = { "content-type": "application/json" };
     const attempts: Array<[string, string, Record<string, string>, string?]> = [
       ["POST", "/_reference/reset", {}],
+      ["POST", "/_reference/saved-states/before/restore", {}],
+      ["POST", "/_reference/saved-states", json, JSON.stringify({ name: "evil" })],
       ["POST", "/_reference/snapshots/before/restore", {}],
-      ["POST", "/_reference/snapshots", json, JSON.stringify({ name: "evil" })],
       ["POST", "/_reference/faults", json, JSON.stringify({ errorRate: 1 })],
       ["GET", "/_reference/organizations", {}],
       ["GET", "/_reference/console/state", {}],

@@ -10,7 +10,7 @@ import { answerInspection, createInspector, isInspectionPath, type InspectionCon
 import { OPENAPI_PATH, answerOpenApi } from "./control/openapi";
 import { READY_PATH, answerReady } from "./control/ready";
 import { RequestLog } from "./control/request-log";
-import { createSnapshots, type SnapshotController } from "./control/snapshots";
+import { createSavedStates, type SavedStateController } from "./control/saved-states";
 import { allowedHosts, type AllowedHosts } from "./http/allowed-hosts";
 import { answerClientError, baseUrl, createRequestListener, listen, stopListening } from "./http/http-adapter";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/request-body";
@@ -104,11 +104,13 @@ export interface ReferenceServer {
   inspect: ReferenceInspector;
   /** Fault injection at runtime. */
   faults: FaultController;
-  /** Named snapshots of organizations and data sources, restored in one step. */
-  snapshots: SnapshotController;
+  /** Organizations and data sources saved under a name, restored in one step. */
+  savedStates: SavedStateController;
+  /** @deprecated The earlier name of {@link savedStates}, the same object: use `savedStates`. */
+  snapshots: SavedStateController;
   /** Resolves with the data source once its sync has left PENDING/SYNCING. */
   waitForSync(dataSourceId: string): Promise<DataSourceInspection>;
-  /** Drops organizations, data sources, request log and faults; users, keys and snapshots stay. */
+  /** Drops organizations, data sources, request log and faults; users, keys and saved states stay. */
   reset(): Promise<void>;
   /** Stops listening, drops open connections, stops background syncs and saves state. */
   close(): Promise<void>;
@@ -144,7 +146,7 @@ interface Parts {
   jobs: SyncJobs;
   numericIds: NumericIds;
   inspector: ReferenceInspector;
-  snapshots: SnapshotController;
+  savedStates: SavedStateController;
   consoleFeed: ConsoleFeed;
 }
 
@@ -161,12 +163,12 @@ async function assemble(options: ReferenceServerOptions, now: () => Date, log: (
   });
   const faults = new FaultInjector(options.faults ?? {});
   const inspector = createInspector(state.store, requestLog);
-  const snapshots = createSnapshots({ state, jobs, now });
-  const consoleFeed = new ConsoleFeed({ inspector, faults, snapshots });
-  return { state, requestLog, faults, delays: new FaultDelays(), jobs, numericIds: new NumericIds(), inspector, snapshots, consoleFeed };
+  const savedStates = createSavedStates({ state, jobs, now });
+  const consoleFeed = new ConsoleFeed({ inspector, faults, savedStates });
+  return { state, requestLog, faults, delays: new FaultDelays(), jobs, numericIds: new NumericIds(), inspector, savedStates, consoleFeed };
 }
 
-/** Drops organizations, data sources, request log and faults; users, keys and snapshots stay. */
+/** Drops organizations, data sources, request log and faults; users, keys and saved states stay. */
 async function resetParts(parts: Parts): Promise<void> {
   parts.state.store.clearResources();
   parts.requestLog.clear();
@@ -209,10 +211,10 @@ function createHttpServer(parts: Parts, options: ReferenceServerOptions, hosts: 
 /** Resolves with the data source once its sync has left PENDING/SYNCING. */
 async function waitForSync(parts: Parts, dataSourceId: string): Promise<DataSourceInspection> {
   if (!parts.state.store.dataSources.has(dataSourceId)) throw new Error(`no data source ${dataSourceId}`);
-  // A snapshot restore may queue the sync again while this waits: wait for the latest one.
+  // Restoring a saved state may queue the sync again while this waits: wait for the latest one.
   for (let done = parts.jobs.whenDone(dataSourceId); done !== undefined; done = parts.jobs.whenDone(dataSourceId)) await done;
   const view = parts.inspector.dataSource(dataSourceId);
-  if (view === undefined) throw new Error(`data source ${dataSourceId} was removed by a reset or a snapshot restore`);
+  if (view === undefined) throw new Error(`data source ${dataSourceId} was removed by a reset or by restoring a saved state`);
   return view;
 }
 
@@ -292,7 +294,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     mintApiKey,
     inspect: parts.inspector,
     faults: faultController(parts.faults),
-    snapshots: parts.snapshots,
+    savedStates: parts.savedStates,
+    snapshots: parts.savedStates,
     waitForSync: (dataSourceId) => waitForSync(parts, dataSourceId),
     reset: () => resetParts(parts),
     close,

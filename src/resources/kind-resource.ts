@@ -5,9 +5,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PULUMI_MODULE, kindSpec, outputNames, secretFieldNames, type InputValues, type KindSpec, type OutputValues, type ResourceKind } from "../kinds";
 import { rejectImport } from "./import-guard";
-import { providerFor } from "./provider";
-import { STATUS_OBSERVED_AT } from "../provider-core/status";
-import type { StatusObservedAtOutput } from "./status";
+import { providerFor } from "./serialized-provider";
+import { STATUS_OBSERVED_AT } from "../provider-core/status-observed-at";
+import type { StatusObservedAtOutput } from "./status-observed-at-output";
 
 /** Arguments of a kind's resource: each input of its spec as a `pulumi.Input`, with the spec's doc comment. */
 export type ResourceArgs<S extends KindSpec> = { [K in keyof InputValues<S["inputs"]>]: pulumi.Input<InputValues<S["inputs"]>[K]> };

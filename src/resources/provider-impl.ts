@@ -2,7 +2,7 @@
  * The dynamic providers' entry point, `pulumi-analytics/dynamic-provider`: the serialized
  * `__provider` of every stack, 0.1.0's included, loads this module by name (older text also by
  * its path, `dist/resources/provider-impl`) and calls `dispatch`. Its name, path and signature
- * never change (docs/upgrades.md); what each method does is the provider core's (src/provider-core).
+ * never change (docs/maintainers/upgrades.md); what each method does is the provider core's (src/provider-core).
  */
 import { check, create, diff, remove } from "../provider-core/operations";
 import { asDynamicInitFailure, recordedOutputs } from "../provider-core/partial-create";

@@ -9,7 +9,7 @@ import { startReferenceServer, type ReferenceServer } from "../../src/reference-
 import { ANSWER_PROFILE_NAMES } from "../../src/reference-server/control/answer-profiles";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { resourcesOfType } from "../support/pulumi-workspace";
-import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, manyWorkspace, output } from "../reliability/support/cli";
+import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, manyWorkspace, output } from "../reliability/support/pulumi-runs";
 
 const toolchain = inject("pulumiToolchain");
 

@@ -193,7 +193,7 @@ describe("the console in Chromium", () => {
     });
   }, 300_000);
 
-  it("is reachable by keyboard: Tab reaches every control with its focus drawn, Space and Enter operate a switch and the snapshot form", async () => {
+  it("is reachable by keyboard: Tab reaches every control with its focus drawn, Space and Enter operate a switch and the saved-state form", async () => {
     await withEvidence("keyboard", async () => {
       const order = await tabThrough(page);
       expect(order.map((f) => f.key).sort()).toEqual((await focusables(page)).sort());
@@ -209,14 +209,14 @@ describe("the console in Chromium", () => {
       await page.waitForSelector(`${rateLimit}[aria-checked="false"]`);
       expect(server.faults.settings()).toEqual({});
 
-      await tabTo(page, "#snapshot-name");
+      await tabTo(page, "#saved-state-name");
       await page.keyboard.type("after-first-up");
       await page.keyboard.press("Enter");
-      await page.waitForSelector('#snapshots .snapshot-name:text-is("after-first-up")');
-      expect(server.snapshots.list()).toMatchObject([{ name: "after-first-up", organizations: 1, dataSources: 1 }]);
-      await tabTo(page, 'button[aria-label="Restore snapshot after-first-up"]');
+      await page.waitForSelector('#saved-states .saved-state-name:text-is("after-first-up")');
+      expect(server.savedStates.list()).toMatchObject([{ name: "after-first-up", organizations: 1, dataSources: 1 }]);
+      await tabTo(page, 'button[aria-label="Restore saved state after-first-up"]');
       await page.keyboard.press("Enter");
-      await expect.poll(() => page.textContent("#snapshot-message"), { timeout: 15_000 }).toBe("Restored snapshot “after-first-up”.");
+      await expect.poll(() => page.textContent("#saved-state-message"), { timeout: 15_000 }).toBe("Restored the saved state “after-first-up”.");
     });
   }, 120_000);
 
@@ -249,7 +249,7 @@ describe("the console in Chromium", () => {
     await withEvidence("secrets", async () => {
       await Promise.all(captured.pending);
       const urls = captured.responses.map((r) => new URL(r.url).pathname);
-      expect(urls).toEqual(expect.arrayContaining(["/_reference/console", "/_reference/console/console.js", "/_reference/console/state", "/_reference/faults", "/_reference/snapshots"]));
+      expect(urls).toEqual(expect.arrayContaining(["/_reference/console", "/_reference/console/console.js", "/_reference/console/state", "/_reference/faults", "/_reference/saved-states"]));
       expect(captured.events.length).toBeGreaterThan(3);
       const surfaces = [await page.content(), await page.evaluate(() => document.body.innerText), ...captured.responses.map((r) => r.body), ...captured.events];
       for (const secret of [WAREHOUSE_PASSWORD, server.apiKeys.console!]) {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer } from "../../src/reference-server";
 import { resourcesOfType } from "../support/pulumi-workspace";
-import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, manyWorkspace, output } from "../reliability/support/cli";
+import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, manyWorkspace, output } from "../reliability/support/pulumi-runs";
 
 const toolchain = inject("pulumiToolchain");
 

@@ -5,7 +5,7 @@
  * `http://evil.test:<server port>/attack`: for the browser it is same-origin with the server, so
  * neither CORS nor the Origin check stands in its way. The browser's own Local
  * Network Access check is turned off, as in a browser without it. The page's script resets the server,
- * restores and saves snapshots, switches faults, reads the inspection and console state and
+ * restores and saves states, switches faults, reads the inspection and console state and
  * creates an organization with a leaked key. Every answer is the host refusal: the server's state
  * is unchanged and no organization's name reaches the page. The same page against a server that
  * allows evil.test (`allowedHosts`) succeeds, which shows the browser really delivers the attack.
@@ -51,8 +51,8 @@ function attackPage(key: string): string {
       ["GET", "/_reference/requests", {}],
       ["GET", "/_reference/faults", {}],
       ["POST", "${ORGANIZATIONS_PATH}", { headers: { "content-type": "application/json", authorization: "Bearer ${key}" }, body: JSON.stringify({ name: "Created by the attack" }) }],
-      ["POST", "/_reference/snapshots", json({ name: "attack" })],
-      ["POST", "/_reference/snapshots/baseline/restore", {}],
+      ["POST", "/_reference/saved-states", json({ name: "attack" })],
+      ["POST", "/_reference/saved-states/baseline/restore", {}],
       ["POST", "/_reference/reset", {}],
       ["POST", "/_reference/faults", json({ errorRate: 1 })],
     ];
@@ -71,7 +71,7 @@ function attackPage(key: string): string {
   return `<!doctype html><html><head><title>attack</title></head><body><script>${script}</script></body></html>`;
 }
 
-/** A server with inspection on, one user, an organization and a snapshot. */
+/** A server with inspection on, one user, an organization and a saved state. */
 async function target(options: ReferenceServerOptions): Promise<{ server: ReferenceServer; key: string }> {
   const server = await startReferenceServer({ inspection: true, bootstrapUsers: ["alice"], ...options });
   const key = server.apiKeys.alice!;
@@ -82,7 +82,7 @@ async function target(options: ReferenceServerOptions): Promise<{ server: Refere
   });
   expect(res.status).toBe(201);
   await res.text();
-  await server.snapshots.save("baseline");
+  await server.savedStates.save("baseline");
   return { server, key };
 }
 
@@ -90,7 +90,7 @@ async function target(options: ReferenceServerOptions): Promise<{ server: Refere
 function stateOf(server: ReferenceServer): unknown {
   return {
     organizations: server.inspect.organizations().map((org) => org.name),
-    snapshots: server.snapshots.list(),
+    savedStates: server.savedStates.list(),
     faults: server.faults.settings(),
     injected: server.faults.injected(),
     requests: server.inspect.requestCount(),
@@ -147,8 +147,8 @@ describe("DNS rebinding in Chromium", () => {
       ["GET /_reference/requests", 200],
       ["GET /_reference/faults", 200],
       [`POST ${ORGANIZATIONS_PATH}`, 201],
-      ["POST /_reference/snapshots", 201],
-      ["POST /_reference/snapshots/baseline/restore", 200],
+      ["POST /_reference/saved-states", 201],
+      ["POST /_reference/saved-states/baseline/restore", 200],
       ["POST /_reference/reset", 200],
       ["POST /_reference/faults", 200],
     ]);

@@ -5,7 +5,7 @@
  * (the schema's pluginDownloadURL, redirected to 127.0.0.1) by itself. Beside it, docs/install.md's
  * manual install: `pulumi plugin install … --server <release> --checksum <sha256 from SHA256SUMS>`
  * takes the archive on the newest CLI and refuses a wrong checksum; the pinned engine (3.200.0)
- * refuses the right one too, as docs/install.md and docs/releasing.md say: it leaves the last chunk the
+ * refuses the right one too, as docs/install.md says: it leaves the last chunk the
  * server sends out of the hash.
  */
 import { execFile } from "node:child_process";

@@ -14,7 +14,7 @@ import { startReferenceServer, type ReferenceServer, type RequestLogEntry } from
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { unusedPort } from "../support/tcp-server";
 import { TIMEOUT_MS, recordFigures, scale, totalInjected } from "./support/campaign";
-import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceFailures, stateIds, type CliPath } from "./support/cli";
+import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceFailures, stateIds, type CliPath } from "./support/pulumi-runs";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_ROUTE = "POST /api/public/organizations";

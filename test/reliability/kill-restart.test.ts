@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale } from "./support/campaign";
-import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, cliLabel, fileForAudit, resourceFailures, manyWorkspace, output, pollFor, stateIds, type CliPath } from "./support/cli";
+import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, cliLabel, fileForAudit, resourceFailures, manyWorkspace, output, pollFor, stateIds, type CliPath } from "./support/pulumi-runs";
 import { inspectJson, serverDataSourceIds, serverOrganizationIds, serverRequests, setFaults, startServerProcess, type ServerProcess } from "./support/server-process";
 
 const toolchain = inject("pulumiToolchain");

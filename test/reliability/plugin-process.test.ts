@@ -19,7 +19,7 @@ import { PLUGIN_BIN } from "../support/native-plugin";
 import { writePluginShim } from "../support/plugin-shim";
 import { PulumiWorkspace, resourcesOfType, type CommandResult, type RunningCommand } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures } from "./support/campaign";
-import { PASSWORD, auditWorkspace, output, pollFor } from "./support/cli";
+import { PASSWORD, auditWorkspace, output, pollFor } from "./support/pulumi-runs";
 import { YAML_PASSWORD_KEY, writeYamlProgram } from "./support/yaml-program";
 
 const toolchain = inject("pulumiToolchain");

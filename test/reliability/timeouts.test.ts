@@ -6,7 +6,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale, totalInjected } from "./support/campaign";
-import { DS_TYPE, PASSWORD, auditWorkspace, manyWorkspace, output, pollFor, stateIds } from "./support/cli";
+import { DS_TYPE, PASSWORD, auditWorkspace, manyWorkspace, output, pollFor, stateIds } from "./support/pulumi-runs";
 
 const toolchain = inject("pulumiToolchain");
 const DS_ROUTE = "POST /api/public/organizations/{orgId}/data-sources";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { githubSlug, headings, links, section, withoutCodeBlocks } from "./markdown";
+import { fencedBlocks, githubSlug, headings, links, section, withoutCodeBlocks } from "./markdown";
 
 describe("githubSlug", () => {
   it.each([
@@ -63,5 +63,20 @@ describe("links", () => {
 
   it("keeps line numbers when code blocks are blanked", () => {
     expect(withoutCodeBlocks("a\n```\nb\n```\nc").split("\n")).toEqual(["a", "", "", "", "c"]);
+  });
+});
+
+describe("fencedBlocks", () => {
+  it("gives each block's language and code, a list item's indentation taken off and the code's own kept", () => {
+    const page = ["1. Step:", "", "   ```ts", "       a: 1,", "   ```", "", "```sh", "npm test", "```", "~~~", "x", "~~~"].join("\n");
+    expect(fencedBlocks(page)).toEqual([
+      { language: "ts", body: "    a: 1," },
+      { language: "sh", body: "npm test" },
+      { language: "", body: "x" },
+    ]);
+  });
+
+  it("ends a block only at a fence of its own kind, at least as long, with no language", () => {
+    expect(fencedBlocks(["````md", "```ts", "x", "```", "````"].join("\n"))).toEqual([{ language: "md", body: "```ts\nx\n```" }]);
   });
 });

@@ -85,3 +85,32 @@ export function links(markdown: string): MarkdownLink[] {
       return [...inline, ...(definition ? [definition] : [])].map((target) => ({ target, line: index + 1 }));
     });
 }
+
+/** A fenced code block of a page: its info string's language, and its lines without the fence's indentation. */
+export interface FencedBlock {
+  language: string;
+  body: string;
+}
+
+/**
+ * The page's fenced code blocks in order, those nested in a list item included: each line loses
+ * the indentation of its opening fence (a list item's), so the body is the code as written.
+ */
+export function fencedBlocks(markdown: string): FencedBlock[] {
+  const blocks: FencedBlock[] = [];
+  let open: { indent: number; fence: string; language: string; lines: string[] } | undefined;
+  for (const line of markdown.split("\n")) {
+    const marker = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)\s*$/.exec(line);
+    if (open === undefined) {
+      if (marker) open = { indent: marker[1]!.length, fence: marker[2]!, language: marker[3]!, lines: [] };
+      continue;
+    }
+    if (marker && marker[2]!.startsWith(open.fence[0]!) && marker[2]!.length >= open.fence.length && marker[3] === "") {
+      blocks.push({ language: open.language, body: open.lines.join("\n") });
+      open = undefined;
+      continue;
+    }
+    open.lines.push(line.slice(Math.min(open.indent, /^\s*/.exec(line)![0].length)));
+  }
+  return blocks;
+}

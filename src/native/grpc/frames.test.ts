@@ -1,7 +1,7 @@
 /** The unary request's one message, read chunk by chunk and refused at its prefix when it must be. */
 import { describe, expect, it } from "vitest";
 import { MAX_REQUEST_MESSAGE_BYTES, MessageReader, frame } from "./frames";
-import { GrpcStatus } from "./status";
+import { GrpcStatus } from "./grpc-status";
 
 const prefix = (flag: number, length: number): Buffer => {
   const header = Buffer.alloc(5);

@@ -2,7 +2,7 @@
  * gRPC's length-prefixed messages: one framed for sending, and the one message of a unary request
  * read as its DATA frames arrive, refused as soon as its 5-byte prefix shows it cannot be served.
  */
-import { GrpcStatus, type GrpcFailure } from "./status";
+import { GrpcStatus, type GrpcFailure } from "./grpc-status";
 
 /**
  * The largest request message the plugin reads: 400 MiB, the engine's own limit for what it

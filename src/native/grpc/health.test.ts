@@ -2,7 +2,7 @@
 import { BinaryReader, BinaryWriter } from "google-protobuf";
 import { describe, expect, it } from "vitest";
 import { ServingStatus, decodeHealthCheckRequest, encodeHealthCheckResponse, healthCheck } from "./health";
-import { GrpcStatus } from "./status";
+import { GrpcStatus } from "./grpc-status";
 
 /** A HealthCheckRequest written by google-protobuf, with fields it does not know around `service`. */
 function request(service: string | undefined, unknownFields = false): Uint8Array {

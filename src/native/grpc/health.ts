@@ -4,7 +4,7 @@
  * unknown name is NOT_FOUND), and NOT_SERVING once the plugin is shutting down. Its two messages
  * are one field each, read and written here rather than from generated bindings.
  */
-import { GrpcStatus, type GrpcFailure } from "./status";
+import { GrpcStatus, type GrpcFailure } from "./grpc-status";
 
 /** The request path of the health check. */
 export const HEALTH_CHECK_PATH = "/grpc.health.v1.Health/Check";

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frame } from "./frames";
-import { GRPC_MESSAGE_CAP, GrpcStatus, encodeGrpcMessage } from "./status";
+import { GRPC_MESSAGE_CAP, GrpcStatus, encodeGrpcMessage } from "./grpc-status";
 import { isGrpcContentType, parseGrpcTimeout, serveUnary, unaryClient, type UnaryMethod } from "./wire";
 
 const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text));

@@ -3,13 +3,13 @@
  * engine's calls and a client for the engine's Log service. A unary call is one HTTP/2 POST to
  * `/<package.Service>/<Method>` whose body is one length-prefixed message; the answer is one such
  * message, then trailers with `grpc-status` (and `grpc-message`, percent-encoded and capped; see
- * status.ts). The message is read by frames.ts as it arrives. @grpc/grpc-js
+ * grpc-status.ts). The message is read by frames.ts as it arrives. @grpc/grpc-js
  * does the same with channels, load balancing, TLS and name resolution the plugin never uses, and
  * loading them was most of the plugin's start-up.
  */
 import type * as http2 from "node:http2";
 import { MessageReader, frame } from "./frames";
-import { GrpcStatus, capGrpcMessage, encodeGrpcMessage, type GrpcFailure } from "./status";
+import { GrpcStatus, capGrpcMessage, encodeGrpcMessage, type GrpcFailure } from "./grpc-status";
 
 /**
  * node:http2, loaded on first use: a V8 start-up snapshot (tools/lib/start-up-snapshot.js) cannot hold

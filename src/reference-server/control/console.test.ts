@@ -94,7 +94,7 @@ describe("the console", () => {
 });
 
 describe("the console's state", () => {
-  it("holds organizations, their data sources, secret fields by name, fault routes, faults, snapshots and the newest requests first", async () => {
+  it("holds organizations, their data sources, secret fields by name, fault routes, faults, saved states and the newest requests first", async () => {
     const { server } = await start({ inspection: true });
     const key = server.apiKeys.alice!;
     const org = await createOrg(server, key);
@@ -102,7 +102,7 @@ describe("the console's state", () => {
     await server.waitForSync(ds.id);
     await call(server, "POST", `/api/public/organizations/${org.id}/data-sources`, { body: validDataSource });
     server.faults.set({ routes: { createDataSource: { failNext: 2 } } });
-    await server.snapshots.save("base");
+    await server.savedStates.save("base");
 
     const { data } = (await call(server, "GET", `${CONSOLE_PATH}/state`)).json as { data: ConsoleState };
     expect(data.organizations).toEqual([server.inspect.organization(org.id)]);
@@ -113,7 +113,10 @@ describe("the console's state", () => {
       { id: "createDataSource", method: "POST", pattern: "/api/public/organizations/{orgId}/data-sources" },
     ]);
     expect(data.faults).toEqual((await call(server, "GET", "/_reference/faults")).json.data);
-    expect(data.snapshots).toEqual(server.snapshots.list());
+    expect(data.savedStates).toEqual(server.savedStates.list());
+    expect(data.savedStates).toHaveLength(1);
+    // The earlier name of the same list, for scripts that read it.
+    expect(data.snapshots).toEqual(data.savedStates);
     expect(data.requests.total).toBe(3);
     expect(data.requests.recent.map((r) => [r.method, r.path, r.status])).toEqual([
       ["POST", `/api/public/organizations/${org.id}/data-sources`, 401],

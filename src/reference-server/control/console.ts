@@ -4,7 +4,7 @@
  * served as they are, with nothing fetched from anywhere else; the page reads
  * `/_reference/console/state` (the same JSON as the events) and follows
  * `/_reference/console/events` (server-sent events, a new state whenever it changed), and acts
- * through the inspection routes `/_reference/faults` and `/_reference/snapshots`.
+ * through the inspection routes `/_reference/faults` and `/_reference/saved-states`.
  */
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -17,7 +17,7 @@ import type { DataSourceInspection, OrganizationDetail } from "../state/views";
 import type { FaultRoute } from "./faults";
 import { INSPECTION_PREFIX, faultsView, type FaultsView, type InspectionContext } from "./inspection";
 import type { RequestLogEntry } from "./request-log";
-import type { SnapshotInfo } from "./snapshots";
+import type { SavedStateInfo } from "./saved-states";
 
 /** Where the console page is served (with inspection on). */
 export const CONSOLE_PATH = `${INSPECTION_PREFIX}/console`;
@@ -48,14 +48,16 @@ export interface ConsoleState {
   faultRoutes: ConsoleFaultRoute[];
   /** Fault settings in force and faults injected, as `GET /_reference/faults` answers them. */
   faults: FaultsView;
-  /** Snapshots, by name. */
-  snapshots: SnapshotInfo[];
+  /** Saved states, by name. */
+  savedStates: SavedStateInfo[];
+  /** @deprecated The earlier name of {@link savedStates}, the same list: read `savedStates`. */
+  snapshots: SavedStateInfo[];
   /** API requests received in all, and the most recent ones, newest first. */
   requests: { total: number; recent: RequestLogEntry[] };
 }
 
 /** What the console reads. */
-export type ConsoleSource = Pick<InspectionContext, "inspector" | "faults" | "snapshots">;
+export type ConsoleSource = Pick<InspectionContext, "inspector" | "faults" | "savedStates">;
 
 const faultRoutes: ConsoleFaultRoute[] = allKindSpecs().map((spec) => ({
   id: createOperationId(spec) as FaultRoute,
@@ -73,12 +75,14 @@ export function consoleState(source: ConsoleSource): ConsoleState {
     if (list) list.push(ds);
     else dataSourcesOf.set(ds.organizationId, [ds]);
   }
+  const savedStates = source.savedStates.list();
   return {
     organizations: inspector.organizations().map((org) => ({ ...org, dataSources: dataSourcesOf.get(org.id) ?? [] })),
     secretFields: SECRET_DATA_SOURCE_FIELDS,
     faultRoutes,
     faults: faultsView(source.faults),
-    snapshots: source.snapshots.list(),
+    savedStates,
+    snapshots: savedStates,
     requests: { total: requests.total, recent: requests.recent.slice(-CONSOLE_RECENT_REQUESTS).reverse() },
   };
 }

@@ -7,7 +7,7 @@ import type { ReferenceStore } from "../state/store";
 import { crossOriginRefusal } from "./same-origin";
 import { parseFaultSettings, type FaultInjector, type FaultSettings, type InjectedFaultCounts } from "./faults";
 import type { RequestLog, RequestSummary } from "./request-log";
-import { SNAPSHOT_NAME_PATTERN, SNAPSHOT_NAME_RULE, saveSnapshotRequest, type SnapshotController } from "./snapshots";
+import { SAVED_STATE_NAME_PATTERN, SAVED_STATE_NAME_RULE, saveStateRequest, type SavedStateController } from "./saved-states";
 import {
   dataSourceInspection,
   organizationDetail,
@@ -19,6 +19,12 @@ import {
 
 /** Path prefix of the inspection surface, kept apart from the public `/api/` paths. */
 export const INSPECTION_PREFIX = "/_reference";
+
+/** The saved states' routes: list and save here, `/{name}` to delete, `/{name}/restore` to restore. */
+export const SAVED_STATES_PATH = `${INSPECTION_PREFIX}/saved-states`;
+
+/** The saved states' routes under their earlier name, served as well so that scripts written before the rename keep working. */
+export const SAVED_STATES_ALIAS_PATH = `${INSPECTION_PREFIX}/snapshots`;
 
 /** Read access to the server's state for tests and demos. Never returns credentials or keys. */
 export interface ReferenceInspector {
@@ -78,8 +84,8 @@ export interface InspectionContext {
   faults: FaultInjector;
   /** Clears organizations, data sources, request log, faults and fault counts. */
   reset: () => Promise<void>;
-  /** Named snapshots to save, list, restore and delete. */
-  snapshots: SnapshotController;
+  /** Named saved states to save, list, restore and delete. */
+  savedStates: SavedStateController;
   /** Body limit for `POST /_reference/faults`. */
   maxBodyBytes: number;
 }
@@ -93,9 +99,9 @@ type InspectionRoute =
   | "requests"
   | "faults"
   | "reset"
-  | "snapshots"
-  | "snapshot"
-  | "restoreSnapshot";
+  | "savedStates"
+  | "savedState"
+  | "restoreSavedState";
 
 /** Routes of the inspection surface. */
 export const inspectionRouter = new Router<InspectionRoute>([
@@ -107,9 +113,13 @@ export const inspectionRouter = new Router<InspectionRoute>([
   { id: "requests", pattern: `${INSPECTION_PREFIX}/requests`, methods: ["GET"] },
   { id: "faults", pattern: `${INSPECTION_PREFIX}/faults`, methods: ["GET", "POST"] },
   { id: "reset", pattern: `${INSPECTION_PREFIX}/reset`, methods: ["POST"] },
-  { id: "snapshots", pattern: `${INSPECTION_PREFIX}/snapshots`, methods: ["GET", "POST"] },
-  { id: "snapshot", pattern: `${INSPECTION_PREFIX}/snapshots/{name}`, methods: ["DELETE"] },
-  { id: "restoreSnapshot", pattern: `${INSPECTION_PREFIX}/snapshots/{name}/restore`, methods: ["POST"] },
+  { id: "savedStates", pattern: SAVED_STATES_PATH, methods: ["GET", "POST"] },
+  { id: "savedState", pattern: `${SAVED_STATES_PATH}/{name}`, methods: ["DELETE"] },
+  { id: "restoreSavedState", pattern: `${SAVED_STATES_PATH}/{name}/restore`, methods: ["POST"] },
+  // The same routes under their earlier name, which scripts written before the rename call.
+  { id: "savedStates", pattern: SAVED_STATES_ALIAS_PATH, methods: ["GET", "POST"] },
+  { id: "savedState", pattern: `${SAVED_STATES_ALIAS_PATH}/{name}`, methods: ["DELETE"] },
+  { id: "restoreSavedState", pattern: `${SAVED_STATES_ALIAS_PATH}/{name}/restore`, methods: ["POST"] },
 ]);
 
 function notFound(what: string): WireError {
@@ -122,37 +132,37 @@ async function readJson(req: IncomingMessage, maxBodyBytes: number): Promise<unk
   return parseJsonBody(await readBody(req, maxBodyBytes));
 }
 
-/** The snapshot named by the path, checked: 400 for an invalid name, 404 for an unknown one. */
-function knownSnapshot(snapshots: SnapshotController, name: string): string {
-  if (!SNAPSHOT_NAME_PATTERN.test(name)) {
-    throw wireError(400, "ValidationError", `name (in the path): ${SNAPSHOT_NAME_RULE}, got ${describeValue(name)}`);
+/** The saved state named by the path, checked: 400 for an invalid name, 404 for an unknown one. */
+function knownSavedState(savedStates: SavedStateController, name: string): string {
+  if (!SAVED_STATE_NAME_PATTERN.test(name)) {
+    throw wireError(400, "ValidationError", `name (in the path): ${SAVED_STATE_NAME_RULE}, got ${describeValue(name)}`);
   }
-  if (!snapshots.list().some((s) => s.name === name)) {
-    throw wireError(404, "NotFound", `Snapshot "${name}" not found: save it first with POST ${INSPECTION_PREFIX}/snapshots.`);
+  if (!savedStates.list().some((s) => s.name === name)) {
+    throw wireError(404, "NotFound", `Saved state "${name}" not found: save it first with POST ${SAVED_STATES_PATH}.`);
   }
   return name;
 }
 
-/** Answers the snapshot routes: list, save, restore, delete. */
-async function handleSnapshots(
+/** Answers the saved-state routes: list, save, restore, delete. */
+async function handleSavedStates(
   ctx: InspectionContext,
   match: Extract<RouteMatch<InspectionRoute>, { kind: "found" }>,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const { snapshots } = ctx;
+  const { savedStates } = ctx;
   const name = match.params.get("name") ?? "";
-  if (match.route.id === "restoreSnapshot") return sendData(res, 200, await snapshots.restore(knownSnapshot(snapshots, name)));
-  if (match.route.id === "snapshot") {
-    const known = knownSnapshot(snapshots, name);
-    const info = snapshots.list().find((s) => s.name === known);
-    snapshots.delete(known);
+  if (match.route.id === "restoreSavedState") return sendData(res, 200, await savedStates.restore(knownSavedState(savedStates, name)));
+  if (match.route.id === "savedState") {
+    const known = knownSavedState(savedStates, name);
+    const info = savedStates.list().find((s) => s.name === known);
+    savedStates.delete(known);
     return sendData(res, 200, info);
   }
-  if (req.method === "GET") return sendData(res, 200, snapshots.list());
-  const input = validate(saveSnapshotRequest(), await readJson(req, ctx.maxBodyBytes));
+  if (req.method === "GET") return sendData(res, 200, savedStates.list());
+  const input = validate(saveStateRequest(), await readJson(req, ctx.maxBodyBytes));
   if (!input.ok) throw wireError(400, "ValidationError", formatFieldErrors(input.errors));
-  return sendData(res, 201, await snapshots.save(input.value.name));
+  return sendData(res, 201, await savedStates.save(input.value.name));
 }
 
 /** Answers one matched inspection request; errors are thrown as {@link WireError}. */
@@ -194,10 +204,10 @@ export async function handleInspection(
     case "reset":
       await ctx.reset();
       return sendData(res, 200, { reset: true });
-    case "snapshots":
-    case "snapshot":
-    case "restoreSnapshot":
-      return handleSnapshots(ctx, match, req, res);
+    case "savedStates":
+    case "savedState":
+    case "restoreSavedState":
+      return handleSavedStates(ctx, match, req, res);
   }
 }
 

@@ -2,7 +2,7 @@
  * The inspection routes' rule against other web sites: a browser names the page that sent a
  * request in `Origin` (and, in current browsers, says `Sec-Fetch-Site`). A request that changes
  * state (any method but GET and HEAD) sent by a page of another origin is refused, so a site open
- * in the same browser cannot reset the server, restore a snapshot or switch faults. Requests that
+ * in the same browser cannot reset the server, restore a saved state or switch faults. Requests that
  * name no origin (curl, the SDK's clients, tests) are served as before. A page that reaches the
  * server under its own name through DNS rebinding passes this check (its `Origin` and `Host`
  * agree): the host rule (http/allowed-hosts.ts) refuses it before any route runs.

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { digestApiKey, generateApiKey } from "./auth";
 import { StateFile, journalPathOf, loadState, serializeState, writeFileAtomic } from "./state-file";
-import { stateSnapshot } from "./state-format";
+import { stateFileContents } from "./state-format";
 import { INTERRUPTED_SYNC_MESSAGE, ReferenceStore, StateError } from "./store";
 
 const temps: string[] = [];
@@ -63,10 +63,10 @@ describe("loadState", () => {
     expect(store.apiKeys.size).toBe(0);
   });
 
-  it("round-trips a snapshot, without credentials, and marks interrupted syncs FAILED", async () => {
+  it("round-trips the contents, without credentials, and marks interrupted syncs FAILED", async () => {
     const file = path.join(tempDir(), "state.json");
     const original = storeWithData();
-    fs.writeFileSync(file, serializeState(stateSnapshot(original)));
+    fs.writeFileSync(file, serializeState(stateFileContents(original)));
     expect(fs.readFileSync(file, "utf8")).not.toContain("pw-secret-1");
 
     const later = new Date("2025-03-02T00:00:00.000Z");
@@ -86,18 +86,18 @@ describe("loadState", () => {
     [
       "a secret smuggled into a data source",
       (() => {
-        const snapshot = stateSnapshot(storeWithData());
-        (snapshot.dataSources[0]!.fields as Record<string, unknown>).password = "x";
-        return JSON.stringify(snapshot);
+        const contents = stateFileContents(storeWithData());
+        (contents.dataSources[0]!.fields as Record<string, unknown>).password = "x";
+        return JSON.stringify(contents);
       })(),
       /not a reference-server state file/,
     ],
     [
       "an organization of an unknown user",
       (() => {
-        const snapshot = stateSnapshot(storeWithData());
-        snapshot.organizations[0]!.ownerUserName = "mallory";
-        return JSON.stringify(snapshot);
+        const contents = stateFileContents(storeWithData());
+        contents.organizations[0]!.ownerUserName = "mallory";
+        return JSON.stringify(contents);
       })(),
       /unknown user/,
     ],
@@ -182,7 +182,7 @@ describe("StateFile", () => {
 
   it("upgrades a version 1 file on its first save and ignores a journal beside it", async () => {
     const file = path.join(tempDir(), "state.json");
-    const v1 = { ...stateSnapshot(storeWithData()), version: 1 } as Record<string, unknown>;
+    const v1 = { ...stateFileContents(storeWithData()), version: 1 } as Record<string, unknown>;
     delete v1.journalSeq;
     fs.writeFileSync(file, JSON.stringify(v1));
     fs.writeFileSync(journalPathOf(file), "garbage that is not this file's\n");

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ApiKeyRecord } from "./auth";
 import { GroupCommit } from "./group-commit";
-import { RELEASE, STATE_FORMAT, STATE_VERSION, parseStateRecord, parseStateSnapshot, type StateRecordKind, type StateSnapshot } from "./state-format";
+import { RELEASE, STATE_FORMAT, STATE_VERSION, parseStateRecord, parseStateFileContents, type StateRecordKind, type StateFileContents } from "./state-format";
 import { ReferenceStore, StateError, type DataSourceRecord, type OrganizationRecord } from "./store";
 
 /**
@@ -31,9 +31,9 @@ export async function writeFileAtomic(file: string, data: string): Promise<void>
   await syncDirectory(dir);
 }
 
-/** Serializes a snapshot the way the state file stores it. */
-export function serializeState(snapshot: StateSnapshot): string {
-  return `${JSON.stringify(snapshot, null, 2)}\n`;
+/** Serializes the state file's contents the way the file stores them. */
+export function serializeState(contents: StateFileContents): string {
+  return `${JSON.stringify(contents, null, 2)}\n`;
 }
 
 /** The journal beside a state file: `<file>.journal`. */
@@ -124,18 +124,18 @@ export async function readJournal(file: string, afterSeq: number): Promise<Journ
   return { entries, skipped, validBytes, torn: validBytes < bytes.length };
 }
 
-/** `snapshot` with the journal's records applied in order: each replaces the record of its id, or is added after the others. */
-function applyJournal(snapshot: StateSnapshot, entries: readonly JournalEntry[]): StateSnapshot {
-  if (entries.length === 0) return snapshot;
-  const apiKeys = new Map(snapshot.apiKeys.map((k) => [k.digest, k]));
-  const organizations = new Map(snapshot.organizations.map((o) => [o.id, o]));
-  const dataSources = new Map(snapshot.dataSources.map((d) => [d.fields.id, d]));
+/** `contents` with the journal's records applied in order: each replaces the record of its id, or is added after the others. */
+function applyJournal(contents: StateFileContents, entries: readonly JournalEntry[]): StateFileContents {
+  if (entries.length === 0) return contents;
+  const apiKeys = new Map(contents.apiKeys.map((k) => [k.digest, k]));
+  const organizations = new Map(contents.organizations.map((o) => [o.id, o]));
+  const dataSources = new Map(contents.dataSources.map((d) => [d.fields.id, d]));
   for (const { op, record } of entries) {
     if (op === "apiKey") apiKeys.set((record as ApiKeyRecord).digest, record as ApiKeyRecord);
     else if (op === "organization") organizations.set((record as OrganizationRecord).id, record as OrganizationRecord);
     else dataSources.set((record as DataSourceRecord).fields.id, record as DataSourceRecord);
   }
-  return { ...snapshot, apiKeys: [...apiKeys.values()], organizations: [...organizations.values()], dataSources: [...dataSources.values()] };
+  return { ...contents, apiKeys: [...apiKeys.values()], organizations: [...organizations.values()], dataSources: [...dataSources.values()] };
 }
 
 /** A state file and its journal, as loaded. */
@@ -143,13 +143,13 @@ export interface LoadedState {
   /** The store they hold. */
   store: ReferenceStore;
   /** Layout version of the state file; undefined when there is none yet. */
-  version: StateSnapshot["version"] | undefined;
+  version: StateFileContents["version"] | undefined;
   /** The release that wrote the state file; undefined when there is none, or it predates the field. */
   release: string | undefined;
   /** The last journal line the store includes. */
   journalSeq: number;
   /** Size of the state file, bytes (0 when there is none). */
-  snapshotBytes: number;
+  fileBytes: number;
   /** The journal as read; undefined when there is none, or when it was ignored (beside no state file or a version 1 one, it cannot be this file's). */
   journal: JournalRead | undefined;
   /** True when a journal exists that is not this state file's: it must be emptied before anything is appended. */
@@ -158,15 +158,15 @@ export interface LoadedState {
 
 /**
  * Loads the state file `file` and replays its journal (`<file>.journal`) over it. A missing file
- * means an empty state; one of a newer release is refused ({@link parseStateSnapshot}). A journal
+ * means an empty state; one of a newer release is refused ({@link parseStateFileContents}). A journal
  * is only read beside a version 2 state file, whose `journalSeq` says which lines it already includes.
  */
 export async function readState(file: string, now: Date): Promise<LoadedState> {
   let text: string | undefined;
-  let snapshotBytes = 0;
+  let fileBytes = 0;
   try {
     const bytes = await fs.promises.readFile(file);
-    snapshotBytes = bytes.length;
+    fileBytes = bytes.length;
     text = bytes.toString("utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
@@ -175,7 +175,7 @@ export async function readState(file: string, now: Date): Promise<LoadedState> {
   }
   const journalFile = journalPathOf(file);
   if (text === undefined) {
-    return { store: new ReferenceStore(), version: undefined, release: undefined, journalSeq: 0, snapshotBytes: 0, journal: undefined, staleJournal: fs.existsSync(journalFile) };
+    return { store: new ReferenceStore(), version: undefined, release: undefined, journalSeq: 0, fileBytes: 0, journal: undefined, staleJournal: fs.existsSync(journalFile) };
   }
   let raw: unknown;
   try {
@@ -184,18 +184,18 @@ export async function readState(file: string, now: Date): Promise<LoadedState> {
     throw new StateError(`state file ${file} is not valid JSON`);
   }
   try {
-    const snapshot = parseStateSnapshot(raw);
-    const journalSeq = snapshot.version === 1 ? 0 : snapshot.journalSeq!;
-    const journal = snapshot.version === 1 ? undefined : await readJournal(journalFile, journalSeq);
-    const store = ReferenceStore.fromParsed(applyJournal(snapshot, journal?.entries ?? []), now);
+    const contents = parseStateFileContents(raw);
+    const journalSeq = contents.version === 1 ? 0 : contents.journalSeq!;
+    const journal = contents.version === 1 ? undefined : await readJournal(journalFile, journalSeq);
+    const store = ReferenceStore.fromParsed(applyJournal(contents, journal?.entries ?? []), now);
     return {
       store,
-      version: snapshot.version,
-      release: snapshot.release,
+      version: contents.version,
+      release: contents.release,
       journalSeq: journal?.entries.at(-1)?.seq ?? journalSeq,
-      snapshotBytes,
+      fileBytes,
       journal,
-      staleJournal: snapshot.version === 1 && fs.existsSync(journalFile),
+      staleJournal: contents.version === 1 && fs.existsSync(journalFile),
     };
   } catch (err) {
     throw err instanceof StateError && !err.message.includes(file) ? new StateError(`${file}: ${err.message}`) : err;
@@ -238,7 +238,7 @@ export interface StateFileOptions {
  * appends one JSON line per record changed since the last save (whole records: keys, organizations,
  * data sources) and fsyncs once; saves requested while one runs share the next ({@link GroupCommit}),
  * and each resolves only once a write including its change is on disk. When the journal outgrows the
- * state file, or something was removed (reset, snapshot restore), or at close, the save writes a
+ * state file, or something was removed (reset, contents restore), or at close, the save writes a
  * new state file instead (atomically) and empties the journal: a compaction.
  */
 export class StateFile {
@@ -254,7 +254,7 @@ export class StateFile {
     /** The store saved. */
     readonly store: ReferenceStore,
     private nextSeq: number,
-    private snapshotBytes: number,
+    private fileBytes: number,
     private journalBytes: number,
     compactDue: boolean,
     private readonly compactMinBytes: number,
@@ -282,7 +282,7 @@ export class StateFile {
     // release before anything is appended: a journal's lines are always of the release its state file names.
     const compactDue = loaded.version !== STATE_VERSION || loaded.release !== RELEASE || (loaded.journal?.skipped ?? 0) > 0;
     const journalBytes = loaded.staleJournal ? 0 : (loaded.journal?.validBytes ?? 0);
-    return new StateFile(file, loaded.store, loaded.journalSeq + 1, loaded.snapshotBytes, journalBytes, compactDue, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES);
+    return new StateFile(file, loaded.store, loaded.journalSeq + 1, loaded.fileBytes, journalBytes, compactDue, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES);
   }
 
   /** Resolves once the state as of this call is on disk; rejects if that write failed. */
@@ -317,7 +317,7 @@ export class StateFile {
   private async flush(final: boolean): Promise<void> {
     const changes = this.store.takeChanges();
     const changed = changes.replaced || changes.apiKeys.size + changes.organizations.size + changes.dataSources.size > 0;
-    if (final ? changed || this.compactDue || this.journalBytes > 0 : changes.replaced || this.compactDue || this.journalBytes >= Math.max(this.snapshotBytes, this.compactMinBytes)) {
+    if (final ? changed || this.compactDue || this.journalBytes > 0 : changes.replaced || this.compactDue || this.journalBytes >= Math.max(this.fileBytes, this.compactMinBytes)) {
       return this.compact();
     }
     if (!changed) return;
@@ -363,7 +363,7 @@ export class StateFile {
       await truncateDurably(this.journalFile, 0);
     }
     this.journalBytes = 0;
-    this.snapshotBytes = Buffer.byteLength(text);
+    this.fileBytes = Buffer.byteLength(text);
     this.compactDue = false;
   }
 

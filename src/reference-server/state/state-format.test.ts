@@ -1,50 +1,50 @@
 import { describe, expect, it } from "vitest";
 import type { CreateDataSourceRequest } from "../../contract";
 import { dataSourceSpec, outputNames } from "../../kinds";
-import { RELEASE, compareReleases, parseStateRecord, parseStateSnapshot, stateSnapshot } from "./state-format";
+import { RELEASE, compareReleases, parseStateRecord, parseStateFileContents, stateFileContents } from "./state-format";
 import { ReferenceStore, StateError } from "./store";
 
 const now = new Date("2025-01-01T00:00:00.000Z");
 const minimal: CreateDataSourceRequest = { type: "direct", dialect: "POSTGRES", displayName: "db", sslEnabled: true, sshEnabled: false };
 
-describe("parseStateSnapshot", () => {
-  function snapshot(): Record<string, unknown> {
+describe("parseStateFileContents", () => {
+  function contents(): Record<string, unknown> {
     const store = new ReferenceStore();
     store.addApiKey({ digest: "a".repeat(64), userName: "alice", createdAt: now.toISOString() });
     const org = store.createOrganization("alice", "Acme", now);
     const ds = store.createDataSource(org, { ...minimal, password: "pw" }, now, 14);
     ds.tables = [{ schema: "public", name: "t", columns: [{ name: "id", type: "integer", nullable: false }] }];
-    return JSON.parse(JSON.stringify(stateSnapshot(store))) as Record<string, unknown>;
+    return JSON.parse(JSON.stringify(stateFileContents(store))) as Record<string, unknown>;
   }
   type Edit = (s: any) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
 
   it("accepts both versions, a file of this release or an earlier one, and one from before files named their release", () => {
-    expect(parseStateSnapshot(snapshot())).toMatchObject({ version: 2, release: RELEASE });
-    const v1: Record<string, unknown> = { ...snapshot(), version: 1 };
+    expect(parseStateFileContents(contents())).toMatchObject({ version: 2, release: RELEASE });
+    const v1: Record<string, unknown> = { ...contents(), version: 1 };
     delete v1.journalSeq;
     delete v1.release;
-    expect(parseStateSnapshot(v1).version).toBe(1);
-    const unnamed = snapshot();
+    expect(parseStateFileContents(v1).version).toBe(1);
+    const unnamed = contents();
     delete unnamed.release;
-    expect(parseStateSnapshot(unnamed).release).toBeUndefined();
-    expect(parseStateSnapshot({ ...snapshot(), release: "0.0.1" }).release).toBe("0.0.1");
+    expect(parseStateFileContents(unnamed).release).toBeUndefined();
+    expect(parseStateFileContents({ ...contents(), release: "0.0.1" }).release).toBe("0.0.1");
   });
 
   it("gives a record the fields it lacks that have a default, null for a nullable output, and refuses one without", () => {
-    const s = snapshot() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const s = contents() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     delete s.dataSources[0].fields.description;
     delete s.organizations[0].customAiContext;
-    const parsed = parseStateSnapshot(s);
+    const parsed = parseStateFileContents(s);
     expect(parsed.dataSources[0]!.fields.description).toBeNull();
     expect(parsed.organizations[0]!.customAiContext).toBeNull();
     // In the spec's order, as records this release creates are.
     expect(Object.keys(parsed.dataSources[0]!.fields)).toEqual(outputNames(dataSourceSpec));
     delete s.dataSources[0].fields.isDemo;
-    expect(() => parseStateSnapshot(s)).toThrow("state file is not a reference-server state file (first problem at dataSources.0.fields.isDemo: missing, and it has no default)");
+    expect(() => parseStateFileContents(s)).toThrow("state file is not a reference-server state file (first problem at dataSources.0.fields.isDemo: missing, and it has no default)");
   });
 
   it("checks a journal line's record by the same rules", () => {
-    const record = (snapshot() as any).dataSources[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const record = (contents() as any).dataSources[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
     delete record.fields.syncErrorMessage;
     expect(parseStateRecord("dataSource", record)).toMatchObject({ fields: { syncErrorMessage: null } });
     expect(() => parseStateRecord("dataSource", { ...record, fields: { ...record.fields, port: "5432" } })).toThrow(
@@ -54,10 +54,10 @@ describe("parseStateSnapshot", () => {
 
   it("refuses a file of a newer release, naming both, before reading its records", () => {
     const newer = `${Number(RELEASE.split(".")[0]) + 1}.0.0`;
-    const s = { ...snapshot(), release: newer, version: 3, dataSources: [{ fields: { aFieldOfTheNextRelease: 1 } }] };
-    expect(() => parseStateSnapshot(s)).toThrow(StateError);
-    expect(() => parseStateSnapshot(s)).toThrow(`written by pulumi-analytics ${newer}, a newer release than this reference server (${RELEASE})`);
-    expect(() => parseStateSnapshot({ ...snapshot(), release: "next" })).toThrow("(first problem at release: not a release version such as 0.1.0)");
+    const s = { ...contents(), release: newer, version: 3, dataSources: [{ fields: { aFieldOfTheNextRelease: 1 } }] };
+    expect(() => parseStateFileContents(s)).toThrow(StateError);
+    expect(() => parseStateFileContents(s)).toThrow(`written by pulumi-analytics ${newer}, a newer release than this reference server (${RELEASE})`);
+    expect(() => parseStateFileContents({ ...contents(), release: "next" })).toThrow("(first problem at release: not a release version such as 0.1.0)");
   });
 
   it("orders releases by major, minor and patch, a prerelease before its release", () => {
@@ -90,9 +90,9 @@ describe("parseStateSnapshot", () => {
     ["a column without nullable", (s) => delete s.dataSources[0].tables[0].columns[0].nullable, "dataSources.0.tables.0.columns.0.nullable: missing, and it has no default"],
     ["an array for a record", (s) => (s.dataSources[0] = []), "dataSources.0: not an object"],
   ])("refuses %s, naming where and why", (_, edit, problem) => {
-    const s = snapshot();
+    const s = contents();
     edit(s);
-    expect(() => parseStateSnapshot(s)).toThrow(StateError);
-    expect(() => parseStateSnapshot(s)).toThrow(`(first problem at ${problem}`);
+    expect(() => parseStateFileContents(s)).toThrow(StateError);
+    expect(() => parseStateFileContents(s)).toThrow(`(first problem at ${problem}`);
   });
 });

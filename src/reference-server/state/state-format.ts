@@ -27,7 +27,7 @@ export const STATE_VERSION = 2;
 export const RELEASE: string = (require("../../native/schema.json") as { version: string }).version;
 
 /** Everything the state file holds. */
-export interface StateSnapshot extends StoredRecords {
+export interface StateFileContents extends StoredRecords {
   /** Identifies the file as this server's state. */
   format: typeof STATE_FORMAT;
   /** Layout version: 1 (no journal) or {@link STATE_VERSION}. */
@@ -201,7 +201,7 @@ function notStateFile(problem: Problem): StateError {
  * the fields it lacks (see {@link outputFields}); a file of a newer release is refused before its
  * records are read. Throws a {@link StateError} naming the first problem.
  */
-export function parseStateSnapshot(raw: unknown): StateSnapshot {
+export function parseStateFileContents(raw: unknown): StateFileContents {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw notStateFile(new Problem("not an object"));
   const { release, ...rest } = raw as Record<string, unknown>;
   if (rest.format !== STATE_FORMAT) throw notStateFile(at("format", new Problem(`not ${JSON.stringify(STATE_FORMAT)}`)));
@@ -218,7 +218,7 @@ export function parseStateSnapshot(raw: unknown): StateSnapshot {
   if (shape === undefined) throw notStateFile(at("version", new Problem("not 1 or 2, the layouts this release reads")));
   const checked = shape(rest);
   if (checked instanceof Problem) throw notStateFile(checked);
-  return release === undefined ? (checked as StateSnapshot) : { ...(checked as StateSnapshot), release };
+  return release === undefined ? (checked as StateFileContents) : { ...(checked as StateFileContents), release };
 }
 
 /** `raw` checked as a record of `kind` (a journal line's), by the same rules as the file's records. Throws a {@link StateError} naming the first problem. */
@@ -229,7 +229,7 @@ export function parseStateRecord(kind: StateRecordKind, raw: unknown): ApiKeyRec
 }
 
 /** A detached copy of everything `store` persists, as a state file of the current version holds it: no key, no credential. */
-export function stateSnapshot(store: ReferenceStore): StateSnapshot {
+export function stateFileContents(store: ReferenceStore): StateFileContents {
   return structuredClone({
     format: STATE_FORMAT,
     version: STATE_VERSION,

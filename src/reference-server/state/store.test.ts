@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SECRET_DATA_SOURCE_FIELDS, type CreateDataSourceRequest } from "../../contract";
-import { parseStateRecord, stateSnapshot } from "./state-format";
+import { parseStateRecord, stateFileContents } from "./state-format";
 import { ReferenceStore } from "./store";
 
 const now = new Date("2025-01-01T00:00:00.000Z");
@@ -65,14 +65,14 @@ describe("ReferenceStore", () => {
     expect(Object.isFrozen(withKey.providedSecretFields)).toBe(true);
   });
 
-  it("keeps credentials in memory only, out of fields and snapshots", () => {
+  it("keeps credentials in memory only, out of fields and the state file", () => {
     const store = new ReferenceStore();
     const org = store.createOrganization("alice", "Acme", now);
     const secrets = Object.fromEntries(SECRET_DATA_SOURCE_FIELDS.map((f) => [f, `secret-${f}-value`]));
     const record = store.createDataSource(org, { ...minimal, ...secrets }, now, 14);
     expect(store.secretsOf(record.fields.id)).toEqual(secrets);
     expect(record.providedSecretFields).toEqual([...SECRET_DATA_SOURCE_FIELDS]);
-    const text = JSON.stringify(stateSnapshot(store)) + JSON.stringify(record);
+    const text = JSON.stringify(stateFileContents(store)) + JSON.stringify(record);
     for (const value of Object.values(secrets)) expect(text).not.toContain(value);
   });
 

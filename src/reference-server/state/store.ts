@@ -111,7 +111,7 @@ export class StateError extends AnalyticsError {
   override readonly code = "ANALYTICS_STATE" as const;
 }
 
-/** Organizations, data sources and their credentials, detached from the store: what a snapshot holds. */
+/** Organizations, data sources and their credentials, detached from the store: what a saved state holds (control/saved-states.ts). */
 export interface StoredResources {
   /** Organizations, in creation order. */
   organizations: OrganizationRecord[];
@@ -143,7 +143,7 @@ export const INTERRUPTED_SYNC_MESSAGE =
 
 /**
  * All server state. Maps (not plain objects) everywhere so request-supplied names can never
- * reach a prototype. Credentials live in a separate in-memory map that snapshots never include.
+ * reach a prototype. Credentials live in a separate in-memory map that the state file never holds.
  */
 export class ReferenceStore {
   /** Key records by digest. */
@@ -293,17 +293,17 @@ export class ReferenceStore {
    * checking their references. Syncs a restart cut short (PENDING, SYNCING) are marked FAILED:
    * without credentials they cannot rerun.
    */
-  static fromParsed(snapshot: StoredRecords, now: Date): ReferenceStore {
+  static fromParsed(records: StoredRecords, now: Date): ReferenceStore {
     const store = new ReferenceStore();
-    for (const key of snapshot.apiKeys) store.addApiKey(key);
+    for (const key of records.apiKeys) store.addApiKey(key);
     const users = new Set(store.userNames());
-    for (const org of snapshot.organizations) {
+    for (const org of records.organizations) {
       if (!users.has(org.ownerUserName)) throw new StateError(`organization ${org.id} belongs to an unknown user`);
       if (store.organizations.has(org.id) || store.slugs.has(org.slug)) throw new StateError(`organization ${org.id} is duplicated`);
       store.organizations.set(org.id, org);
       store.slugs.add(org.slug);
     }
-    for (const ds of snapshot.dataSources) {
+    for (const ds of records.dataSources) {
       if (!store.organizations.has(ds.organizationId)) throw new StateError(`data source ${ds.fields.id} belongs to an unknown organization`);
       if (store.dataSources.has(ds.fields.id)) throw new StateError(`data source ${ds.fields.id} is duplicated`);
       if (ds.fields.lastSyncStatus === "PENDING" || ds.fields.lastSyncStatus === "SYNCING") {

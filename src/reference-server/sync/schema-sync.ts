@@ -110,7 +110,7 @@ export function describeTarget(target: Pick<SyncTarget, "host" | "port" | "datab
 
 /**
  * Connects to the target's Postgres with one `pg.Client`, reads every relation's columns inside
- * one read-only REPEATABLE READ transaction (one snapshot, so the result is consistent) and
+ * one read-only REPEATABLE READ transaction (one view of the database, so the result is consistent) and
  * returns the whole schema, ordered by schema, table and column position, or `{ ok: false }`.
  *
  * `sslEnabled: true` means TLS is required but the certificate is not verified (libpq's

@@ -64,7 +64,7 @@ interface Job {
  * The background schema-sync job of each new data source: PENDING → SYNCING → SUCCEEDED or
  * FAILED, with health recorded alongside. Jobs are queued when the data source is committed and
  * start after the current event-loop turn, so the create response always shows PENDING. A job
- * belongs to the record it was queued for: if a reset or a snapshot restore replaced or removed
+ * belongs to the record it was queued for: if a reset or a restored saved state replaced or removed
  * that record, the job never starts, or its result is discarded.
  */
 export class SyncJobs {

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { signalProcessTree, stopProcessTree, trackProcessTree } from "../../../toolchain/src/process-group";
 import type { FaultSettings, FaultsView, RequestSummary } from "../../../src/reference-server";
 import { repoRoot } from "../../support/pulumi-workspace";
-import { pollFor } from "./cli";
+import { pollFor } from "./pulumi-runs";
 
 /** A running bin. */
 export interface ServerProcess {

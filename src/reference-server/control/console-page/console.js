@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The reference server's console. Follows /_reference/console/events (a new state whenever the
- * server's changed) and renders it; the fault switches and the snapshot buttons call the
+ * server's changed) and renders it; the fault switches and the saved-state buttons call the
  * inspection routes. Every value from the server goes into the page as text, never as markup.
  */
 "use strict";
@@ -14,7 +14,7 @@
  * @typedef {ConsoleState["requests"]["recent"][number]} RequestEntry
  * @typedef {ConsoleState["faults"]} FaultsView
  * @typedef {FaultsView["settings"]} FaultSettings
- * @typedef {ConsoleState["snapshots"][number]} Snapshot
+ * @typedef {ConsoleState["savedStates"][number]} SavedState
  * @typedef {import("../faults").FaultRoute} FaultRoute
  * @typedef {import("../faults").RouteFaults} RouteFaults
  * @typedef {{ key: "failNext" | "rateLimitNext" | "latencyMs", on: number, label: string }} SwitchDef
@@ -36,7 +36,7 @@ const EVERY_ROUTE = "every-route";
 let state;
 
 /** The JSON of each part as last drawn, so a part is redrawn only when it changed (and keeps focus otherwise). */
-const drawn = { organizations: "", requests: "", faults: "", snapshots: "" };
+const drawn = { organizations: "", requests: "", faults: "", savedStates: "" };
 
 /** @param {string} id */
 function byId(id) {
@@ -227,25 +227,25 @@ function drawFaults(faults) {
     `${count(i.rateLimited ?? 0, "rate limit")}, ${count((i.resetBeforeCommit ?? 0) + (i.resetAfterCommit ?? 0), "connection reset")}.`;
 }
 
-/** @param {Snapshot} snapshot */
-function snapshotRow(snapshot) {
-  const restore = el("button", { attrs: { type: "button", "aria-label": `Restore snapshot ${snapshot.name}` }, text: "Restore" });
-  restore.addEventListener("click", () => void restoreSnapshot(snapshot.name));
-  const remove = el("button", { className: "quiet", attrs: { type: "button", "aria-label": `Delete snapshot ${snapshot.name}` }, text: "Delete" });
-  remove.addEventListener("click", () => void deleteSnapshot(snapshot.name));
-  const holds = `saved ${timeOf(snapshot.savedAt)} UTC: ${count(snapshot.organizations, "organization")}, ${count(snapshot.dataSources, "data source")}`;
+/** @param {SavedState} savedState */
+function savedStateRow(savedState) {
+  const restore = el("button", { attrs: { type: "button", "aria-label": `Restore saved state ${savedState.name}` }, text: "Restore" });
+  restore.addEventListener("click", () => void restoreSavedState(savedState.name));
+  const remove = el("button", { className: "quiet", attrs: { type: "button", "aria-label": `Delete saved state ${savedState.name}` }, text: "Delete" });
+  remove.addEventListener("click", () => void deleteSavedState(savedState.name));
+  const holds = `saved ${timeOf(savedState.savedAt)} UTC: ${count(savedState.organizations, "organization")}, ${count(savedState.dataSources, "data source")}`;
   return el("tr", {}, [
-    el("td", {}, [el("div", { className: "snapshot-name", text: snapshot.name }), el("div", { className: "snapshot-detail", text: holds })]),
+    el("td", {}, [el("div", { className: "saved-state-name", text: savedState.name }), el("div", { className: "saved-state-detail", text: holds })]),
     el("td", { className: "actions" }, [restore, remove]),
   ]);
 }
 
-/** @param {Snapshot[]} snapshots */
-function drawSnapshots(snapshots) {
-  const table = byId("snapshots");
-  table.hidden = snapshots.length === 0;
-  byId("snapshots-empty").hidden = snapshots.length > 0;
-  table.querySelector("tbody")?.replaceChildren(...snapshots.map(snapshotRow));
+/** @param {SavedState[]} savedStates */
+function drawSavedStates(savedStates) {
+  const table = byId("saved-states");
+  table.hidden = savedStates.length === 0;
+  byId("saved-states-empty").hidden = savedStates.length > 0;
+  table.querySelector("tbody")?.replaceChildren(...savedStates.map(savedStateRow));
 }
 
 /**
@@ -260,7 +260,7 @@ function render(next) {
     ["organizations", next.organizations, drawOrganizations],
     ["requests", next.requests, drawRequests],
     ["faults", next.faults, drawFaults],
-    ["snapshots", next.snapshots, drawSnapshots],
+    ["savedStates", next.savedStates, drawSavedStates],
   ];
   for (const [name, value, draw] of parts) {
     const json = JSON.stringify(value);
@@ -323,30 +323,30 @@ async function toggleFault(scope, def) {
 }
 
 /** @param {SubmitEvent} event */
-async function saveSnapshot(event) {
+async function saveState(event) {
   event.preventDefault();
-  const input = /** @type {HTMLInputElement} */ (byId("snapshot-name"));
-  const info = await call("POST", "snapshots", { name: input.value.trim() }, "snapshot-message");
+  const input = /** @type {HTMLInputElement} */ (byId("saved-state-name"));
+  const info = await call("POST", "saved-states", { name: input.value.trim() }, "saved-state-message");
   if (!info) return;
   input.value = "";
-  say("snapshot-message", `Saved snapshot “${info.name}”: ${count(info.organizations, "organization")}, ${count(info.dataSources, "data source")}.`);
+  say("saved-state-message", `Saved the state as “${info.name}”: ${count(info.organizations, "organization")}, ${count(info.dataSources, "data source")}.`);
   await refresh();
 }
 
 /** @param {string} name */
-async function restoreSnapshot(name) {
-  const info = await call("POST", `snapshots/${encodeURIComponent(name)}/restore`, undefined, "snapshot-message");
+async function restoreSavedState(name) {
+  const info = await call("POST", `saved-states/${encodeURIComponent(name)}/restore`, undefined, "saved-state-message");
   if (!info) return;
-  say("snapshot-message", `Restored snapshot “${name}”.`);
+  say("saved-state-message", `Restored the saved state “${name}”.`);
   await refresh();
 }
 
 /** @param {string} name */
-async function deleteSnapshot(name) {
-  const info = await call("DELETE", `snapshots/${encodeURIComponent(name)}`, undefined, "snapshot-message");
+async function deleteSavedState(name) {
+  const info = await call("DELETE", `saved-states/${encodeURIComponent(name)}`, undefined, "saved-state-message");
   if (!info) return;
-  say("snapshot-message", `Deleted snapshot “${name}”.`);
-  byId("snapshot-name").focus();
+  say("saved-state-message", `Deleted the saved state “${name}”.`);
+  byId("saved-state-name").focus();
   await refresh();
 }
 
@@ -369,6 +369,6 @@ function follow() {
   events.onerror = () => setConnection("lost", "Connection lost: retrying…");
 }
 
-byId("snapshot-form").addEventListener("submit", (event) => void saveSnapshot(/** @type {SubmitEvent} */ (event)));
+byId("saved-state-form").addEventListener("submit", (event) => void saveState(/** @type {SubmitEvent} */ (event)));
 byId("faults-clear").addEventListener("click", () => void setFaults({}, "Every fault is off."));
 follow();

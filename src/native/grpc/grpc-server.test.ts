@@ -3,8 +3,8 @@ import * as http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
 import { frame } from "./frames";
 import { HEALTH_CHECK_PATH, ServingStatus, encodeHealthCheckResponse } from "./health";
-import { startGrpcServer, type GrpcServer } from "./server";
-import { GrpcStatus } from "./status";
+import { startGrpcServer, type GrpcServer } from "./grpc-server";
+import { GrpcStatus } from "./grpc-status";
 import type { UnaryMethod } from "./wire";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -1,6 +1,6 @@
 /** grpc-message's encoding and its cap: a long text keeps its head and tail within the cap. */
 import { describe, expect, it } from "vitest";
-import { GRPC_MESSAGE_CAP, capGrpcMessage, encodeGrpcMessage, exceedsGrpcMessageCap, omissionMark } from "./status";
+import { GRPC_MESSAGE_CAP, capGrpcMessage, encodeGrpcMessage, exceedsGrpcMessageCap, omissionMark } from "./grpc-status";
 
 describe("grpc-message", () => {
   it("percent-encodes every byte outside printable ASCII, and the percent sign", () => {

@@ -7,7 +7,7 @@
 import type * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { HEALTH_CHECK_PATH, decodeHealthCheckRequest, healthCheck } from "./health";
-import { GrpcStatus } from "./status";
+import { GrpcStatus } from "./grpc-status";
 import { http2Module, respondFailure, serveUnary, type UnaryMethod } from "./wire";
 
 /** A running gRPC server. */
