@@ -3,8 +3,8 @@
 # package manager. One image per platform, linux/amd64 and linux/arm64.
 #
 # The build context is a folder that `npm run release` lays out from the release's Linux
-# executables and the Debian packages of this machine (tools/build-reference-server-image.js
-# builds it with buildah; the release workflow with docker buildx), per platform:
+# executables and the Debian packages of this machine (tools/build-reference-server-image.js, whose
+# pinned BuildKit builds the image; the release workflow's docker buildx builds it too), per platform:
 #   <arch>/analytics-reference-server   the executable
 #   <arch>/lib/                         libc, libm, libdl, libpthread, libstdc++, libgcc_s, libatomic and the
 #                                       dynamic loader, at /lib/<triplet>/

@@ -4,27 +4,28 @@
  * Builds the reference server's container image from the Dockerfile at the repository's root:
  * lays out its build context from the Linux x64 and arm64 single-file executables
  * (tools/build-reference-server-binary.js) and the C and C++ runtime libraries Node.js links,
- * copied from this machine's Debian packages ({@link RUNTIME}); builds linux/amd64 and
- * linux/arm64 with buildah (or `docker buildx` when IMAGE_BUILDER=buildx, as the release
- * workflow does) into an OCI image layout, `analytics-reference-server-oci/`, whose index.json
- * names one image index by the image's full name (ghcr.io/<owner>/analytics-reference-server:<version>,
- * which `podman load` and `docker load` give it); and writes the layout as one tar (node-tar),
- * `analytics-reference-server-v<version>-oci.tar`, beside a CycloneDX SBOM of the Debian packages.
+ * copied from this machine's Debian packages ({@link RUNTIME}); has BuildKit build linux/amd64 and
+ * linux/arm64 (tools/lib/buildkit.js: the pinned buildkitd, started for the build, or `docker
+ * buildx` when IMAGE_BUILDER=buildx, as the release workflow does) into an OCI image layout,
+ * `analytics-reference-server-oci/`, whose index.json names its image index by the image's full
+ * name (ghcr.io/<owner>/analytics-reference-server:<version>, which `podman load` and `docker load`
+ * give it); and writes the layout as one tar (node-tar), `analytics-reference-server-v<version>-oci.tar`,
+ * beside a CycloneDX SBOM of the Debian packages.
  *
- * Two builds from the same files and time give the same bytes: the builder dates the image and
- * every file of its layer with the release's time (buildah's --timestamp, BuildKit's
- * SOURCE_DATE_EPOCH with rewrite-timestamp), and the tar has sorted entries, one mtime and no owner.
+ * Two builds from the same files and time give the same bytes: BuildKit dates the image and every
+ * file of its layer with the release's time (SOURCE_DATE_EPOCH with rewrite-timestamp), and the
+ * tar has sorted entries, one mtime and no owner.
  * Usage: node tools/build-reference-server-image.js --amd64 <file> --arm64 <file> [--out <dir>, default build/image]
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
-const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const tar = require("tar");
 const { packageVersion, sourceDateEpoch } = require("./build-plugin-archive.js");
 const { REFERENCE_SERVER: SERVER } = require("./build-reference-server-binary.js");
+const { buildWithBuildctl, buildWithBuildx } = require("./lib/buildkit.js");
 const { ROOT, projectIdentity, readManifest } = require("./lib/project-identity.js");
 
 /** The Dockerfile, whose USER, VOLUME, EXPOSE, HEALTHCHECK, ENTRYPOINT, CMD and LABELs say what the image is. */
@@ -127,8 +128,8 @@ function osReleaseId() {
   return /^ID="?([^"\n]+)"?$/m.exec(text)?.[1] ?? "debian";
 }
 
-/** The platforms of the image, in the index's order, and each one's name as the builders take it. @type {Record<ImageArch, string>} */
-const PLATFORMS = { amd64: "linux/amd64", arm64: "linux/arm64/v8" };
+/** The platforms of the image, in the index's order. @type {Record<ImageArch, string>} */
+const PLATFORMS = { amd64: "linux/amd64", arm64: "linux/arm64" };
 
 /** The image's full name as the release publishes it: ghcr.io/<owner, lower case>/analytics-reference-server:<version>. @param {string} version */
 const imageName = (version) => `ghcr.io/${projectIdentity().owner.toLowerCase()}/${SERVER}:${version}`;
@@ -186,99 +187,17 @@ function buildArgs(version) {
   };
 }
 
-/**
- * Runs a builder; its output only when it fails.
- * @param {string} command @param {string[]} args
- */
-function runBuilder(command, args) {
-  try {
-    execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
-  } catch (error) {
-    const { stdout = "", stderr = "" } = /** @type {{ stdout?: string, stderr?: string }} */ (error);
-    throw new Error(`${command} ${args.slice(0, 3).join(" ")} failed:\n${stderr}${stdout}`);
-  }
+/** The builders IMAGE_BUILDER names: the pinned BuildKit (the default), or docker buildx's (the release workflow's). */
+const BUILDERS = { buildctl: buildWithBuildctl, buildx: buildWithBuildx };
+
+/** The builder IMAGE_BUILDER names, buildctl when unset. @param {string | undefined} name */
+function imageBuilder(name = "buildctl") {
+  if (!Object.hasOwn(BUILDERS, name)) throw new Error(`IMAGE_BUILDER=${name} is none of ${Object.keys(BUILDERS).join(", ")}`);
+  return BUILDERS[/** @type {keyof typeof BUILDERS} */ (name)];
 }
 
-/**
- * Builds each platform's image with buildah, in a storage of its own (so nothing is left in
- * podman's), and pushes it into the OCI layout `layout`, its layer gzipped at level 9: buildah's
- * default level made the amd64 image 50,148,134 bytes, 3.9% more than the 48,241,777 of zlib's
- * level 6 before it. Then indexes them ({@link indexWithHealthcheck}).
- * @param {string} context @param {string} layout @param {string[]} args the `--build-arg`s @param {number} epoch
- */
-function buildWithBuildah(context, layout, args, epoch) {
-  const store = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-image-store-"));
-  const buildah = (/** @type {string[]} */ argv) => runBuilder("buildah", ["--root", path.join(store, "root"), "--runroot", path.join(store, "run"), "--storage-driver", "vfs", ...argv]);
-  try {
-    for (const [arch, platform] of Object.entries(PLATFORMS)) {
-      buildah(["build", "--quiet", "--format", "oci", "--timestamp", String(epoch), "--identity-label=false", "--platform", platform, "--tag", `${SERVER}:${arch}`, ...args, "--file", DOCKERFILE, context]);
-      buildah(["push", "--quiet", "--format", "oci", "--compression-format", "gzip", "--compression-level", "9", `${SERVER}:${arch}`, `oci:${layout}:${arch}`]);
-    }
-  } finally {
-    fs.rmSync(store, { recursive: true, force: true });
-  }
-  indexWithHealthcheck(layout);
-}
-
-/**
- * Builds both platforms with `docker buildx` (a builder that exports OCI, e.g. the
- * docker-container driver's) into the OCI layout `layout`, every time the release's.
- * @param {string} context @param {string} layout @param {string[]} args the `--build-arg`s @param {number} epoch
- */
-function buildWithBuildx(context, layout, args, epoch) {
-  const output = `type=oci,dest=${layout},tar=false,rewrite-timestamp=true`;
-  runBuilder("docker", ["buildx", "build", "--platform", Object.values(PLATFORMS).join(","), "--provenance=false", "--sbom=false", "--build-arg", `SOURCE_DATE_EPOCH=${epoch}`, ...args, "--output", output, "--file", DOCKERFILE, context]);
-}
-
-/** Durations as the Dockerfile writes them (`2s`, `500ms`, `1m`), in nanoseconds as an image config holds them. @param {string | undefined} duration */
-function nanoseconds(duration) {
-  const match = /^(\d+)(ms|s|m)$/.exec(duration ?? "");
-  if (!match) throw new Error(`${DOCKERFILE}: HEALTHCHECK needs --interval, --timeout and --start-period in ms, s or m, not ${duration}`);
-  return Number(match[1]) * { ms: 1e6, s: 1e9, m: 60e9 }[/** @type {"ms" | "s" | "m"} */ (match[2])];
-}
-
-/** The Dockerfile's HEALTHCHECK (exec form) as a Docker image config holds it. */
-function dockerfileHealthcheck() {
-  const match = /^HEALTHCHECK((?:\s+--[a-z-]+=\S+)*)\s+CMD\s+(\[.*\])\s*$/m.exec(fs.readFileSync(DOCKERFILE, "utf8"));
-  if (!match) throw new Error(`${DOCKERFILE} has no HEALTHCHECK in exec form (CMD ["...", ...])`);
-  const options = Object.fromEntries([...match[1].matchAll(/--([a-z-]+)=(\S+)/g)].map(([, key, value]) => [key, value]));
-  return { Test: ["CMD", ...JSON.parse(match[2])], Interval: nanoseconds(options.interval), Timeout: nanoseconds(options.timeout), StartPeriod: nanoseconds(options["start-period"]), Retries: Number(options.retries ?? 3) };
-}
-
-/**
- * Replaces the images index.json lists, one per platform, by one image index of them, each config
- * given the Dockerfile's HEALTHCHECK: buildah 1.28 keeps a health check only in its Docker format,
- * whose config carries the random id of the build's container, so the image is built as OCI and
- * the check written into each config as BuildKit writes it (Docker reads it from an OCI config).
- * @param {string} layout
- */
-function indexWithHealthcheck(layout) {
-  /** @type {(digest: string) => string} */
-  const blob = (digest) => path.join(layout, "blobs", "sha256", digest.replace(/^sha256:/, ""));
-  /** @type {(digest: string) => any} */
-  const read = (digest) => JSON.parse(fs.readFileSync(blob(digest), "utf8"));
-  /** @type {(mediaType: string, value: unknown) => { mediaType: string, digest: string, size: number }} */
-  const put = (mediaType, value) => {
-    const data = Buffer.from(JSON.stringify(value));
-    const digest = `sha256:${crypto.createHash("sha256").update(data).digest("hex")}`;
-    fs.writeFileSync(blob(digest), data);
-    return { mediaType, digest, size: data.length };
-  };
-  const healthcheck = dockerfileHealthcheck();
-  const pushed = JSON.parse(fs.readFileSync(path.join(layout, "index.json"), "utf8")).manifests;
-  const manifests = pushed.map((/** @type {{ mediaType: string, digest: string }} */ descriptor) => {
-    const manifest = read(descriptor.digest);
-    const config = read(manifest.config.digest);
-    fs.rmSync(blob(descriptor.digest));
-    fs.rmSync(blob(manifest.config.digest));
-    config.config.Healthcheck = healthcheck;
-    manifest.config = { ...manifest.config, ...put(manifest.config.mediaType, config) };
-    const platform = { architecture: config.architecture, os: config.os, ...(config.variant ? { variant: config.variant } : {}) };
-    return { ...put(descriptor.mediaType, manifest), platform };
-  });
-  const index = put("application/vnd.oci.image.index.v1+json", { schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests });
-  fs.writeFileSync(path.join(layout, "index.json"), JSON.stringify({ schemaVersion: 2, manifests: [index] }));
-}
+/** The exporter's options: an OCI layout in `layout`, every file dated SOURCE_DATE_EPOCH, each layer gzipped at level 9. @param {string} layout */
+const ociOutput = (layout) => `type=oci,dest=${layout},tar=false,rewrite-timestamp=true,compression=gzip,compression-level=9,force-compression=true`;
 
 /**
  * Names the layout's image index `name` in its index.json (`org.opencontainers.image.ref.name`,
@@ -322,19 +241,19 @@ const imageArchiveName = (version) => `${SERVER}-v${version}-oci.tar`;
  * `<outDir>/analytics-reference-server-v<version>-oci.tar`, and the SBOM of their Debian packages
  * beside it; `time` dates the images, their files and the tar.
  * @param {{ binaries: Record<ImageArch, string>, outDir: string, time: Date, log?: (line: string) => void }} options
- * @returns {BuiltImage}
+ * @returns {Promise<BuiltImage>}
  */
-function buildReferenceServerImage({ binaries, outDir, time, log = (line) => process.stderr.write(`${line}\n`) }) {
+async function buildReferenceServerImage({ binaries, outDir, time, log = (line) => process.stderr.write(`${line}\n`) }) {
   const version = packageVersion();
   const epoch = Math.floor(time.getTime() / 1000);
   const layout = path.join(outDir, `${SERVER}-oci`);
   const context = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-image-context-"));
   try {
     layContext(context, binaries);
-    const args = Object.entries(buildArgs(version)).flatMap(([key, value]) => ["--build-arg", `${key}=${value}`]);
     fs.rmSync(layout, { recursive: true, force: true });
     fs.mkdirSync(outDir, { recursive: true });
-    (process.env.IMAGE_BUILDER === "buildx" ? buildWithBuildx : buildWithBuildah)(context, layout, args, epoch);
+    const build = { dockerfile: DOCKERFILE, context, platforms: Object.values(PLATFORMS), args: buildArgs(version), epoch, output: ociOutput(layout) };
+    await imageBuilder(process.env.IMAGE_BUILDER || undefined)(build, { log });
   } finally {
     fs.rmSync(context, { recursive: true, force: true });
   }
@@ -362,11 +281,12 @@ if (require.main === module) {
     process.stderr.write("usage: node tools/build-reference-server-image.js --amd64 <linux-x64 executable> --arm64 <linux-arm64 executable> [--out <dir>, default build/image]\n");
     process.exit(2);
   }
-  try {
+  const main = async () => {
     const out = path.resolve(value("--out") ?? path.join(ROOT, "build", "image"));
-    buildReferenceServerImage({ binaries: { amd64: path.resolve(amd64), arm64: path.resolve(arm64) }, outDir: out, time: new Date(sourceDateEpoch() * 1000) });
-  } catch (error) {
+    await buildReferenceServerImage({ binaries: { amd64: path.resolve(amd64), arm64: path.resolve(arm64) }, outDir: out, time: new Date(sourceDateEpoch() * 1000) });
+  };
+  main().catch((error) => {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
-  }
+  });
 }

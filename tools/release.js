@@ -246,7 +246,7 @@ function yamlPackageFile(ctx) {
  * holds the very files released beside it. Only where those are built: on linux-x64, with the executables.
  * @param {ReleaseContext} ctx
  */
-function referenceServerImage(ctx) {
+async function referenceServerImage(ctx) {
   if (!ctx.binary || process.platform !== "linux" || process.arch !== "x64") return;
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-image-"));
   try {
@@ -258,7 +258,7 @@ function referenceServerImage(ctx) {
       execFileSync("tar", ["-xzf", archive, "-C", path.join(staging, arch), REFERENCE_SERVER]);
       return path.join(staging, arch, REFERENCE_SERVER);
     };
-    const image = buildReferenceServerImage({ binaries: { amd64: executable("amd64"), arm64: executable("arm64") }, outDir: staging, time: ctx.time });
+    const image = await buildReferenceServerImage({ binaries: { amd64: executable("amd64"), arm64: executable("arm64") }, outDir: staging, time: ctx.time });
     for (const file of [image.archive, image.sbom]) fs.copyFileSync(file, path.join(ctx.out, path.basename(file)));
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });

@@ -54,17 +54,17 @@ async function buildImage(log: (line: string) => void): Promise<{ single: string
   };
   const { TARGETS } = require(path.join(tools, "lib", "single-executable.js")) as { TARGETS: ReadonlyArray<{ os: string; arch: string }> };
   const { buildReferenceServerImage } = require(path.join(tools, "build-reference-server-image.js")) as {
-    buildReferenceServerImage(options: { binaries: { amd64: string; arm64: string }; outDir: string; time: Date; log: (line: string) => void }): {
+    buildReferenceServerImage(options: { binaries: { amd64: string; arm64: string }; outDir: string; time: Date; log: (line: string) => void }): Promise<{
       layout: string;
       indexDigest: string;
       manifests: Array<{ platform: string; compressedSize: number }>;
-    };
+    }>;
   };
   const out = path.join(repoRoot, "bench", "tmp", "container");
   fs.rmSync(out, { recursive: true, force: true });
   const built = await buildReferenceServerBinaries(path.join(out, "binaries"), { targets: TARGETS.filter((t) => t.os === "linux"), log });
   const binary = (arch: string): string => built.find((b) => b.target.os === "linux" && b.target.arch === arch)!.binary;
-  const image = buildReferenceServerImage({ binaries: { amd64: binary("amd64"), arm64: binary("arm64") }, outDir: path.join(out, "image"), time: new Date(), log });
+  const image = await buildReferenceServerImage({ binaries: { amd64: binary("amd64"), arm64: binary("arm64") }, outDir: path.join(out, "image"), time: new Date(), log });
   const imageBytes = Object.fromEntries(image.manifests.map((m) => [m.platform, m.compressedSize]));
   return { single: binary("amd64"), layout: image.layout, indexDigest: image.indexDigest, imageBytes };
 }

@@ -1,11 +1,13 @@
 /**
- * tools/build-reference-server-image.js (the Dockerfile, built by buildah) on two small stand-in
- * executables: two builds give the same bytes; the OCI layout names one index of linux/amd64 and
- * linux/arm64 by the image's full name, which `podman load` gives the image; each config is the
- * Dockerfile's (the user, port, volume, entrypoint, labels and the exec-form health check); each
- * layer holds the executable, the Debian runtime libraries, the user and the volume, dated with the
- * build's time; the archive is the layout in one tar, entries sorted. test/release/reference-image.test.ts
- * runs the real image.
+ * tools/build-reference-server-image.js (the Dockerfile, built by the pinned BuildKit: buildkitd
+ * started for each build) on two small stand-in executables: two builds give the same bytes; the
+ * OCI layout names one index of linux/amd64 and linux/arm64 by the image's full name, which
+ * `podman load` gives the image; each config is the Dockerfile's as BuildKit writes it (the user,
+ * port, volume, entrypoint, labels and the exec-form health check); the layers, one per COPY and
+ * WORKDIR's empty one, hold the executable, the Debian runtime libraries, the user and the volume,
+ * dated with the build's time; the archive is the layout in one tar, entries sorted. And
+ * tools/lib/buildkit.js: buildkitd answers while the build runs and is stopped after it, failed or
+ * not. test/release/reference-image.test.ts runs the real image.
  */
 import { execFileSync } from "node:child_process";
 import * as crypto from "node:crypto";
@@ -13,11 +15,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildReferenceServerImage, imageName } from "../../tools/build-reference-server-image.js";
+import { BUILDCTL, BUILDKITD, BUILDKIT_VERSION, withBuildkitd } from "../../tools/lib/buildkit.js";
+import { projectIdentity } from "../../tools/lib/project-identity.js";
 import { repoRoot } from "../support/pulumi-workspace";
 
 const TIME = new Date("2026-01-02T03:04:05Z");
+/** The Dockerfile's labels besides the Debian packages', whose namespace is the project's (its Maven groupId and name). */
+const LABELS = ["title", "description", "source", "url", "version", "revision", "licenses"].map((key) => `org.opencontainers.image.${key}`);
+const LABEL_NAMESPACE = `${projectIdentity().javaGroupId}.${projectIdentity().name}`;
 const VERSION = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 const dirs: string[] = [];
 const tempDir = () => {
@@ -59,17 +66,18 @@ function readTar(tar: Buffer): TarMember[] {
 }
 
 describe("the reference server's image, built from the Dockerfile", () => {
-  let first: ReturnType<typeof buildReferenceServerImage>;
-  let second: ReturnType<typeof buildReferenceServerImage>;
+  let first: Awaited<ReturnType<typeof buildReferenceServerImage>>;
+  let second: Awaited<ReturnType<typeof buildReferenceServerImage>>;
   let binaries: { amd64: string; arm64: string };
   const blob = (digest: string) => fs.readFileSync(path.join(first.layout, "blobs", "sha256", digest.replace(/^sha256:/, "")));
   const json = (digest: string) => JSON.parse(blob(digest).toString("utf8"));
 
-  beforeAll(() => {
+  // The first build of the pinned BuildKit into the project cache takes minutes.
+  beforeAll(async () => {
     binaries = fakeBinaries();
-    first = buildReferenceServerImage({ binaries, outDir: tempDir(), time: TIME, log: () => {} });
-    second = buildReferenceServerImage({ binaries, outDir: tempDir(), time: TIME, log: () => {} });
-  }, 300_000);
+    first = await buildReferenceServerImage({ binaries, outDir: tempDir(), time: TIME, log: () => {} });
+    second = await buildReferenceServerImage({ binaries, outDir: tempDir(), time: TIME, log: () => {} });
+  }, 1_800_000);
   afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
   it("gives the same bytes, so the same digests, when built twice from the same files", () => {
@@ -86,7 +94,7 @@ describe("the reference server's image, built from the Dockerfile", () => {
       expect.objectContaining({ digest: first.indexDigest, mediaType: "application/vnd.oci.image.index.v1+json", annotations: { "org.opencontainers.image.ref.name": imageName(VERSION), "io.containerd.image.name": imageName(VERSION) } }),
     ]);
     const index = json(first.indexDigest);
-    expect(index.manifests.map((m: { platform: unknown }) => m.platform)).toEqual([{ os: "linux", architecture: "amd64" }, { os: "linux", architecture: "arm64", variant: "v8" }]);
+    expect(index.manifests.map((m: { platform: unknown }) => m.platform)).toEqual([{ os: "linux", architecture: "amd64" }, { os: "linux", architecture: "arm64" }]);
     expect(first.manifests.map((m) => m.platform)).toEqual(["linux/amd64", "linux/arm64"]);
     for (const file of fs.readdirSync(path.join(first.layout, "blobs", "sha256"))) {
       expect(crypto.createHash("sha256").update(fs.readFileSync(path.join(first.layout, "blobs", "sha256", file))).digest("hex")).toBe(file);
@@ -109,30 +117,39 @@ describe("the reference server's image, built from the Dockerfile", () => {
         Healthcheck: { Test: ["CMD", "/usr/local/bin/analytics-reference-server", "ready"], Interval: 2e9, Timeout: 5e9, StartPeriod: 30e9, Retries: 3 },
       });
       expect(config.config.Labels).toMatchObject({ "org.opencontainers.image.title": "analytics-reference-server", "org.opencontainers.image.licenses": "Apache-2.0", "org.opencontainers.image.version": VERSION });
-      expect(Object.keys(config.config.Labels)).not.toContain("io.buildah.version");
+      expect(Object.keys(config.config.Labels).sort()).toEqual([...LABELS, `${LABEL_NAMESPACE}.debian-packages`].sort());
       expect(Object.entries(config.config.Labels).find(([key]) => key.endsWith(".debian-packages"))?.[1]).toMatch(/^libatomic1:amd64=\S+ libc6:amd64=\S+ libgcc-s1:amd64=\S+ libstdc\+\+6:amd64=\S+ libatomic1-arm64-cross=\S+ libc6-arm64-cross=\S+ libgcc-s1-arm64-cross=\S+ libstdc\+\+6-arm64-cross=\S+$/);
-      expect(config.rootfs.diff_ids).toEqual([`sha256:${crypto.createHash("sha256").update(zlib.gunzipSync(blob(manifest.layers[0].digest))).digest("hex")}`]);
-      expect(first.manifests[i]!.compressedSize).toBe(manifest.config.size + manifest.layers[0].size);
+      const layers = manifest.layers as { digest: string; size: number }[];
+      expect(config.rootfs.diff_ids).toEqual(layers.map((layer) => `sha256:${crypto.createHash("sha256").update(zlib.gunzipSync(blob(layer.digest))).digest("hex")}`));
+      expect(first.manifests[i]!.compressedSize).toBe(manifest.config.size + layers.reduce((sum, layer) => sum + layer.size, 0));
     }
   });
 
-  it("puts the executable, the libraries it links, the user, /tmp and the volume in each platform's one layer, dated with the build's time", () => {
+  it("puts each COPY of the Dockerfile in a layer, in order, then WORKDIR's empty one, every entry dated with the build's time", () => {
     for (const [i, arch, triplet, loader] of [[0, "amd64", "x86_64-linux-gnu", "lib64/ld-linux-x86-64.so.2"], [1, "arm64", "aarch64-linux-gnu", "lib/ld-linux-aarch64.so.1"]] as const) {
       const manifest = json(first.manifests[i]!.digest);
-      expect(manifest.layers).toHaveLength(1);
-      const members = readTar(zlib.gunzipSync(blob(manifest.layers[0].digest)));
+      const layers = (manifest.layers as { digest: string }[]).map((layer) => readTar(zlib.gunzipSync(blob(layer.digest))));
+      const libraries = ["libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "libstdc++.so.6", "libgcc_s.so.1", "libatomic.so.1", path.basename(loader)];
+      // Each layer's files and links: the libraries, the loader's link, /etc, /data (a folder alone), the executable, WORKDIR's.
+      expect(layers.map((members) => members.filter((m) => m.type !== "5").map((m) => m.name).sort())).toEqual([
+        libraries.map((lib) => `lib/${triplet}/${lib}`).sort(),
+        [loader],
+        ["etc/group", "etc/passwd"],
+        [],
+        ["usr/local/bin/analytics-reference-server"],
+        [],
+      ]);
+      const members = layers.flat();
       const byName = new Map(members.map((m) => [m.name, m]));
       expect(new Set(members.map((m) => m.mtime))).toEqual(new Set([TIME.getTime() / 1000]));
-      expect(byName.get("usr/local/bin/analytics-reference-server")).toMatchObject({ mode: 0o755, uid: 0, data: fs.readFileSync(binaries[arch]) });
+      expect(new Set(members.filter((m) => m.name !== "data/").map((m) => `${m.uid}:${m.gid}`))).toEqual(new Set(["0:0"]));
+      expect(byName.get("usr/local/bin/analytics-reference-server")).toMatchObject({ mode: 0o755, data: fs.readFileSync(binaries[arch]) });
       expect(byName.get("data/")).toMatchObject({ type: "5", uid: 65532, gid: 65532 });
       expect(byName.get("tmp/")).toMatchObject({ type: "5", mode: 0o1777 });
       expect(byName.get("etc/passwd")?.data.toString()).toContain("analytics:x:65532:65532:");
       expect(byName.get("etc/group")?.data.toString()).toContain("analytics:x:65532:");
       expect(byName.get(loader)).toMatchObject({ type: "2", link: `/lib/${triplet}/${path.basename(loader)}` });
-      for (const lib of ["libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "libstdc++.so.6", "libgcc_s.so.1", "libatomic.so.1", path.basename(loader)]) {
-        expect(byName.get(`lib/${triplet}/${lib}`)?.data.subarray(0, 4).toString("latin1"), lib).toBe("\x7fELF");
-      }
-      expect(members.filter((m) => m.type === "0" || m.type === "").map((m) => m.name).filter((name) => !name.startsWith(`lib/${triplet}/`)).sort()).toEqual(["etc/group", "etc/passwd", "usr/local/bin/analytics-reference-server"]);
+      for (const lib of libraries) expect(byName.get(`lib/${triplet}/${lib}`)?.data.subarray(0, 4).toString("latin1"), lib).toBe("\x7fELF");
     }
   });
 
@@ -151,4 +168,58 @@ describe("the reference server's image, built from the Dockerfile", () => {
     expect(podman("load", "--quiet", "--input", first.archive)).toContain(`Loaded image: ${imageName(VERSION)}`);
     expect(podman("images", "--format", "{{.Repository}}:{{.Tag}}").trim()).toBe(imageName(VERSION));
   }, 120_000);
+});
+
+/** Whether process `pid` still runs (signal 0 checks without sending). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("BuildKit for one build (tools/lib/buildkit.js)", () => {
+  it("is pinned by tools/pinned/buildkit at the release it names, both mains imported, with a complete go.sum", () => {
+    const version = BUILDKIT_VERSION.replace(/\./g, "\\.");
+    const file = (name: string) => fs.readFileSync(path.join(BUILDKITD.moduleDir, name), "utf8");
+    expect(BUILDCTL.moduleDir).toBe(BUILDKITD.moduleDir);
+    expect(file("go.mod")).toMatch(new RegExp(`^require github\\.com/moby/buildkit v${version}$`, "m"));
+    for (const tool of [BUILDKITD, BUILDCTL]) expect(file("tools.go")).toContain(`_ "${tool.goPackage}"`);
+    // The build runs with -mod=readonly and never asks the checksum database.
+    expect(file("go.sum")).toMatch(new RegExp(`^github\\.com/moby/buildkit v${version} h1:`, "m"));
+  });
+
+  it("starts buildkitd in a folder of its own, answering buildctl during the build, and stops it after, the folder gone", async () => {
+    let seen: { pid: number; dir: string; workers: string; during: boolean; socket: boolean } | undefined;
+    await withBuildkitd(async ({ buildctl, pid, dir }) => {
+      seen = { pid, dir, workers: await buildctl(["debug", "workers"], "buildctl debug workers"), during: running(pid), socket: fs.existsSync(path.join(dir, "buildkitd.sock")) };
+    }, { log: () => {} });
+    expect(seen?.workers).toMatch(/linux\/amd64/);
+    expect(seen).toMatchObject({ during: true, socket: true });
+    expect(running(seen!.pid)).toBe(false);
+    expect(fs.existsSync(seen!.dir)).toBe(false);
+  }, 1_800_000);
+
+  it("stops buildkitd when the build fails, and gives the failure", async () => {
+    let started: { pid: number; dir: string } | undefined;
+    const failing = withBuildkitd(async ({ buildctl, pid, dir }) => {
+      started = { pid, dir };
+      await buildctl(["build", "--frontend", "dockerfile.v0", "--local", `context=${tempDir()}`, "--local", `dockerfile=${tempDir()}`], "buildctl build");
+    }, { log: () => {} });
+    await expect(failing).rejects.toThrow(/^buildctl build failed/);
+    expect(started).toBeDefined();
+    expect(running(started!.pid)).toBe(false);
+    expect(fs.existsSync(started!.dir)).toBe(false);
+  }, 1_800_000);
+
+  it("takes no builder IMAGE_BUILDER does not name (buildctl, the default, or buildx)", async () => {
+    vi.stubEnv("IMAGE_BUILDER", "kaniko");
+    try {
+      await expect(buildReferenceServerImage({ binaries: fakeBinaries(), outDir: tempDir(), time: TIME, log: () => {} })).rejects.toThrow("IMAGE_BUILDER=kaniko is none of buildctl, buildx");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });

@@ -93,7 +93,7 @@ export async function startRunRegistries(dir: string, scratch: string, log: (lin
   fs.writeFileSync(folders.facts, JSON.stringify(facts));
   const npmrc = path.join(scratch, "runner.npmrc");
   fs.writeFileSync(npmrc, `//${new URL(npm.url).host}/:_authToken=${npm.password}\n`, { mode: 0o600 });
-  // The runner's registry auth file, empty until the container job's login (buildah, in the build job, wants it to exist).
+  // The runner's registry auth file, empty until the container job's login writes to it.
   const authFile = folders.auth;
   fs.writeFileSync(authFile, JSON.stringify({ auths: {} }), { mode: 0o600 });
   const registriesConf = path.join(scratch, "registries.conf");
