@@ -59,12 +59,15 @@ const toldLossless = new Set<string>();
 
 /**
  * What to say about the fields of a create's answer that were not what the spec says. A value that
- * could not be kept (recorded as null) is a warning under its object, every time; a difference
- * that lost nothing is said once per command for each field of each kind.
+ * could not be kept (recorded as null) is a warning under its object, every time. The differences
+ * that lost nothing are one line for the create, naming each field not yet named in this command
+ * for its kind: each field is said once per command, not once per object.
  */
 export function differenceNotices(kind: ResourceKind, id: string, props: Record<string, unknown>, differences: readonly AnswerDifferenceEvent[]): Array<{ level: NoticeLevel; message: string }> {
   const spec = kindSpec(kind);
   const notices: Array<{ level: NoticeLevel; message: string }> = [];
+  const absent: string[] = [];
+  const others: string[] = [];
   for (const { field, received, recorded, lossless } of differences) {
     const expected = field === "id" ? "a string" : expectedWords(spec.outputs[field]!);
     if (!lossless) {
@@ -75,10 +78,13 @@ export function differenceNotices(kind: ResourceKind, id: string, props: Record<
     const key = `${kind}.${field}`;
     if (toldLossless.has(key)) continue;
     toldLossless.add(key);
-    const came = received === "absent" ? `without ${field}` : `${field} as ${received}`;
-    const kept = recorded === null ? "null" : jsonTypeWords(recorded);
+    if (received === "absent") absent.push(field);
+    else others.push(`${field} as ${received} (the spec has ${expected}; recorded as ${recorded === null ? "null" : jsonTypeWords(recorded)})`);
+  }
+  const parts = [...(absent.length > 0 ? [`without ${absent.join(", ")} (recorded as null)`] : []), ...others];
+  if (parts.length > 0) {
     const article = /^[aeiou]/.test(spec.noun) ? "an" : "a";
-    notices.push({ level: "info", message: `The API answered ${article} ${spec.noun} ${came}, where the spec has ${expected}; it is recorded as ${kept}, and nothing was lost (said once per command for each field).` });
+    notices.push({ level: "info", message: `The API answered ${article} ${spec.noun} ${parts.join("; ")}. Nothing was lost; each field is said once per command.` });
   }
   return notices;
 }
