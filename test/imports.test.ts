@@ -86,7 +86,11 @@ describe("imports in src/", () => {
     // Everything src/native/ reaches, directly or not: the provider core and what it uses.
     const reached = new Set<string>();
     const visit = (file: string): void => {
-      for (const to of graph.get(file) ?? []) if (!reached.has(to)) (reached.add(to), visit(to));
+      for (const to of graph.get(file) ?? []) {
+        if (reached.has(to)) continue;
+        reached.add(to);
+        visit(to);
+      }
     };
     [...graph.keys()].filter(under("src/native/")).forEach(visit);
     const others = ["src/index.ts", "src/resources/", "src/policy/", "src/orphans/", "src/reference-server/", TOOLCHAIN];

@@ -19,7 +19,7 @@ function scripts(): string[] {
 
 /** tsconfig.spec.json as tsc parses it, its `include` replaced when given. */
 function parsedConfig(include?: string[]): ts.ParsedCommandLine {
-  const { config, error } = ts.readConfigFile(CONFIG, ts.sys.readFile);
+  const { config, error } = ts.readConfigFile(CONFIG, (file) => ts.sys.readFile(file));
   if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, "\n"));
   return ts.parseJsonConfigFileContent(include ? { ...config, include } : config, ts.sys, repoRoot, undefined, CONFIG);
 }

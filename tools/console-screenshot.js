@@ -38,7 +38,7 @@ function startDemo() {
         resolve({ consoleUrl, stop: () => (child.pid !== undefined && process.kill(-child.pid, "SIGINT"), exited) });
       }
     });
-    exited.then((how) => reject(new Error(`the demo ended (${how}) before keeping its server running`)));
+    void exited.then((how) => reject(new Error(`the demo ended (${how}) before keeping its server running`)));
   });
 }
 

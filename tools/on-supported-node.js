@@ -35,7 +35,7 @@ async function commandEnvironment(version, options = {}) {
     log(`${refusal(version)}: running on Node.js ${runtime.version} from ${runtime.binDir}`);
     return { ...env, PATH: `${runtime.binDir}${path.delimiter}${env.PATH ?? ""}` };
   } catch (error) {
-    throw new Error(`${refusal(version)}, and none could be fetched: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${refusal(version)}, and none could be fetched: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 

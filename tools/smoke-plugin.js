@@ -110,7 +110,7 @@ function unary(session, method, message) {
     stream.setTimeout(STEP_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL));
     /** @type {Buffer[]} */
     const chunks = [];
-    /** @type {Record<string, unknown>} */
+    /** @type {http2.IncomingHttpHeaders} */
     let status = {};
     stream.on("response", (headers) => (status = headers));
     stream.on("trailers", (trailers) => (status = { ...status, ...trailers }));

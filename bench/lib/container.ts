@@ -50,11 +50,11 @@ const SIZE_TARGET_MB = 60;
 async function buildImage(log: (line: string) => void): Promise<{ single: string; layout: string; indexDigest: string; imageBytes: Record<string, number> }> {
   const tools = path.join(repoRoot, "tools");
   const { buildReferenceServerBinaries } = require(path.join(tools, "build-reference-server-binary.js")) as {
-    buildReferenceServerBinaries(out: string, options: { targets: readonly unknown[]; log: (line: string) => void }): Promise<Array<{ binary: string; target: { os: string; arch: string } }>>;
+    buildReferenceServerBinaries: (out: string, options: { targets: readonly unknown[]; log: (line: string) => void }) => Promise<Array<{ binary: string; target: { os: string; arch: string } }>>;
   };
   const { TARGETS } = require(path.join(tools, "lib", "single-executable.js")) as { TARGETS: ReadonlyArray<{ os: string; arch: string }> };
   const { buildReferenceServerImage } = require(path.join(tools, "build-reference-server-image.js")) as {
-    buildReferenceServerImage(options: { binaries: { amd64: string; arm64: string }; outDir: string; time: Date; log: (line: string) => void }): Promise<{
+    buildReferenceServerImage: (options: { binaries: { amd64: string; arm64: string }; outDir: string; time: Date; log: (line: string) => void }) => Promise<{
       layout: string;
       indexDigest: string;
       manifests: Array<{ platform: string; compressedSize: number }>;
@@ -94,7 +94,7 @@ async function startOnce(argv: readonly string[], key: string): Promise<number> 
     await askOnceListening({ url: `http://127.0.0.1:${port}/_reference/ready`, method: "GET" }, (answer) => answer.status === 200);
     return performance.now() - started;
   } catch (error) {
-    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child?.stderr().slice(0, 500) ?? ""}`);
+    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child?.stderr().slice(0, 500) ?? ""}`, { cause: error });
   } finally {
     if (id) execFileSync(command, [...args.slice(0, args.indexOf("run")), "rm", "-f", id], { stdio: "ignore" });
     await child?.stop();

@@ -35,7 +35,7 @@ export interface BenchArgs {
 export interface RunContext {
   args: BenchArgs;
   log: (line: string) => void;
-  toolchain(): Promise<PulumiToolchain>;
+  toolchain: () => Promise<PulumiToolchain>;
 }
 
 /** A scenario's file (bench/scenarios/<name>.ts): how it measures, and its report rows made from what it measured. */

@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import * as kinds from "../../src/kinds";
 
@@ -36,7 +37,7 @@ function register(fixture: string, kindsModule: typeof kinds, count = 1): Regist
   };
   fake.resolve = (id: string): string => (id === "pulumi-analytics/package.json" ? path.join(__dirname, "..", "..", "package.json") : "");
   const source = fs.readFileSync(path.join(FIXTURES, fixture, "index.js"), "utf8");
-  new Function("require", "exports", source)(fake, {});
+  vm.compileFunction(source, ["require", "exports"])(fake, {});
   return registered;
 }
 

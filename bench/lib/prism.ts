@@ -42,7 +42,7 @@ export async function startPrism(document: string): Promise<PrismServer> {
     await askOnceListening({ url: `${url}/`, method: "GET" });
   } catch (error) {
     await child.stop();
-    throw new Error(`Prism did not start: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
+    throw new Error(`Prism did not start: ${(error as Error).message} ${child.stderr().slice(0, 500)}`, { cause: error });
   }
   return { url, stop: () => child.stop() };
 }

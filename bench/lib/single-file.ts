@@ -31,8 +31,8 @@ export interface SingleFileResult extends Starts<PluginForm | "floor"> {
 /** The two release forms of the plugin, built into bench/tmp/plugin: the single file and the script. */
 async function buildPluginForms(): Promise<{ binary: string; archive?: string | undefined; script: string }> {
   const tools = path.join(repoRoot, "tools");
-  const { buildPluginBinary } = require(path.join(tools, "build-plugin-binary.js")) as { buildPluginBinary(out: string): Promise<{ binary: string; archive?: string }> };
-  const { bundlePlugin } = require(path.join(tools, "build-plugin-archive.js")) as { bundlePlugin(outfile: string): unknown };
+  const { buildPluginBinary } = require(path.join(tools, "build-plugin-binary.js")) as { buildPluginBinary: (out: string) => Promise<{ binary: string; archive?: string }> };
+  const { bundlePlugin } = require(path.join(tools, "build-plugin-archive.js")) as { bundlePlugin: (outfile: string) => unknown };
   const out = path.join(repoRoot, "bench", "tmp", "plugin");
   const { binary, archive } = await buildPluginBinary(out);
   const script = path.join(out, "script", "pulumi-resource-analytics");
@@ -44,7 +44,7 @@ async function buildPluginForms(): Promise<{ binary: string; archive?: string | 
 
 /** Builds the single-file plugin alone into bench/tmp/plugin (as {@link buildPluginForms} does); returns the executable's path. */
 export async function singleFilePlugin(log: (line: string) => void): Promise<string> {
-  const { buildPluginBinary } = require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as { buildPluginBinary(out: string): Promise<{ binary: string }> };
+  const { buildPluginBinary } = require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as { buildPluginBinary: (out: string) => Promise<{ binary: string }> };
   const { binary } = await buildPluginBinary(path.join(repoRoot, "bench", "tmp", "plugin"));
   log(`built ${path.relative(repoRoot, binary)}`);
   return binary;

@@ -77,7 +77,7 @@ async function startOnce(subject: Subject): Promise<StartupSample> {
     await subject.create(base, child);
     return { firstAnswerMs, firstAnswerStatus: first.status, firstCreateMs: performance.now() - started };
   } catch (error) {
-    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child.stderr().slice(0, 500)}`);
+    throw new Error(`${argv.join(" ")}: ${(error as Error).message} ${child.stderr().slice(0, 500)}`, { cause: error });
   } finally {
     await child.stop();
   }

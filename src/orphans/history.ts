@@ -259,6 +259,7 @@ function loadS3(): S3Module {
     throw new Error(
       "Reading the history of an s3:// backend needs the AWS SDK's S3 client, an optional peer dependency of pulumi-analytics: " +
         "`npm install @aws-sdk/client-s3` next to it, then run analytics-orphans again.",
+      { cause: error },
     );
   }
 }
@@ -277,7 +278,7 @@ function s3Store(location: S3Location): ObjectStore {
         const objects = (page.Contents ?? []).flatMap(({ Key, LastModified }) => (Key ? [{ key: Key, ...(LastModified ? { lastModified: LastModified } : {}) }] : []));
         return { objects, ...(page.IsTruncated && page.NextContinuationToken ? { next: page.NextContinuationToken } : {}) };
       } catch (error) {
-        throw new Error(`could not list ${where(prefix)}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`could not list ${where(prefix)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
     },
     async get(key) {
@@ -286,7 +287,7 @@ function s3Store(location: S3Location): ObjectStore {
         if (!answer.Body) throw new Error("empty answer");
         return await answer.Body.transformToByteArray();
       } catch (error) {
-        throw new Error(`could not read ${where(key)}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`could not read ${where(key)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
     },
   };

@@ -94,7 +94,7 @@ export async function runPython(file: string, args: string[], options: PythonRun
   } catch (err) {
     const { stdout = "", stderr = "", code } = err as { stdout?: string; stderr?: string; code?: unknown };
     if (options.allowFailure && typeof code === "number") return { code, stdout, stderr };
-    throw new Error(`${path.basename(file)} ${args.join(" ")} failed: ${err instanceof Error ? err.message : String(err)}\n${stdout}\n${stderr}`);
+    throw new Error(`${path.basename(file)} ${args.join(" ")} failed: ${err instanceof Error ? err.message : String(err)}\n${stdout}\n${stderr}`, { cause: err });
   }
 }
 

@@ -39,7 +39,10 @@ async function startListening(command: string, args: string[], env: NodeJS.Proce
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /^listening (\d+)$/m.exec(output);
-      if (match) (clearTimeout(timer), resolve(Number(match[1])));
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
     };
     child.stdout!.on("data", read);
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -51,7 +51,7 @@ export async function connectTestPostgres(): Promise<TestPostgres> {
     } catch (error) {
       await client.end().catch(() => undefined);
       if (wanted === "system") {
-        throw new Error(`ANALYTICS_TEST_POSTGRES=system but ${SYSTEM.host}:${SYSTEM.port} is not usable: ${String(error)}`);
+        throw new Error(`ANALYTICS_TEST_POSTGRES=system but ${SYSTEM.host}:${SYSTEM.port} is not usable: ${String(error)}`, { cause: error });
       }
     }
   }

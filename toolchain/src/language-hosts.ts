@@ -178,7 +178,7 @@ interface SingleHost {
   versionSymbol: string;
   moduleDir(): string;
   hostPackage: string;
-  key(): string;
+  key: () => string;
 }
 
 /** The cache entry of a {@link SingleHost}. */

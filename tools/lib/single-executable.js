@@ -162,7 +162,7 @@ function buildSea(build, output) {
     execFileSync(command, [...args, ...flags, "--build-sea", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
   } catch (error) {
     const stderr = /** @type {{ stderr?: Buffer }} */ (error).stderr?.toString().trim();
-    throw new Error(`node --build-sea of ${path.basename(output)} (${builder}) failed: ${stderr || (error instanceof Error ? error.message : String(error))}`);
+    throw new Error(`node --build-sea of ${path.basename(output)} (${builder}) failed: ${stderr || (error instanceof Error ? error.message : String(error))}`, { cause: error });
   }
 }
 

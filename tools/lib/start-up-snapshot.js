@@ -121,7 +121,7 @@ async function snapshotBundle(program) {
   const plugins = [ZOD_ENGLISH_ONLY, ...(program.plugins ?? [])];
   const options = { ...BUNDLE_OPTIONS, format: /** @type {const} */ ("iife"), metafile: false, minifyWhitespace: true, minifySyntax: true, plugins };
   const built = await esbuild.build({ ...options, entryPoints: [path.join(ROOT, program.entry)] });
-  const ascii = built.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const ascii = built.outputFiles[0].text.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return FORGET_BUILDING_PROCESS + ascii;
 }
 

@@ -76,7 +76,7 @@ async function closeAfterCalls(server: http2.Http2Server, sessions: Set<http2.Ht
 /** `method`, answering UNAVAILABLE once `calls` is closed (the server shutting down). */
 function refusedOnceClosed(method: UnaryMethod, calls: CallsInFlight): UnaryMethod {
   return {
-    decode: method.decode,
+    decode: (bytes) => method.decode(bytes),
     handle: (request, signal) =>
       calls.closed ? Promise.resolve({ code: GrpcStatus.UNAVAILABLE, details: "The analytics provider is shutting down." }) : method.handle(request, signal),
   };

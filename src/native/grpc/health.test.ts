@@ -7,7 +7,11 @@ import { GrpcStatus } from "./grpc-status";
 /** A HealthCheckRequest written by google-protobuf, with fields it does not know around `service`. */
 function request(service: string | undefined, unknownFields = false): Uint8Array {
   const writer = new BinaryWriter();
-  if (unknownFields) writer.writeUint64(7, 300), writer.writeFixed32(8, 1), writer.writeFixed64(9, 2);
+  if (unknownFields) {
+    writer.writeUint64(7, 300);
+    writer.writeFixed32(8, 1);
+    writer.writeFixed64(9, 2);
+  }
   if (service !== undefined) writer.writeString(1, service);
   if (unknownFields) writer.writeBytes(10, new Uint8Array(200));
   return writer.getResultBuffer();

@@ -10,6 +10,7 @@ import type { RouteMatch } from "./router";
 /** Anything shaped like an API key, so a key pasted into a URL by mistake never reaches a log line. */
 const KEY_LIKE = /[A-Za-z0-9_-]*_key_[A-Za-z0-9]+/g;
 /** Control characters, which a log line must not carry. */
+// eslint-disable-next-line no-control-regex -- matching the control characters is its point
 const CONTROL = new RegExp("[\\u0000-\\u001f\\u007f]", "g");
 
 /** A request path as a log line shows it: keys redacted, control characters replaced, at most 200 characters. */

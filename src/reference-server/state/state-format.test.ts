@@ -16,7 +16,7 @@ describe("parseStateFileContents", () => {
     ds.tables = [{ schema: "public", name: "t", columns: [{ name: "id", type: "integer", nullable: false }] }];
     return JSON.parse(JSON.stringify(stateFileContents(store))) as Record<string, unknown>;
   }
-  type Edit = (s: any) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+  type Edit = (s: any) => void;
 
   it("accepts both versions, a file of this release or an earlier one, and one from before files named their release", () => {
     expect(parseStateFileContents(contents())).toMatchObject({ version: 2, release: RELEASE });
@@ -31,7 +31,7 @@ describe("parseStateFileContents", () => {
   });
 
   it("gives a record the fields it lacks that have a default, null for a nullable output, and refuses one without", () => {
-    const s = contents() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const s = contents() as any;
     delete s.dataSources[0].fields.description;
     delete s.organizations[0].customAiContext;
     const parsed = parseStateFileContents(s);
@@ -44,7 +44,7 @@ describe("parseStateFileContents", () => {
   });
 
   it("checks a journal line's record by the same rules", () => {
-    const record = (contents() as any).dataSources[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const record = (contents() as any).dataSources[0];
     delete record.fields.syncErrorMessage;
     expect(parseStateRecord("dataSource", record)).toMatchObject({ fields: { syncErrorMessage: null } });
     expect(() => parseStateRecord("dataSource", { ...record, fields: { ...record.fields, port: "5432" } })).toThrow(
