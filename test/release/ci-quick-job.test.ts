@@ -1,8 +1,9 @@
 /**
- * The pull-request workflow's quick job (.github/workflows/ci.yml: npm ci, the type-check, the unit
- * tier), run by act (test/support/act.ts) on a push to main of a copy of this checkout made into a
- * new git repository, on the pinned Node.js from the runner's tool cache, with npm's cache as a
- * runner that has run it before has it. Only that job runs: the long one (`npm test`) is this suite.
+ * The pull-request workflow's quick job (.github/workflows/ci.yml: npm ci, the format check, the
+ * lint, the type-check, the unit tier), run by act (test/support/act.ts) on a push to main of a
+ * copy of this checkout made into a new git repository, on the pinned Node.js from the runner's
+ * tool cache, with npm's cache as a runner that has run it before has it. Only that job runs: the
+ * long one (`npm test`) is this suite.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -42,9 +43,13 @@ describe("the pull-request workflow's quick job, run by act on a copy of the rep
     for (const dir of [copy, scratch]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("passes: npm ci, the type-check and the unit tier, on the pinned Node.js", () => {
+  it("passes: npm ci, the format check, the lint, the type-check and the unit tier, on the pinned Node.js", () => {
     expect(run.status, run.output.slice(-20_000)).toBe(0);
     expect(run.jobs).toEqual([expect.objectContaining({ job: "quick", result: "success" })]);
+    const npmSteps = run.jobs[0]!.steps.filter((step) => step.step.startsWith("npm "));
+    expect(npmSteps.map((step) => `${step.step}: ${step.result}`)).toEqual(
+      ["npm ci", "npm run format:check", "npm run lint", "npm run typecheck", "npm run test:unit"].map((step) => `${step}: success`),
+    );
     expect(run.output).toMatch(/^Tests: [1-9]\d* passed, 0 failed, 0 skipped$/m);
   });
 

@@ -272,10 +272,10 @@ describe("the pull-request workflow", () => {
     expect(head).toMatch(/^concurrency:\n  group: ci-\$\{\{ github\.event\.pull_request\.number \|\| github\.ref \}\}\n  cancel-in-progress: true\n/m);
   });
 
-  it("runs the type-check and the unit tier first, and the README's install and test commands only once they pass", () => {
+  it("runs the format check, the lint, the type-check and the unit tier first, and the README's install and test commands only once they pass", () => {
     expect([...all.keys()]).toEqual(["quick", "test"]);
     expect(needs(all.get("quick")!)).toEqual([]);
-    expect(runs(all.get("quick")!)).toEqual(["npm ci", "npm run typecheck", "npm run test:unit"]);
+    expect(runs(all.get("quick")!)).toEqual(["npm ci", "npm run format:check", "npm run lint", "npm run typecheck", "npm run test:unit"]);
     expect(needs(all.get("test")!)).toEqual(["quick"]);
     expect(runs(all.get("test")!)).toEqual(["bash .ci/install-packages", "npm ci", "npm test"]);
     for (const job of all.values()) expect(job).toMatch(/^    runs-on: ubuntu-24\.04$/m);
