@@ -36,6 +36,9 @@ module.exports = defineConfig(
       "@typescript-eslint/prefer-promise-reject-errors": ["error", { allow: [WIRE_ERROR] }],
       // A key taken out of an object by destructuring it with a rest (`{ key: _dropped, ...rest }`) is the point.
       "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
+      // A resource class takes its outputs' types from an empty interface of its name that extends them; Pulumi sets the outputs.
+      "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
+      "@typescript-eslint/no-unsafe-declaration-merging": "off",
       // `a && b()`, `c ? d() : e()` as statements are the house style; a bare `a === b;` is still caught.
       "@typescript-eslint/no-unused-expressions": ["error", { allowShortCircuit: true, allowTernary: true }],
       // tsc checks every name in the files it covers (checkJs for tools/); the fixtures run in the tests.

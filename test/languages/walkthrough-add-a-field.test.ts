@@ -85,7 +85,7 @@ async function run(command: string, dir: string, env: NodeJS.ProcessEnv = proces
     await promisify(execFile)("bash", ["-c", command], { cwd: dir, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {
     const { stdout = "", stderr = "", code } = error as { stdout?: string; stderr?: string; code?: number | string };
-    throw new Error(`\`${command}\` failed (${code}):\n${stdout}\n${stderr}`.slice(-20_000));
+    throw new Error(`\`${command}\` failed (${code}):\n${stdout}\n${stderr}`.slice(-20_000), { cause: error });
   }
 }
 

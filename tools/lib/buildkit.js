@@ -62,7 +62,7 @@ function run(command, args, what) {
 function pinnedGoToolResolver() {
   const built = path.join(__dirname, "..", "..", "toolchain", "dist", "pulumi-cli.js");
   if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first.`);
-  /** @type {{ resolvePinnedGoTool(tool: typeof BUILDKITD, options?: { log?: (line: string) => void }): Promise<string> }} */
+  /** @type {{ resolvePinnedGoTool: (tool: typeof BUILDKITD, options?: { log?: (line: string) => void }) => Promise<string> }} */
   const toolchain = require(built);
   return toolchain.resolvePinnedGoTool;
 }

@@ -80,9 +80,9 @@ function isTimestamp(name: string): boolean {
 /** A value of `other-types`: by the field's type in the spec. */
 function otherType(spec: KindSpec, name: string, value: unknown, ids: NumericIds): unknown {
   if (value === null) return null;
-  if (name === "id") return ids.numberOf(String(value));
+  if (name === "id") return ids.numberOf(String(value as string));
   const type = spec.outputs[name]?.type;
-  if (type === "integer") return String(value);
+  if (type === "integer") return String(value as number);
   if (type === "boolean") return value === true ? 1 : 0;
   if (type === "string" && isTimestamp(name) && typeof value === "string") return Date.parse(value);
   return value;
