@@ -84,7 +84,8 @@ const NOT_SENT_CODES = new Set([
 export function classifyFailure(error: unknown): TransportFailure {
   if (error instanceof TransportFailure) return error;
   const err = error as { code?: unknown; name?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const code = String(err?.cause?.code ?? err?.code ?? (err?.name === "TimeoutError" ? "ETIMEDOUT" : "UNKNOWN"));
+  const codeOf = (value: unknown): string | undefined => (typeof value === "string" || typeof value === "number" ? String(value) : undefined);
+  const code = codeOf(err?.cause?.code) ?? codeOf(err?.code) ?? (err?.name === "TimeoutError" ? "ETIMEDOUT" : "UNKNOWN");
   const message = String(err?.cause?.message ?? err?.message ?? error);
   const sent = !(NOT_SENT_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_"));
   return new TransportFailure(sent, code, message);

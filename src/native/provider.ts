@@ -239,7 +239,9 @@ export class NativeProvider {
       // The outputs the engine records for a partial create carry the credentials as secrets too.
       const failure = error instanceof PartialCreateError ? new PartialCreateError(error.message, error.id, wrapSecrets(error.outputs, secrets), error.reasons) : error;
       // An ambiguous create names an object that may exist: its words must reach the user although the call is over.
-      if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => Promise.reject(failure));
+      if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => {
+          throw failure;
+        });
       throw failure;
     });
     // Told before the call settles when it is over already, so a plugin shutting down waits for the words.

@@ -120,7 +120,7 @@ function wireCodec(b: Bindings) {
       if (error instanceof PartialCreateError) metadata["grpc-status-details-bin"] = initFailedStatus(b, error, details, toStruct);
       return { code: GrpcStatus.UNKNOWN, details, metadata };
     },
-    checkResponse(result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse {
+    checkResponse: (result: { inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }): ProviderProto.CheckResponse => {
       const response = new b.proto.CheckResponse();
       response.setInputs(toStruct(result.inputs));
       response.setFailuresList(result.failures.map((f) => new b.proto.CheckFailure().setProperty(f.property).setReason(f.reason)));

@@ -29,7 +29,9 @@ export async function dispatch(kind: ResourceKind, method: string, state: Provid
       // A create whose object exists but whose outputs could not all be recorded rejects with its
       // id and outputs, so the engine keeps it in the state (see src/provider-core/partial-create.ts).
       const inputs = args[0] as Record<string, unknown>;
-      return create(kind, inputs, state.settings).catch((error: unknown) => Promise.reject(asDynamicInitFailure(error, inputs)));
+      return create(kind, inputs, state.settings).catch((error: unknown) => {
+        throw asDynamicInitFailure(error, inputs);
+      });
     }
     case "update":
       // Asked only after a partial create (every declared change is a replace): nothing to send.
