@@ -35,7 +35,15 @@ async function measure(scenario: Scenario, args: BenchArgs, log: (line: string) 
   const raw = await scenario.module.run(ctx);
   const system = systemInfo(repoRoot, toolchain?.version);
   const command = `npm run bench -- ${process.argv.slice(2).join(" ")}`.replace(/ -- $/, "");
-  return { startedAt, durationS: (Date.now() - started) / 1000, commit: commitOf(repoRoot), command, system, load: { start: loadStart, end: loadAverage() }, raw };
+  return {
+    startedAt,
+    durationS: (Date.now() - started) / 1000,
+    commit: commitOf(repoRoot),
+    command,
+    system,
+    load: { start: loadStart, end: loadAverage() },
+    raw,
+  };
 }
 
 async function main(): Promise<void> {

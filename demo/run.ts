@@ -133,7 +133,9 @@ async function main(): Promise<void> {
 
   step("Starting the demo warehouse (embedded Postgres)");
   const warehouse = await startDemoWarehouse();
-  process.stdout.write(`  postgres://${warehouse.username}@${warehouse.host}:${warehouse.port}/${warehouse.databaseName} with tables ${warehouse.tables.join(", ")}\n`);
+  process.stdout.write(
+    `  postgres://${warehouse.username}@${warehouse.host}:${warehouse.port}/${warehouse.databaseName} with tables ${warehouse.tables.join(", ")}\n`,
+  );
 
   step("Starting the reference server and minting an API key");
   const server = await startReferenceServer({ port: 0, bootstrapUsers: ["demo"], inspection: true });

@@ -13,9 +13,7 @@ describe("redact", () => {
   });
 
   it("removes several secrets at once and leaves other text alone", () => {
-    expect(redact("key analytics_key_ABC and S3CRET-phrase", ["analytics_key_ABC", undefined, "", "S3CRET-phrase"])).toBe(
-      `key ${REDACTED} and ${REDACTED}`,
-    );
+    expect(redact("key analytics_key_ABC and S3CRET-phrase", ["analytics_key_ABC", undefined, "", "S3CRET-phrase"])).toBe(`key ${REDACTED} and ${REDACTED}`);
     expect(redact("nothing secret", [undefined])).toBe("nothing secret");
   });
 

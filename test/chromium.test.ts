@@ -7,12 +7,16 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from "../tools/lib/chrom
 describe("launchChromium", () => {
   it("fails when the browser is missing, naming apt-get install chromium, and leaves no profile behind", async () => {
     const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("pulumi-analytics-chromium-"));
-    await expect(launchChromium({}, "/nonexistent/chromium")).rejects.toThrow("Chromium is not installed at /nonexistent/chromium: the console's browser test drives Debian's chromium package. Install it with `apt-get install chromium`");
+    await expect(launchChromium({}, "/nonexistent/chromium")).rejects.toThrow(
+      "Chromium is not installed at /nonexistent/chromium: the console's browser test drives Debian's chromium package. Install it with `apt-get install chromium`",
+    );
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("pulumi-analytics-chromium-"))).toEqual(before);
   });
 
   it("uses Debian's browser, headless, with nothing reaching out by itself", () => {
     expect(CHROMIUM_PATH).toBe("/usr/bin/chromium");
-    expect(CHROMIUM_ARGS).toEqual(expect.arrayContaining(["--headless", "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync"]));
+    expect(CHROMIUM_ARGS).toEqual(
+      expect.arrayContaining(["--headless", "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync"]),
+    );
   });
 });

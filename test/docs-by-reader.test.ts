@@ -12,13 +12,19 @@ import { repoRoot } from "./support/pulumi-workspace";
 const read = (file: string): string => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const lineCount = (file: string): number => read(file).replace(/\n$/, "").split("\n").length;
 const USER_PAGE_LINES = 300;
-const pages = (dir: string): string[] => fs.readdirSync(path.join(repoRoot, dir)).filter((f) => f.endsWith(".md")).map((f) => `${dir}/${f}`);
+const pages = (dir: string): string[] =>
+  fs
+    .readdirSync(path.join(repoRoot, dir))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `${dir}/${f}`);
 const userPages = (): string[] => pages("docs");
 
 describe("the docs by reader", () => {
   it(`keeps each user's page of docs/ within ${USER_PAGE_LINES} lines`, () => {
     expect(userPages()).toEqual(expect.arrayContaining(["docs/install.md", "docs/usage.md", "docs/reference-server.md", "docs/native-provider.md"]));
-    const long = userPages().map((page) => `${page}: ${lineCount(page)} lines`).filter((entry) => Number(/(\d+) lines$/.exec(entry)?.[1]) > USER_PAGE_LINES);
+    const long = userPages()
+      .map((page) => `${page}: ${lineCount(page)} lines`)
+      .filter((entry) => Number(/(\d+) lines$/.exec(entry)?.[1]) > USER_PAGE_LINES);
     expect(long).toEqual([]);
   });
 

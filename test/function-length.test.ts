@@ -10,12 +10,7 @@ import { FUNCTION_LINE_LIMIT, longFunctions } from "./support/function-length";
 const repoRoot = path.resolve(__dirname, "..");
 
 /** The folders whose functions are held to the limit, one a line. */
-const ROOTS = [
-  "src",
-  "toolchain/src",
-  "bench",
-  "tools",
-];
+const ROOTS = ["src", "toolchain/src", "bench", "tools"];
 
 /** Folders under a root that hold no source of the project: installed packages, build output, scratch. */
 const SKIPPED = new Set(["node_modules", "dist", "tmp", "peers"]);
@@ -46,7 +41,11 @@ describe("function length", () => {
   it(`keeps every function of ${ROOTS.join("/, ")}/ under ${FUNCTION_LINE_LIMIT} lines`, () => {
     const files = ROOTS.flatMap(sourcesUnder);
     expect(files.length).toBeGreaterThan(50);
-    for (const root of ROOTS) expect(files.some((file) => file.startsWith(`${root}/`)), root).toBe(true);
+    for (const root of ROOTS)
+      expect(
+        files.some((file) => file.startsWith(`${root}/`)),
+        root,
+      ).toBe(true);
     const long = files.flatMap((file) =>
       longFunctions(fs.readFileSync(path.join(repoRoot, file), "utf8"), file).map(({ name, line, lines }) => `${file}:${line} ${name} (${lines} lines)`),
     );

@@ -57,7 +57,15 @@ describe("imports in src/", () => {
   it(`keeps the reference server's rooms one-way (${ROOMS.join(" < ")})`, () => {
     const rooms = new Set([...graph.keys()].filter(under(REFERENCE_SERVER)).map((file) => ROOMS[roomOf(file)!]));
     expect([...rooms].sort()).toEqual([...ROOMS].sort());
-    expect(show(backArrows(graph, roomOf)).map((arrow) => `${arrow} (${arrow.split(" → ").map((file) => ROOMS[roomOf(file)!]).join(" → ")})`)).toEqual([]);
+    expect(
+      show(backArrows(graph, roomOf)).map(
+        (arrow) =>
+          `${arrow} (${arrow
+            .split(" → ")
+            .map((file) => ROOMS[roomOf(file)!])
+            .join(" → ")})`,
+      ),
+    ).toEqual([]);
   });
 
   it("keeps the published package and the toolchain (a private workspace package) apart", () => {
@@ -69,7 +77,8 @@ describe("imports in src/", () => {
 
   it("names pg (an optional peer) in one module only, the schema sync's loader; elsewhere only in type imports", () => {
     // `typeof import("pg")` and `import type` vanish from the build; any other "pg" may load it.
-    const namesPg = (text: string): boolean => text.split("\n").some((line) => /["']pg["']/.test(line.replace(/typeof import\("pg"\)/g, "")) && !/^import type\b/.test(line));
+    const namesPg = (text: string): boolean =>
+      text.split("\n").some((line) => /["']pg["']/.test(line.replace(/typeof import\("pg"\)/g, "")) && !/^import type\b/.test(line));
     expect([...sources()].filter(([, text]) => namesPg(text)).map(([file]) => file)).toEqual(["src/reference-server/sync/pg-loader.ts"]);
   });
 
@@ -109,8 +118,24 @@ describe("imports in src/", () => {
     const errors = new Set(["src/errors.ts", "src/client/errors.ts"]);
     const allowed = (to: string): boolean => to.startsWith("src/resources/") || to.startsWith("src/kinds/") || errors.has(to) || to === "src/node-support.ts";
     expect(show(forbiddenImports(graph, (file) => file === "src/index.ts", allowed))).toEqual([]);
-    expect(show(forbiddenImports(graph, (file) => errors.has(file), (to) => errors.has(to)))).toEqual([]);
-    expect(show(forbiddenImports(graph, (file) => file === "src/node-support.ts", (to) => errors.has(to)))).toEqual([]);
+    expect(
+      show(
+        forbiddenImports(
+          graph,
+          (file) => errors.has(file),
+          (to) => errors.has(to),
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      show(
+        forbiddenImports(
+          graph,
+          (file) => file === "src/node-support.ts",
+          (to) => errors.has(to),
+        ),
+      ),
+    ).toEqual([]);
     expect(graph.get("src/index.ts")?.length).toBeGreaterThan(0);
   });
 });

@@ -15,9 +15,17 @@ import { repoRoot } from "./support/pulumi-workspace";
 const GO_MODULES = path.join(repoRoot, "toolchain", "go");
 const PINNED_TOOLS = path.join(repoRoot, "tools", "pinned");
 /** The folders of `root` that hold a Go module. */
-const goModules = (root: string): string[] => fs.readdirSync(root).filter((name) => fs.existsSync(path.join(root, name, "go.mod"))).map((name) => path.join(root, name));
+const goModules = (root: string): string[] =>
+  fs
+    .readdirSync(root)
+    .filter((name) => fs.existsSync(path.join(root, name, "go.mod")))
+    .map((name) => path.join(root, name));
 const modules = goModules(GO_MODULES);
-const highestGo = (dirs: readonly string[]): string => dirs.map((dir) => minimumGoVersion(dir)).sort(compareVersions).at(-1)!;
+const highestGo = (dirs: readonly string[]): string =>
+  dirs
+    .map((dir) => minimumGoVersion(dir))
+    .sort(compareVersions)
+    .at(-1)!;
 const read = (file: string): string => fs.readFileSync(path.join(repoRoot, file), "utf8").replace(/\s+/g, " ");
 
 const forTests = highestGo([...modules, ...goModules(PINNED_TOOLS)]);

@@ -20,11 +20,16 @@ const src = fs.readdirSync(path.join(repoRoot, "src"), { withFileTypes: true });
 const folders = src.filter((e) => e.isDirectory()).map((e) => `src/${e.name}/`);
 const files = src.filter((e) => e.isFile() && !e.name.endsWith(".test.ts")).map((e) => `src/${e.name}`);
 
-const subfolders = (dir: string): string[] => fs.readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${dir}/${e.name}/`);
+const subfolders = (dir: string): string[] =>
+  fs
+    .readdirSync(path.join(repoRoot, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `${dir}/${e.name}/`);
 /** The first column's code spans of the table rows of `markdown` whose first cell is one. */
 const firstColumn = (markdown: string): string[] => markdown.split("\n").flatMap((line) => /^\| `([^`]+)`/.exec(line)?.[1] ?? []);
 /** Every code span in the first cell of a table row of `markdown`. */
-const firstCells = (markdown: string): string[] => markdown.split("\n").flatMap((line) => (line.startsWith("| `") ? [...(line.split("|")[1] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!) : []));
+const firstCells = (markdown: string): string[] =>
+  markdown.split("\n").flatMap((line) => (line.startsWith("| `") ? [...(line.split("|")[1] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!) : []));
 /** The folders at the repository's top that hold a file git tracks. */
 const topFolders = (): string[] => {
   const tracked = execFileSync("git", ["ls-files"], { cwd: repoRoot, encoding: "utf8" }).split("\n");
@@ -68,13 +73,25 @@ describe("the layout docs", () => {
     /** A line that starts a tree entry or a table row with a folder's path (src/'s are architecture.md's to lay out). */
     const listing = /^(?:\| `|[ \t]*)(?!src\/)(?:[\w.-]+\/)+[\w.-]+\/(?:`|[ \t])/;
     for (const doc of ["docs/maintainers/architecture.md", "tools/README.md"]) {
-      expect(links(read(doc)).map((l) => l.target), doc).toContain(`${path.posix.relative(path.posix.dirname(doc), "CONTRIBUTING.md")}#repository-layout`);
-      expect(read(doc).split("\n").filter((line) => listing.test(line)), doc).toEqual([]);
+      expect(
+        links(read(doc)).map((l) => l.target),
+        doc,
+      ).toContain(`${path.posix.relative(path.posix.dirname(doc), "CONTRIBUTING.md")}#repository-layout`);
+      expect(
+        read(doc)
+          .split("\n")
+          .filter((line) => listing.test(line)),
+        doc,
+      ).toEqual([]);
     }
   });
 
   it("tools/README.md's tables name each script of tools/, each module of tools/lib/ and each folder of tools/pinned/, and nothing else", () => {
-    const entries = (dir: string, keep: (e: fs.Dirent) => boolean): string[] => fs.readdirSync(path.join(repoRoot, dir), { withFileTypes: true }).filter(keep).map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+    const entries = (dir: string, keep: (e: fs.Dirent) => boolean): string[] =>
+      fs
+        .readdirSync(path.join(repoRoot, dir), { withFileTypes: true })
+        .filter(keep)
+        .map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
     const scripts = entries("tools", (e) => e.isFile() && e.name.endsWith(".js"));
     const modules = entries("tools/lib", (e) => e.isFile());
     const pinned = entries("tools/pinned", (e) => e.isDirectory());

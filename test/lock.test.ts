@@ -50,7 +50,10 @@ describe("package-lock.json", () => {
         fs.copyFileSync(path.join(repoRoot, file), path.join(dir, file));
       }
       // The lock alone: what `npm install` would write, without installing or running scripts.
-      await promisify(execFile)("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: dir, timeout: 120_000 });
+      await promisify(execFile)("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], {
+        cwd: dir,
+        timeout: 120_000,
+      });
       expect(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8"), "npm install rewrites package-lock.json: commit what it writes").toBe(lockText);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

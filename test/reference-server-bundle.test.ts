@@ -63,11 +63,18 @@ describe("the reference server's start-up snapshot", () => {
     const app = await snapshotApp(dir, SERVER_SNAPSHOT);
     expect(packagesIn(fs.readFileSync(path.join(dir, "snapshot-bundle.js"), "utf8"))).toEqual([]);
     // Loading node:http while the snapshot is built would end the build (a handle V8 cannot serialize).
-    const built = spawnSync(process.execPath, [...SNAPSHOT_BUILD_FLAGS, "--snapshot-blob", "server.blob", "--build-snapshot", app.main], { cwd: dir, env: snapshotBuildEnv(), encoding: "utf8" });
+    const built = spawnSync(process.execPath, [...SNAPSHOT_BUILD_FLAGS, "--snapshot-blob", "server.blob", "--build-snapshot", app.main], {
+      cwd: dir,
+      env: snapshotBuildEnv(),
+      encoding: "utf8",
+    });
     expect([built.status, built.stderr]).toEqual([0, ""]);
     // Started from a blob, Node.js gives the program its arguments after the first.
     const started = spawnSync(process.execPath, ["--snapshot-blob", path.join(dir, "server.blob"), "server", "--version"], { encoding: "utf8" });
-    expect([started.status, started.stdout]).toEqual([0, `${(JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")) as { version: string }).version} (Node.js ${process.version})\n`]);
+    expect([started.status, started.stdout]).toEqual([
+      0,
+      `${(JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")) as { version: string }).version} (Node.js ${process.version})\n`,
+    ]);
   }, 60_000);
 });
 
@@ -79,6 +86,7 @@ describe("which single files start from a snapshot", () => {
   it("takes a target by its platform and CPU, whichever load of the module it came from", () => {
     expect(snapshotLauncher(copyOf(process.platform, process.arch))).toEqual([]);
     expect(snapshotLauncher(copyOf("win32", "x64"))).toBeUndefined();
-    if (process.platform === "linux" && process.arch === "x64") expect(snapshotLauncher(copyOf("linux", "arm64"))).toEqual(["qemu-aarch64-static", "-L", ARM64_LIBRARIES]);
+    if (process.platform === "linux" && process.arch === "x64")
+      expect(snapshotLauncher(copyOf("linux", "arm64"))).toEqual(["qemu-aarch64-static", "-L", ARM64_LIBRARIES]);
   });
 });

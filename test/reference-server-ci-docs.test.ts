@@ -34,7 +34,9 @@ function section(): string {
 function recipes(): Map<string, Record<string, unknown>> {
   const found = new Map<string, Record<string, unknown>>();
   let heading = "";
-  for (const part of section().split(/^```/m).map((chunk, i) => ({ chunk, code: i % 2 === 1 }))) {
+  for (const part of section()
+    .split(/^```/m)
+    .map((chunk, i) => ({ chunk, code: i % 2 === 1 }))) {
     if (!part.code) heading = [...part.chunk.matchAll(/^### (.+)$/gm)].pop()?.[1] ?? heading;
     else if (part.chunk.startsWith("yaml\n")) found.set(heading, parse(part.chunk.slice("yaml\n".length)) as Record<string, unknown>);
   }
@@ -54,7 +56,12 @@ describe("the docs of the reference server's image in CI", () => {
   });
 
   it("have a recipe for a job on the runner, one in a container, GitLab CI and a Python team, each parsing as YAML", () => {
-    expect([...recipes().keys()]).toEqual(["GitHub Actions, a job on the runner", "GitHub Actions, a job in a container", "GitLab CI", "A Python team's pipeline"]);
+    expect([...recipes().keys()]).toEqual([
+      "GitHub Actions, a job on the runner",
+      "GitHub Actions, a job in a container",
+      "GitLab CI",
+      "A Python team's pipeline",
+    ]);
   });
 
   it("give a job on the runner the published port on 127.0.0.1 and the same key as the service", () => {
@@ -75,7 +82,9 @@ describe("the docs of the reference server's image in CI", () => {
     expect(job.services.analytics.ports).toBeUndefined();
     expect(job.services.analytics.env).toEqual({ [ALLOWED_HOSTS_ENV]: "analytics", [KEY_ENV]: job.env[KEY_ENV] });
     expect(job.env[URL_ENV]).toBe("http://analytics:8080");
-    const gitlab = recipes().get("GitLab CI") as { up: { services: Array<{ name: string; alias: string; variables: Record<string, string> }>; variables: Record<string, string> } };
+    const gitlab = recipes().get("GitLab CI") as {
+      up: { services: Array<{ name: string; alias: string; variables: Record<string, string> }>; variables: Record<string, string> };
+    };
     expect(gitlab.up.services).toEqual([{ name: `${IMAGE}:${version}`, alias: "analytics", variables: { [ALLOWED_HOSTS_ENV]: "analytics" } }]);
     expect(gitlab.up.variables[URL_ENV]).toBe("http://analytics:8080");
   });

@@ -45,9 +45,17 @@ const BREAKING: Array<[string, (s: Schema) => void, RegExp]> = [
   ["an input removed", (s) => delete thing(s).inputProperties.port, /input "port" removed/],
   ["an input's type changed", (s) => (thing(s).inputProperties.port = { type: "string" }), /input "port" no longer takes integer \(now string\)/],
   ["a string input narrowed to its enum", (s) => (thing(s).inputProperties.name = { $ref: KIND }), /input "name" no longer takes string/],
-  ["an input's enum dropped from its union", (s) => (thing(s).inputProperties.kind = { type: "string" }), /input "kind" no longer takes string \| ref:#\/types\/analytics:index:Kind/],
+  [
+    "an input's enum dropped from its union",
+    (s) => (thing(s).inputProperties.kind = { type: "string" }),
+    /input "kind" no longer takes string \| ref:#\/types\/analytics:index:Kind/,
+  ],
   ["an optional input made required", (s) => thing(s).requiredInputs.push("port"), /input "port" is now required/],
-  ["a new required input", (s) => ((thing(s).inputProperties.owner = { type: "string" }), thing(s).requiredInputs.push("owner")), /input "owner" is now required/],
+  [
+    "a new required input",
+    (s) => ((thing(s).inputProperties.owner = { type: "string" }), thing(s).requiredInputs.push("owner")),
+    /input "owner" is now required/,
+  ],
   ["an output removed", (s) => delete thing(s).properties.slug, /output "slug" removed/],
   ["an output's type changed", (s) => (thing(s).properties.port = { type: "string" }), /output "port" changed type from integer to string/],
   ["an output widened to a union", (s) => (thing(s).properties.name = { oneOf: [{ type: "string" }, { $ref: KIND }] }), /output "name" changed type/],
@@ -113,6 +121,10 @@ describe("schema change control", () => {
     expect(sections[0]).toMatch(/^Unreleased$|^\d+\.\d+\.\d+/);
     const versions = fs.readdirSync(compat.RELEASED_DIR).flatMap((file) => /-(\d+\.\d+\.\d+)\.json$/.exec(file)?.[1] ?? []);
     expect(versions.length).toBeGreaterThan(0);
-    for (const version of versions) expect(sections.some((s) => s.startsWith(version)), `CHANGELOG.md: ## ${version}`).toBe(true);
+    for (const version of versions)
+      expect(
+        sections.some((s) => s.startsWith(version)),
+        `CHANGELOG.md: ## ${version}`,
+      ).toBe(true);
   });
 });

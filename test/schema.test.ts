@@ -4,7 +4,18 @@
  */
 import * as fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { KINDS, allowedValues, type KindSpec, enumTypeName, enumValueName, inputNames, inputRules, nativeTypeToken, outputNames, secretFieldNames } from "../src/kinds";
+import {
+  KINDS,
+  allowedValues,
+  type KindSpec,
+  enumTypeName,
+  enumValueName,
+  inputNames,
+  inputRules,
+  nativeTypeToken,
+  outputNames,
+  secretFieldNames,
+} from "../src/kinds";
 import * as generator from "../tools/generate-schema.js";
 
 const manifest = JSON.parse(fs.readFileSync(`${__dirname}/../package.json`, "utf8")) as { repository: { url: string } };
@@ -30,7 +41,11 @@ interface EnumSchema {
   enum: Array<{ name: string; value: string; description: string }>;
 }
 const schema = JSON.parse(committed) as {
-  pluginDownloadURL: string; resources: Record<string, ResourceSchema>; types: Record<string, EnumSchema>; config: { variables: Record<string, PropertySchema> } };
+  pluginDownloadURL: string;
+  resources: Record<string, ResourceSchema>;
+  types: Record<string, EnumSchema>;
+  config: { variables: Record<string, PropertySchema> };
+};
 
 describe("src/native/schema.json", () => {
   it("is exactly what the generator makes of the kind specs (run `npm run build && node tools/generate-schema.js` after changing one)", () => {
@@ -67,17 +82,26 @@ describe("src/native/schema.json", () => {
     expect(inputs.dialect!.description).toMatch(/ Required\. Allowed value: `POSTGRES`\. /);
     expect(inputs.sslEnabled!.description).toMatch(/ Defaults to `true`\. /);
     expect(inputs.password!.description).toMatch(/ Always a secret: encrypted in the state, `\[secret\]` in previews\. /);
-    expect(schema.resources["analytics:index:Organization"]!.inputProperties.name!.description).toMatch(/^Organization name\. Required\. At least 1 character\. Changing it replaces the organization/);
+    expect(schema.resources["analytics:index:Organization"]!.inputProperties.name!.description).toMatch(
+      /^Organization name\. Required\. At least 1 character\. Changing it replaces the organization/,
+    );
   });
 
   it("has an enum type for each closed input of src/kinds, which takes its constants or a plain string; outputs stay plain", () => {
-    const closed = Object.values(KINDS).flatMap((spec: KindSpec) => inputNames(spec).filter((name) => allowedValues(spec.inputs[name]!) !== undefined).map((name) => ({ spec, name })));
+    const closed = Object.values(KINDS).flatMap((spec: KindSpec) =>
+      inputNames(spec)
+        .filter((name) => allowedValues(spec.inputs[name]!) !== undefined)
+        .map((name) => ({ spec, name })),
+    );
     expect(closed.map(({ spec, name }) => enumTypeName(spec, name))).toEqual(["DataSourceType", "DataSourceDialect"]);
     expect(Object.keys(schema.types).sort()).toEqual(closed.map(({ spec, name }) => `analytics:index:${enumTypeName(spec, name)}`).sort());
     for (const { spec, name } of closed) {
       const token = `analytics:index:${enumTypeName(spec, name)}`;
       const values = Object.entries(spec.inputs[name]!.values!);
-      expect(schema.types[token]).toMatchObject({ type: "string", enum: values.map(([value, description]) => ({ name: enumValueName(value), value, description })) });
+      expect(schema.types[token]).toMatchObject({
+        type: "string",
+        enum: values.map(([value, description]) => ({ name: enumValueName(value), value, description })),
+      });
       const resource = schema.resources[nativeTypeToken(spec)]!;
       expect(resource.inputProperties[name]!.oneOf).toEqual([{ type: "string" }, { $ref: `#/types/${token}` }]);
       expect(resource.properties[name]!.type).toBe("string");

@@ -21,10 +21,16 @@ import { widgetSpec } from "./support/widget-kind";
 const read = (file: string): string => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const walkthrough = section(read("CONTRIBUTING.md"), "Add a kind") ?? "";
 /** The walkthrough's code, in its order: the spec, the line in `KINDS`, the class, the root's exports. */
-const [specStep, kindsStep, classStep, exportStep] = fencedBlocks(walkthrough).filter((block) => block.language === "ts").map((block) => block.body);
+const [specStep, kindsStep, classStep, exportStep] = fencedBlocks(walkthrough)
+  .filter((block) => block.language === "ts")
+  .map((block) => block.body);
 
 /** Lines without their indentation, so an excerpt may sit at any depth. */
-const lines = (text: string): string[] => text.trimEnd().split("\n").map((line) => line.trim());
+const lines = (text: string): string[] =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.trim());
 /**
  * Whether `excerpt`'s lines stand one after another in `source`'s, leaving out the source's
  * `@ts-expect-error` lines: a test's copy of a file that src/ does not hold needs one where the
@@ -41,7 +47,9 @@ function isExcerpt(excerpt: string | undefined, source: string): boolean {
 const kindsEntries = (line: string): Array<[string, string]> => [...(/\{([^}]*)\}/.exec(line)?.[1] ?? "").matchAll(/(\w+): (\w+)/g)].map((m) => [m[1]!, m[2]!]);
 const kindsLine = (text: string): string => text.split("\n").find((line) => line.startsWith("export const KINDS = ")) ?? "";
 /** The walkthrough's `KINDS` entry for the new kind: the one the repository's line lacks. */
-const [newKind, newSpec] = kindsEntries(kindsLine(kindsStep ?? "")).find(([key]) => !kindsEntries(kindsLine(read("src/kinds/index.ts"))).some(([have]) => have === key)) ?? ["", ""];
+const [newKind, newSpec] = kindsEntries(kindsLine(kindsStep ?? "")).find(
+  ([key]) => !kindsEntries(kindsLine(read("src/kinds/index.ts"))).some(([have]) => have === key),
+) ?? ["", ""];
 
 // Registered before any layer loads, as the walkthrough's line in src/kinds/index.ts would do it.
 // The unit tier's files share their worker's loaded modules (test/tiers.js), so the layers are
@@ -86,7 +94,10 @@ describe("the walkthrough's steps", () => {
   });
 
   it("4. exports the class as src/index.ts exports the data source's, and names it where test/hover-docs.test.ts lists the classes", () => {
-    const asDataSource = (exportStep ?? "").replace(/Widget/g, "DataSource").replace(/\/widget"/g, '/data-source"').trim();
+    const asDataSource = (exportStep ?? "")
+      .replace(/Widget/g, "DataSource")
+      .replace(/\/widget"/g, '/data-source"')
+      .trim();
     expect(asDataSource.split("\n")).toHaveLength(2);
     expect(read("src/index.ts")).toContain(asDataSource);
     expect(read("test/hover-docs.test.ts")).toContain('["OrganizationArgs", "DataSourceArgs", "Organization", "DataSource"]');
@@ -94,7 +105,8 @@ describe("the walkthrough's steps", () => {
 
   it("5. leaves the reference server's emulation to the files it names, and 6. regenerates with the one command", () => {
     expect(read("src/reference-server/public-routes.ts")).toMatch(/\bCREATES\b/);
-    for (const file of ["src/reference-server/state/store.ts", "src/reference-server/state/views.ts"]) expect(fs.existsSync(path.join(repoRoot, file)), file).toBe(true);
+    for (const file of ["src/reference-server/state/store.ts", "src/reference-server/state/views.ts"])
+      expect(fs.existsSync(path.join(repoRoot, file)), file).toBe(true);
     expect(walkthrough).toContain("npm run regenerate");
     expect(JSON.parse(read("package.json")).scripts.regenerate).toBeTruthy();
   });
@@ -239,7 +251,12 @@ describe("a third kind registered in KINDS alone", () => {
 
   it("gets listed by analytics-orphans once the stack lets it go", async () => {
     const { findOrphans } = await import("../src/orphans/orphans");
-    const widget = { urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/analytics:Widget::sales", type: dynamicTypeToken(widgetSpec), id: "w_1", outputs: { title: "Sales" } };
+    const widget = {
+      urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/analytics:Widget::sales",
+      type: dynamicTypeToken(widgetSpec),
+      id: "w_1",
+      outputs: { title: "Sales" },
+    };
     const orphans = findOrphans([
       { time: "2026-01-01T00:00:00Z", resources: [widget] },
       { time: "2026-01-02T00:00:00Z", resources: [] },

@@ -9,7 +9,14 @@
 "use strict";
 
 /** Every test file of the suite. */
-const ALL = ["src/**/*.test.ts", "toolchain/src/**/*.test.ts", "demo/**/*.test.ts", "test/**/*.test.ts", "examples/testing-recipe/**/*.test.ts", "bench/lib/**/*.test.ts"];
+const ALL = [
+  "src/**/*.test.ts",
+  "toolchain/src/**/*.test.ts",
+  "demo/**/*.test.ts",
+  "test/**/*.test.ts",
+  "examples/testing-recipe/**/*.test.ts",
+  "bench/lib/**/*.test.ts",
+];
 
 /**
  * @typedef {object} Tier

@@ -23,7 +23,11 @@ describe("the test tiers", () => {
 
   it("take each tier but unit from its folder of test/, named after it", () => {
     for (const tier of TIERS.filter((t) => t.name !== "unit")) expect(tier.include[0]).toBe(`test/${tier.name}/**/*.test.ts`);
-    expect(fs.readdirSync(path.join(repoRoot, "test")).filter((f) => f.endsWith(".test.ts") && TIERS.some((t) => t.name !== "unit" && filesOf(t).includes(`test/${f}`)))).toEqual([]);
+    expect(
+      fs
+        .readdirSync(path.join(repoRoot, "test"))
+        .filter((f) => f.endsWith(".test.ts") && TIERS.some((t) => t.name !== "unit" && filesOf(t).includes(`test/${f}`))),
+    ).toEqual([]);
   });
 
   it("give no file a glob that matches nothing", () => {
@@ -39,7 +43,9 @@ describe("the test tiers", () => {
   });
 
   it("resolve the newest CLI only where a test runs it (the compatibility tier, the checksum install of the YAML rehearsal)", () => {
-    const users = everyFile.filter((f) => f !== "test/tiers.test.ts" && fs.readFileSync(path.join(repoRoot, f), "utf8").includes('inject("newestPulumiToolchain")'));
+    const users = everyFile.filter(
+      (f) => f !== "test/tiers.test.ts" && fs.readFileSync(path.join(repoRoot, f), "utf8").includes('inject("newestPulumiToolchain")'),
+    );
     expect(users.length).toBeGreaterThan(0);
     const tiersOfUsers = TIERS.filter((t) => filesOf(t).some((f) => users.includes(f)));
     expect(tiersOfUsers.every((t) => t.newestEngine)).toBe(true);

@@ -27,7 +27,9 @@ function parsedConfig(include?: string[]): ts.ParsedCommandLine {
 /** The scripts that `parsed` leaves out of the type-check: not among its files, or with checking off. */
 function unchecked(parsed: ts.ParsedCommandLine): string[] {
   const checked = new Set(parsed.fileNames.map((f) => path.relative(repoRoot, f).split(path.sep).join("/")));
-  return scripts().filter((f) => !checked.has(f) || /^\s*\/\/\s*@ts-nocheck/m.test(fs.readFileSync(path.join(repoRoot, f), "utf8")) || parsed.options.checkJs !== true);
+  return scripts().filter(
+    (f) => !checked.has(f) || /^\s*\/\/\s*@ts-nocheck/m.test(fs.readFileSync(path.join(repoRoot, f), "utf8")) || parsed.options.checkJs !== true,
+  );
 }
 
 describe("the type-check of the scripts", () => {

@@ -135,7 +135,16 @@ function writeTarGz(archive, entries, mtime) {
     if (written.stat) written.stat.mode = (written.stat.mode & ~0o7777) | entry.mode;
   };
   /** @type {import("tar").TarOptionsWithAliasesSyncFile} */
-  const options = { file: archive, sync: true, gzip: { level: GZIP_LEVEL }, portable: true, mtime: new Date(mtime * 1000), preservePaths: true, noDirRecurse: true, onWriteEntry };
+  const options = {
+    file: archive,
+    sync: true,
+    gzip: { level: GZIP_LEVEL },
+    portable: true,
+    mtime: new Date(mtime * 1000),
+    preservePaths: true,
+    noDirRecurse: true,
+    onWriteEntry,
+  };
   tar.create(options, [...byPath.keys()]);
 }
 

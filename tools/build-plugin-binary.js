@@ -25,7 +25,17 @@ const os = require("node:os");
 const path = require("node:path");
 const { LAZY_FILE, PLUGIN, ROOT, bundlePlugin, packageVersion } = require("./build-plugin-archive.js");
 const { ARM64_LIBRARIES, seaBuilds, snapshotApp } = require("./lib/start-up-snapshot.js");
-const { THIS_NODE, TARGETS, executableFileName, isTarget, pinnedBaseNode, scriptsApp, targetOf, targetsBuiltOn, writeSingleExecutable } = require("./lib/single-executable.js");
+const {
+  THIS_NODE,
+  TARGETS,
+  executableFileName,
+  isTarget,
+  pinnedBaseNode,
+  scriptsApp,
+  targetOf,
+  targetsBuiltOn,
+  writeSingleExecutable,
+} = require("./lib/single-executable.js");
 
 /** @typedef {import("./lib/single-executable.js").PluginTarget} PluginTarget */
 
@@ -110,12 +120,24 @@ async function buildPluginBinary(outDir = path.join(ROOT, "build", "plugin"), op
   return /** @type {BuiltPlugin} */ (built);
 }
 
-module.exports = { ARM64_LIBRARIES, TARGETS, buildPluginBinaries, buildPluginBinary, executableName, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn };
+module.exports = {
+  ARM64_LIBRARIES,
+  TARGETS,
+  buildPluginBinaries,
+  buildPluginBinary,
+  executableName,
+  pinnedBaseNode,
+  platformArchiveName,
+  pulumiPlatform,
+  targetOf,
+  targetsBuiltOn,
+};
 
 if (require.main === module) {
   buildPluginBinaries(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(
     (built) => {
-      for (const file of built.flatMap((b) => [b.binary, b.archive])) process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
+      for (const file of built.flatMap((b) => [b.binary, b.archive]))
+        process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
     },
     (error) => {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -149,7 +149,9 @@ async function buildReferenceServerBinaries(outDir = path.join(ROOT, "build", "r
     const built = [];
     for (const target of targets) {
       const sea = await builds(target, await pinnedBaseNode(THIS_NODE, options.log, target));
-      built.push(await writeSingleExecutable({ outDir, name: REFERENCE_SERVER, archiveName: referenceServerArchiveName(packageVersion(), target), target, sea }));
+      built.push(
+        await writeSingleExecutable({ outDir, name: REFERENCE_SERVER, archiveName: referenceServerArchiveName(packageVersion(), target), target, sea }),
+      );
     }
     return built;
   } finally {
@@ -162,7 +164,8 @@ module.exports = { REFERENCE_SERVER, SERVER_SNAPSHOT, buildReferenceServerBinari
 if (require.main === module) {
   buildReferenceServerBinaries(process.argv[2] ? path.resolve(process.argv[2]) : undefined).then(
     (built) => {
-      for (const file of built.flatMap((b) => [b.binary, b.archive])) process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
+      for (const file of built.flatMap((b) => [b.binary, b.archive]))
+        process.stdout.write(`wrote ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1048576)} MiB)\n`);
     },
     (error) => {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -48,7 +48,15 @@ const USER = { name: "analytics", uid: 65532, gid: 65532 };
  * package that holds it.
  * @type {[name: string, role: "libc" | "libstdcxx" | "libgcc" | "libatomic"][]}
  */
-const LINKED = [["libc.so.6", "libc"], ["libm.so.6", "libc"], ["libdl.so.2", "libc"], ["libpthread.so.0", "libc"], ["libstdc++.so.6", "libstdcxx"], ["libgcc_s.so.1", "libgcc"], ["libatomic.so.1", "libatomic"]];
+const LINKED = [
+  ["libc.so.6", "libc"],
+  ["libm.so.6", "libc"],
+  ["libdl.so.2", "libc"],
+  ["libpthread.so.0", "libc"],
+  ["libstdc++.so.6", "libstdcxx"],
+  ["libgcc_s.so.1", "libgcc"],
+  ["libatomic.so.1", "libatomic"],
+];
 
 /**
  * Each platform's libraries from the Debian packages of this machine: amd64's own (libc6,
@@ -93,7 +101,12 @@ function runtimeOf(triplet, loader, loaderDir, from) {
 function debianPackages(runtime) {
   const names = [...new Set(runtime.libraries.map((library) => library.package))].sort();
   return names.map((name) => {
-    const [version, architecture] = execFileSync("dpkg-query", ["--show", "--showformat=${Version} ${Architecture}", name], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim().split(" ");
+    const [version, architecture] = execFileSync("dpkg-query", ["--show", "--showformat=${Version} ${Architecture}", name], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+      .trim()
+      .split(" ");
     return { name, version, architecture };
   });
 }
@@ -116,10 +129,26 @@ function imageSbom(version, time) {
   const components = /** @type {ImageArch[]} */ (Object.keys(RUNTIME)).flatMap((arch) =>
     debianPackages(RUNTIME[arch]).map((p) => {
       const purl = `pkg:deb/${distribution}/${p.name.replace(/:.*$/, "")}@${encodeURIComponent(p.version)}?arch=${p.architecture}`;
-      return { type: "library", "bom-ref": `${arch}:${purl}`, name: p.name.replace(/:.*$/, ""), version: p.version, purl, description: `In the linux/${arch} image: ${RUNTIME[arch].libraries.filter((l) => l.package === p.name).map((l) => l.name).join(", ")}` };
+      return {
+        type: "library",
+        "bom-ref": `${arch}:${purl}`,
+        name: p.name.replace(/:.*$/, ""),
+        version: p.version,
+        purl,
+        description: `In the linux/${arch} image: ${RUNTIME[arch].libraries
+          .filter((l) => l.package === p.name)
+          .map((l) => l.name)
+          .join(", ")}`,
+      };
     }),
   );
-  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { timestamp: time.toISOString(), component: { type: "container", name: SERVER, version } }, components };
+  return {
+    bomFormat: "CycloneDX",
+    specVersion: "1.5",
+    version: 1,
+    metadata: { timestamp: time.toISOString(), component: { type: "container", name: SERVER, version } },
+    components,
+  };
 }
 
 /** The distribution whose packages these are (`ID` of /etc/os-release: debian, ubuntu), the namespace of their purls. */
@@ -164,7 +193,11 @@ function layContext(dir, binaries) {
   }
   fs.mkdirSync(path.join(dir, "common", "etc"), { recursive: true });
   fs.writeFileSync(path.join(dir, "common", "etc", "group"), `root:x:0:\n${USER.name}:x:${USER.gid}:\n`, { mode: 0o644 });
-  fs.writeFileSync(path.join(dir, "common", "etc", "passwd"), `root:x:0:0:root:/root:/sbin/nologin\n${USER.name}:x:${USER.uid}:${USER.gid}:${USER.name}:/data:/sbin/nologin\n`, { mode: 0o644 });
+  fs.writeFileSync(
+    path.join(dir, "common", "etc", "passwd"),
+    `root:x:0:0:root:/root:/sbin/nologin\n${USER.name}:x:${USER.uid}:${USER.gid}:${USER.name}:/data:/sbin/nologin\n`,
+    { mode: 0o644 },
+  );
   fs.mkdirSync(path.join(dir, "common", "tmp"));
   fs.mkdirSync(path.join(dir, "empty"));
   fixFolderModes(dir);
@@ -214,8 +247,17 @@ function nameImage(layout, name) {
 
 /** Writes the OCI layout `layout` as the tar `archive` (node-tar): entries sorted, every mtime `epoch`, no owner. @param {string} layout @param {string} archive @param {number} epoch */
 function writeLayoutTar(layout, archive, epoch) {
-  const blobs = fs.readdirSync(path.join(layout, "blobs", "sha256")).sort().map((file) => `blobs/sha256/${file}`);
-  tar.create({ file: archive, sync: true, portable: true, mtime: new Date(epoch * 1000), cwd: layout, noDirRecurse: true }, ["blobs", "blobs/sha256", ...blobs, "index.json", "oci-layout"]);
+  const blobs = fs
+    .readdirSync(path.join(layout, "blobs", "sha256"))
+    .sort()
+    .map((file) => `blobs/sha256/${file}`);
+  tar.create({ file: archive, sync: true, portable: true, mtime: new Date(epoch * 1000), cwd: layout, noDirRecurse: true }, [
+    "blobs",
+    "blobs/sha256",
+    ...blobs,
+    "index.json",
+    "oci-layout",
+  ]);
 }
 
 /** @typedef {{ platform: string, digest: string, compressedSize: number }} BuiltManifest One platform's image: `linux/<arch>`, its manifest's digest, the sum of its config's and layers' sizes. */
@@ -227,7 +269,8 @@ function builtManifests(layout, indexDigest) {
   const read = (digest) => JSON.parse(fs.readFileSync(path.join(layout, "blobs", "sha256", digest.replace(/^sha256:/, "")), "utf8"));
   return read(indexDigest).manifests.map((/** @type {{ digest: string, platform: { os: string, architecture: string } }} */ descriptor) => {
     const manifest = read(descriptor.digest);
-    const compressedSize = manifest.config.size + manifest.layers.reduce((/** @type {number} */ sum, /** @type {{ size: number }} */ layer) => sum + layer.size, 0);
+    const compressedSize =
+      manifest.config.size + manifest.layers.reduce((/** @type {number} */ sum, /** @type {{ size: number }} */ layer) => sum + layer.size, 0);
     return { platform: `${descriptor.platform.os}/${descriptor.platform.architecture}`, digest: descriptor.digest, compressedSize };
   });
 }
@@ -278,12 +321,18 @@ if (require.main === module) {
   const amd64 = value("--amd64");
   const arm64 = value("--arm64");
   if (!amd64 || !arm64) {
-    process.stderr.write("usage: node tools/build-reference-server-image.js --amd64 <linux-x64 executable> --arm64 <linux-arm64 executable> [--out <dir>, default build/image]\n");
+    process.stderr.write(
+      "usage: node tools/build-reference-server-image.js --amd64 <linux-x64 executable> --arm64 <linux-arm64 executable> [--out <dir>, default build/image]\n",
+    );
     process.exit(2);
   }
   const main = async () => {
     const out = path.resolve(value("--out") ?? path.join(ROOT, "build", "image"));
-    await buildReferenceServerImage({ binaries: { amd64: path.resolve(amd64), arm64: path.resolve(arm64) }, outDir: out, time: new Date(sourceDateEpoch() * 1000) });
+    await buildReferenceServerImage({
+      binaries: { amd64: path.resolve(amd64), arm64: path.resolve(arm64) },
+      outDir: out,
+      time: new Date(sourceDateEpoch() * 1000),
+    });
   };
   main().catch((error) => {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -42,7 +42,16 @@ const programText = (program, root = ROOT) => fs.readFileSync(path.join(root, pr
 /** The examples section of a resource's description, as Pulumi's docs generator reads it: one fenced block per language. @param {string} [root] */
 function examplesSection(root = ROOT) {
   const blocks = EXAMPLE_PROGRAMS.map((program) => `\`\`\`${program.language}\n${programText(program, root)}\n\`\`\``);
-  return ["{{% examples %}}", "## Example Usage", "{{% example %}}", `### ${EXAMPLE_TITLE}`, "", blocks.join("\n"), "{{% /example %}}", "{{% /examples %}}"].join("\n");
+  return [
+    "{{% examples %}}",
+    "## Example Usage",
+    "{{% example %}}",
+    `### ${EXAMPLE_TITLE}`,
+    "",
+    blocks.join("\n"),
+    "{{% /example %}}",
+    "{{% /examples %}}",
+  ].join("\n");
 }
 
 /**
@@ -97,13 +106,21 @@ async function convertYamlExample(outDir, toolchain, toolchainModule) {
   try {
     const shimDir = path.join(staging, "plugin-bin");
     fs.mkdirSync(shimDir);
-    fs.writeFileSync(path.join(shimDir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, "dist", "native", "bin.js")}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(shimDir, "pulumi-resource-analytics"),
+      `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, "dist", "native", "bin.js")}" "$@"\n`,
+      { mode: 0o755 },
+    );
     const source = path.join(staging, "yaml");
     fs.cpSync(path.join(ROOT, "examples", "yaml"), source, { recursive: true });
     const base = toolchainModule.pulumiEnvironment(toolchain);
     const env = { ...base, PULUMI_HOME: path.join(staging, ".pulumi"), PATH: [path.dirname(converter), shimDir, base.PATH].join(path.delimiter) };
     fs.rmSync(outDir, { recursive: true, force: true });
-    execFileSync(toolchain.pulumi, ["convert", "--from", "yaml", "--language", "typescript", "--generate-only", "--out", outDir], { cwd: source, env, stdio: ["ignore", "pipe", "pipe"] });
+    execFileSync(toolchain.pulumi, ["convert", "--from", "yaml", "--language", "typescript", "--generate-only", "--out", outDir], {
+      cwd: source,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     compiledToJavaScript(outDir);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });

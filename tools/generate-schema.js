@@ -33,7 +33,10 @@ const SCHEMA_FILE = path.join(ROOT, "src", "native", "schema.json");
 /** The doc comment text of a node, its wrapped lines joined (paragraphs kept); "" when it has none. @param {import("typescript").Node} node */
 function docOf(node) {
   const docs = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc);
-  const text = docs.map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "").join("\n\n").trim();
+  const text = docs
+    .map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "")
+    .join("\n\n")
+    .trim();
   return text.replace(/([^\n])\n(?=[^\n])/g, "$1 ");
 }
 
@@ -149,7 +152,11 @@ function enumTypes(kinds) {
     for (const [name, field] of Object.entries(spec.inputs)) {
       if (field.values === undefined) continue;
       const values = Object.entries(field.values).map(([value, description]) => ({ name: kinds.enumValueName(value), value, description }));
-      types[enumToken(kinds, spec, name)] = { type: "string", description: `${docs[name]} The values the API allows for a ${spec.noun}'s \`${name}\`.`, enum: values };
+      types[enumToken(kinds, spec, name)] = {
+        type: "string",
+        description: `${docs[name]} The values the API allows for a ${spec.noun}'s \`${name}\`.`,
+        enum: values,
+      };
     }
   }
   return types;
@@ -184,7 +191,8 @@ function resourceSchema(spec, kinds, statusDoc) {
   for (const [name, field] of Object.entries(spec.outputs)) if (name !== "id") properties[name] = property(field, outputDocs[name]);
   properties[kinds.STATUS_OBSERVED_AT] = { type: "string", description: statusDoc };
   // Inputs the answer does not echo keep their declared value; outputs stay plain types, so reading them never changes type.
-  for (const [name, field] of Object.entries(spec.inputs)) if (!(name in properties)) properties[name] = property(field, inputProperty(kinds, spec, name, inputDocs[name]).description);
+  for (const [name, field] of Object.entries(spec.inputs))
+    if (!(name in properties)) properties[name] = property(field, inputProperty(kinds, spec, name, inputDocs[name]).description);
   const required = Object.entries(spec.outputs)
     .filter(([name, field]) => name !== "id" && !field.nullable)
     .map(([name]) => name);
@@ -218,7 +226,8 @@ const DOWNLOAD_URL_VARIABLE = "ANALYTICS_PLUGIN_DOWNLOAD_URL";
 function pluginDownloadUrl(manifest, env = process.env) {
   const mirror = env[DOWNLOAD_URL_VARIABLE];
   if (mirror !== undefined && mirror !== "") {
-    if (!/^https?:\/\/[^/]/.test(mirror)) throw new Error(`${DOWNLOAD_URL_VARIABLE} must be an http(s) URL, got a value of ${mirror.length} characters that is not.`);
+    if (!/^https?:\/\/[^/]/.test(mirror))
+      throw new Error(`${DOWNLOAD_URL_VARIABLE} must be an http(s) URL, got a value of ${mirror.length} characters that is not.`);
     return mirror;
   }
   return `${projectIdentity(manifest).repository}/releases/download/v\${VERSION}/`;
@@ -232,12 +241,17 @@ function generateSchema() {
   const status = require(path.join(ROOT, "dist", "provider-core", "status-observed-at"));
   /** @type {Manifest} */
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const statusDoc = interfaceMemberDoc(parse(path.join("src", "resources", "status-observed-at-output.ts")), "StatusObservedAtOutput", status.STATUS_OBSERVED_AT);
+  const statusDoc = interfaceMemberDoc(
+    parse(path.join("src", "resources", "status-observed-at-output.ts")),
+    "StatusObservedAtOutput",
+    status.STATUS_OBSERVED_AT,
+  );
   const configDocs = propertyDocs(declaredObject(parse(path.join("src", "kinds", "provider-config.ts")), "providerConfigSpec"));
   const settings = Object.fromEntries(Object.entries(kinds.providerConfigSpec).map(([name, field]) => [name, property(field, configDocs[name])]));
   /** @type {Record<string, ReturnType<typeof resourceSchema>>} */
   const resources = {};
-  for (const spec of kinds.allKindSpecs()) resources[kinds.nativeTypeToken(spec)] = resourceSchema(spec, { ...kinds, STATUS_OBSERVED_AT: status.STATUS_OBSERVED_AT }, statusDoc);
+  for (const spec of kinds.allKindSpecs())
+    resources[kinds.nativeTypeToken(spec)] = resourceSchema(spec, { ...kinds, STATUS_OBSERVED_AT: status.STATUS_OBSERVED_AT }, statusDoc);
   const identity = projectIdentity(manifest);
   return {
     name: kinds.PULUMI_MODULE,

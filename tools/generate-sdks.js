@@ -116,7 +116,8 @@ function pomMetadata({ displayName, description, license }, identity) {
  */
 function javaPom(schema, javaSdkVersion, identity = projectIdentity()) {
   /** @type {(d: { groupId: string, artifactId: string, version: string }) => string} */
-  const dependency = (d) => `    <dependency>\n      <groupId>${d.groupId}</groupId>\n      <artifactId>${d.artifactId}</artifactId>\n      <version>${d.version}</version>\n    </dependency>\n`;
+  const dependency = (d) =>
+    `    <dependency>\n      <groupId>${d.groupId}</groupId>\n      <artifactId>${d.artifactId}</artifactId>\n      <version>${d.version}</version>\n    </dependency>\n`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!-- Written by tools/generate-sdks.js with the SDK pulumi-language-java generates from src/native/schema.json: do not edit. -->
 <project>
@@ -230,7 +231,10 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
   const env = { ...pulumiEnvironment(toolchain), PULUMI_HOME: path.join(staging, ".pulumi") };
   try {
     for (const language of ["go", "python", "nodejs"]) {
-      execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", language, "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", language, "--out", staging, "--version", version], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
     }
     // codegen/dotnet downloads logoUrl for the icon; NuGet takes no SVG, so it gets a schema without
     // one (gen-dotnet answers the default logo's request offline) and completeMetadata writes the PNG.
@@ -238,7 +242,10 @@ function generateSdks(outDir, toolchain, { pulumiEnvironment, PINNED_JAVA_VERSIO
     const dotnetSchemaFile = path.join(staging, "schema-dotnet.json");
     fs.writeFileSync(dotnetSchemaFile, JSON.stringify(dotnetSchema));
     execFileSync(toolchain.dotnetGenerator, [dotnetSchemaFile, path.join(staging, "dotnet"), version], { env, stdio: ["ignore", "pipe", "pipe"] });
-    execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", "java", "--local", "--out", staging, "--version", version], { env, stdio: ["ignore", "pipe", "pipe"] });
+    execFileSync(toolchain.pulumi, ["package", "gen-sdk", SCHEMA_FILE, "--language", "java", "--local", "--out", staging, "--version", version], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     fs.writeFileSync(path.join(staging, "java", "pom.xml"), javaPom(schema, PINNED_JAVA_VERSION));
     fixNodeRootImports(path.join(staging, "nodejs"));
     completeMetadata(staging, schema);

@@ -33,7 +33,13 @@ const TOP_FIRST = [...SHAPES].reverse();
 /** The logo as SVG text. */
 function logoSvg() {
   const rects = SHAPES.map((s) => `  <rect x="${s.x}" y="${s.y}" width="${s.width}" height="${s.height}" rx="${s.radius}" fill="${s.fill}"/>`);
-  return [`<svg xmlns="http://www.w3.org/2000/svg" width="${SIZE}" height="${SIZE}" viewBox="0 0 ${SIZE} ${SIZE}">`, "  <title>analytics</title>", ...rects, "</svg>", ""].join("\n");
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${SIZE}" height="${SIZE}" viewBox="0 0 ${SIZE} ${SIZE}">`,
+    "  <title>analytics</title>",
+    ...rects,
+    "</svg>",
+    "",
+  ].join("\n");
 }
 
 /** Whether the point (x, y), in user units, is inside a rounded rectangle. @param {Shape} shape @param {number} x @param {number} y */

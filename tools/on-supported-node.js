@@ -16,7 +16,9 @@ const { FALLBACK_LINE, NODE_LINES, isSupported, majorOf, nodeRuntime, supportedL
 function refusal(version) {
   const ended = NODE_LINES.find((l) => l.line === majorOf(version))?.endOfLife;
   const why = ended ? `reached its end of life on ${ended}` : "is not a supported line";
-  return `Node.js ${version} ${why}; this project runs on Node.js ${supportedLines().map((l) => l.line).join(", ")}`;
+  return `Node.js ${version} ${why}; this project runs on Node.js ${supportedLines()
+    .map((l) => l.line)
+    .join(", ")}`;
 }
 
 /**

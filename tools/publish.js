@@ -67,7 +67,8 @@ function run(command, args, options = {}) {
 function checkTag(ref, version = releaseVersion()) {
   if (!ref.startsWith("refs/tags/")) return undefined;
   const tag = ref.slice("refs/tags/".length);
-  if (tag !== `v${version}`) throw new Error(`the tag ${tag} is not v${version}, package.json's version: the release's archives would not be where pluginDownloadURL looks`);
+  if (tag !== `v${version}`)
+    throw new Error(`the tag ${tag} is not v${version}, package.json's version: the release's archives would not be where pluginDownloadURL looks`);
   return tag;
 }
 
@@ -218,7 +219,9 @@ const OCI_INDEX = "application/vnd.oci.image.index.v1+json";
  */
 function containerIndexDigest(archive) {
   if (!fs.existsSync(archive)) throw new Error(`${archive} is missing: the release folder has no image of the reference server (npm run release makes it)`);
-  const entry = execFileSync("tar", ["-tf", archive], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }).split("\n").find((name) => /^(\.\/)?index\.json$/.test(name));
+  const entry = execFileSync("tar", ["-tf", archive], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
+    .split("\n")
+    .find((name) => /^(\.\/)?index\.json$/.test(name));
   if (!entry) throw new Error(`${archive} has no index.json: it is not an oci-archive`);
   /** @type {{ manifests?: Array<{ mediaType?: string, digest?: string }> }} */
   const layout = JSON.parse(execFileSync("tar", ["-xOf", archive, entry], { encoding: "utf8" }));
@@ -240,7 +243,8 @@ function containerIndexDigest(archive) {
  * @param {CommandOptions} options
  */
 function publishContainer({ release, repository, "tls-verify": tlsVerify = "true" }) {
-  if (!repository || !/^[^/@]+\/[^:@]+$/.test(repository)) throw new Error(`--repository: give host/path without a tag or digest, e.g. ghcr.io/<owner>/analytics-reference-server (got ${repository ?? "nothing"})`);
+  if (!repository || !/^[^/@]+\/[^:@]+$/.test(repository))
+    throw new Error(`--repository: give host/path without a tag or digest, e.g. ghcr.io/<owner>/analytics-reference-server (got ${repository ?? "nothing"})`);
   if (tlsVerify !== "true" && tlsVerify !== "false") throw new Error(`--tls-verify: true or false, not ${tlsVerify}`);
   const archive = path.join(release, containerArchiveName());
   const digest = containerIndexDigest(archive);
@@ -249,7 +253,17 @@ function publishContainer({ release, repository, "tls-verify": tlsVerify = "true
     for (const destination of [`${repository}@${digest}`, `${repository}:${releaseVersion()}`]) {
       const digestFile = path.join(temp, "digest");
       const registriesConf = process.env.CONTAINERS_REGISTRIES_CONF ? ["--registries-conf", process.env.CONTAINERS_REGISTRIES_CONF] : [];
-      run("skopeo", [...registriesConf, "copy", "--all", "--preserve-digests", ...(tlsVerify === "false" ? ["--dest-tls-verify=false"] : []), "--digestfile", digestFile, `oci-archive:${archive}`, `docker://${destination}`]);
+      run("skopeo", [
+        ...registriesConf,
+        "copy",
+        "--all",
+        "--preserve-digests",
+        ...(tlsVerify === "false" ? ["--dest-tls-verify=false"] : []),
+        "--digestfile",
+        digestFile,
+        `oci-archive:${archive}`,
+        `docker://${destination}`,
+      ]);
       const pushed = fs.readFileSync(digestFile, "utf8").trim();
       if (pushed !== digest) throw new Error(`${destination} was stored as ${pushed}, not the release's index ${digest}`);
     }
@@ -262,7 +276,15 @@ function publishContainer({ release, repository, "tls-verify": tlsVerify = "true
 }
 
 /** The publish commands, by the registry kind the command line names. @type {Record<string, (options: CommandOptions) => unknown>} */
-const COMMANDS = { npm: publishNpm, pypi: publishPypi, maven: publishMaven, "central-portal": centralPortal, go: publishGo, nuget: publishNuget, container: publishContainer };
+const COMMANDS = {
+  npm: publishNpm,
+  pypi: publishPypi,
+  maven: publishMaven,
+  "central-portal": centralPortal,
+  go: publishGo,
+  nuget: publishNuget,
+  container: publishContainer,
+};
 
 /** `--name value` pairs of `args`, as an object. @param {string[]} args */
 function options(args) {
@@ -291,7 +313,21 @@ async function main(argv) {
   await publish(opts);
 }
 
-module.exports = { checkTag, containerArchiveName, containerIndexDigest, goTag, javaCoordinates, npmPackages, npmTarballName, pythonDistributions, publishGo, publishMaven, publishContainer, publishNpm, publishPypi };
+module.exports = {
+  checkTag,
+  containerArchiveName,
+  containerIndexDigest,
+  goTag,
+  javaCoordinates,
+  npmPackages,
+  npmTarballName,
+  pythonDistributions,
+  publishGo,
+  publishMaven,
+  publishContainer,
+  publishNpm,
+  publishPypi,
+};
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((error) => {

@@ -65,7 +65,8 @@ const { normalizeSdist } = require("./lib/python-sdist.js");
  * @returns {string | Buffer}
  */
 /** @param {string[]} args @param {import("node:child_process").ExecFileSyncOptions} [options] */
-const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
+const npm = (args, options = {}) =>
+  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: ROOT, shell: process.platform === "win32", ...options });
 
 /**
  * The npm tarball and its SBOM (runtime dependencies only: no development ones, and not the private
@@ -76,7 +77,9 @@ const npm = (args, options = {}) => execFileSync(process.platform === "win32" ? 
  */
 function npmPackage(ctx) {
   npm(["pack", "--pack-destination", ctx.out], { stdio: ["ignore", "ignore", "inherit"] });
-  const { serialNumber: _random, ...sbom } = JSON.parse(npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev", "--workspaces=false"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
+  const { serialNumber: _random, ...sbom } = JSON.parse(
+    npm(["sbom", "--sbom-format", "cyclonedx", "--omit", "dev", "--workspaces=false"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
+  );
   const { name } = JSON.parse(fs.readFileSync(path.join(ctx.root, "package.json"), "utf8"));
   sbom.metadata = { ...sbom.metadata, timestamp: ctx.time.toISOString(), component: { ...sbom.metadata.component, name } };
   fs.writeFileSync(path.join(ctx.out, `pulumi-analytics-v${ctx.version}.npm.cdx.json`), `${JSON.stringify(sbom, null, 2)}\n`);
@@ -94,7 +97,12 @@ function embeddedNodeComponent() {
   const distributions = /** @type {import("./lib/node-runtime.js").NodePlatform[]} */ (Object.keys(integrity)).map((platform) => {
     const pkg = nodePackage(PLUGIN_LINE, platform);
     const sha512 = Buffer.from(pkg.integrity.replace(/^sha512-/, ""), "base64").toString("hex");
-    return { type: "distribution", url: `https://registry.npmjs.org/${pkg.name}/-/${pkg.name}-${pinned}.tgz`, comment: `The ${platform} build, as the npm registry serves it`, hashes: [{ alg: "SHA-512", content: sha512 }] };
+    return {
+      type: "distribution",
+      url: `https://registry.npmjs.org/${pkg.name}/-/${pkg.name}-${pinned}.tgz`,
+      comment: `The ${platform} build, as the npm registry serves it`,
+      hashes: [{ alg: "SHA-512", content: sha512 }],
+    };
   });
   return {
     type: "platform",
@@ -126,8 +134,21 @@ function bundleSbom(metafile, name, version) {
   const unique = [...new Map([...packages.values()].map((p) => [`${p.name}@${p.version}`, p])).values()].sort((a, b) => a.name.localeCompare(b.name));
   /** @type {(p: { name: string, version: string }) => string} */
   const purl = (p) => `pkg:npm/${p.name.replace(/^@/, "%40")}@${p.version}`;
-  const components = unique.map((p) => ({ type: "library", "bom-ref": purl(p), name: p.name, version: p.version, purl: purl(p), ...(p.license ? { licenses: [{ expression: p.license }] } : {}) }));
-  return { bomFormat: "CycloneDX", specVersion: "1.5", version: 1, metadata: { component: { type: "application", name, version } }, components: [...components, embeddedNodeComponent()] };
+  const components = unique.map((p) => ({
+    type: "library",
+    "bom-ref": purl(p),
+    name: p.name,
+    version: p.version,
+    purl: purl(p),
+    ...(p.license ? { licenses: [{ expression: p.license }] } : {}),
+  }));
+  return {
+    bomFormat: "CycloneDX",
+    specVersion: "1.5",
+    version: 1,
+    metadata: { component: { type: "application", name, version } },
+    components: [...components, embeddedNodeComponent()],
+  };
 }
 
 /** The plugin's SBOM (see {@link bundleSbom}). @param {import("esbuild").Metafile} metafile @param {string} version */
@@ -155,7 +176,10 @@ async function pluginArchives(ctx) {
  */
 async function referenceServerArchives(ctx) {
   const { metafile } = await referenceServerBundle();
-  fs.writeFileSync(path.join(ctx.out, `${REFERENCE_SERVER}-v${ctx.version}.cdx.json`), `${JSON.stringify(bundleSbom(metafile, REFERENCE_SERVER, ctx.version), null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(ctx.out, `${REFERENCE_SERVER}-v${ctx.version}.cdx.json`),
+    `${JSON.stringify(bundleSbom(metafile, REFERENCE_SERVER, ctx.version), null, 2)}\n`,
+  );
   if (!ctx.binary) return;
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-release-server-"));
   try {
@@ -174,7 +198,11 @@ async function goSdk(ctx) {
 /** The C# SDK's sources (the files git tracks under sdk/dotnet). @param {ReleaseContext} ctx */
 function dotnetSdk(ctx) {
   const files = execFileSync("git", ["ls-files", "-z", "--", "sdk/dotnet"], { cwd: ctx.root, encoding: "utf8" }).split("\0").filter(Boolean).sort();
-  const entries = files.map((file) => ({ name: path.posix.relative("sdk/dotnet", file.split(path.sep).join("/")), source: path.join(ctx.root, file), mode: 0o644 }));
+  const entries = files.map((file) => ({
+    name: path.posix.relative("sdk/dotnet", file.split(path.sep).join("/")),
+    source: path.join(ctx.root, file),
+    mode: 0o644,
+  }));
   writeTarGz(path.join(ctx.out, `pulumi-analytics-dotnet-sdk-v${ctx.version}.tar.gz`), entries, Math.floor(ctx.time.getTime() / 1000));
 }
 
@@ -187,7 +215,12 @@ function pythonSdk(ctx) {
     execFileSync(ctx.python, ["-m", "build", "--no-isolation", "--outdir", ctx.out, source], {
       cwd: staging,
       // The wheel's entries are dated SOURCE_DATE_EPOCH (the release's time), not the build's.
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", SOURCE_DATE_EPOCH: String(Math.floor(ctx.time.getTime() / 1000)) },
+      env: {
+        ...process.env,
+        PYTHONDONTWRITEBYTECODE: "1",
+        PIP_DISABLE_PIP_VERSION_CHECK: "1",
+        SOURCE_DATE_EPOCH: String(Math.floor(ctx.time.getTime() / 1000)),
+      },
       stdio: ["ignore", "ignore", "inherit"],
     });
     // The sdist's are not (setuptools dates them with the build's time): written again, dated the release's.
@@ -198,7 +231,10 @@ function pythonSdk(ctx) {
 }
 
 /** The files of the Java SDK as Maven Central takes them: the jar, its sources and javadoc jars, and the POM. @type {(version: string) => { jars: string[], pom: string }} */
-const javaSdkFiles = (version) => ({ jars: [`analytics-${version}.jar`, `analytics-${version}-sources.jar`, `analytics-${version}-javadoc.jar`], pom: `analytics-${version}.pom` });
+const javaSdkFiles = (version) => ({
+  jars: [`analytics-${version}.jar`, `analytics-${version}-sources.jar`, `analytics-${version}-javadoc.jar`],
+  pom: `analytics-${version}.pom`,
+});
 
 /**
  * The Java SDK as Maven publishes it: the jars of `mvn package` of a copy of sdk/java (its POM
@@ -253,7 +289,8 @@ async function referenceServerImage(ctx) {
     /** @type {(arch: string) => string} */
     const executable = (arch) => {
       const archive = path.join(ctx.out, referenceServerArchiveName(ctx.version, { os: "linux", arch }));
-      if (!fs.existsSync(archive)) throw new Error(`the reference server's image needs ${path.basename(archive)}, which the reference server step writes first`);
+      if (!fs.existsSync(archive))
+        throw new Error(`the reference server's image needs ${path.basename(archive)}, which the reference server step writes first`);
       fs.mkdirSync(path.join(staging, arch));
       execFileSync("tar", ["-xzf", archive, "-C", path.join(staging, arch), REFERENCE_SERVER]);
       return path.join(staging, arch, REFERENCE_SERVER);
@@ -293,7 +330,13 @@ function listFiles(dir, prefix = "") {
 function writeChecksums(out) {
   const lines = listFiles(out)
     .filter((file) => file !== "SHA256SUMS")
-    .map((file) => `${crypto.createHash("sha256").update(fs.readFileSync(path.join(out, file))).digest("hex")}  ${file}\n`);
+    .map(
+      (file) =>
+        `${crypto
+          .createHash("sha256")
+          .update(fs.readFileSync(path.join(out, file)))
+          .digest("hex")}  ${file}\n`,
+    );
   fs.writeFileSync(path.join(out, "SHA256SUMS"), lines.join(""));
 }
 

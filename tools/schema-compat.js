@@ -72,7 +72,8 @@ function inputChanges(where, before, after) {
   const newInputs = after.inputProperties ?? {};
   for (const [name, spec] of Object.entries(oldInputs)) {
     if (!(name in newInputs)) changes.push(`${where}: input "${name}" removed`);
-    else if (!inputWidened(spec, newInputs[name])) changes.push(`${where}: input "${name}" no longer takes ${acceptedTypes(spec).join(" | ")} (now ${acceptedTypes(newInputs[name]).join(" | ")})`);
+    else if (!inputWidened(spec, newInputs[name]))
+      changes.push(`${where}: input "${name}" no longer takes ${acceptedTypes(spec).join(" | ")} (now ${acceptedTypes(newInputs[name]).join(" | ")})`);
   }
   const wasRequired = new Set(before.requiredInputs ?? []);
   for (const name of after.requiredInputs ?? []) if (!wasRequired.has(name)) changes.push(`${where}: input "${name}" is now required`);
@@ -85,7 +86,8 @@ function outputChanges(where, before, after) {
   const newOutputs = after.properties ?? {};
   for (const [name, spec] of Object.entries(before.properties ?? {})) {
     if (!(name in newOutputs)) changes.push(`${where}: output "${name}" removed`);
-    else if (!outputKept(spec, newOutputs[name])) changes.push(`${where}: output "${name}" changed type from ${acceptedTypes(spec).join(" | ")} to ${acceptedTypes(newOutputs[name]).join(" | ")}`);
+    else if (!outputKept(spec, newOutputs[name]))
+      changes.push(`${where}: output "${name}" changed type from ${acceptedTypes(spec).join(" | ")} to ${acceptedTypes(newOutputs[name]).join(" | ")}`);
   }
   const required = new Set(after.required ?? []);
   for (const name of before.required ?? []) if (name in newOutputs && !required.has(name)) changes.push(`${where}: output "${name}" is no longer always set`);
@@ -101,7 +103,14 @@ function typeChanges(before, after) {
     else if (spec.enum) {
       const values = new Set((next.enum ?? []).map((/** @type {{ value: unknown }} */ e) => e.value));
       for (const { value } of spec.enum) if (!values.has(value)) changes.push(`type "${token}": enum value ${JSON.stringify(value)} removed`);
-    } else changes.push(...inputChanges(`type "${token}"`, { inputProperties: spec.properties, requiredInputs: spec.required }, { inputProperties: next.properties ?? {}, requiredInputs: next.required }));
+    } else
+      changes.push(
+        ...inputChanges(
+          `type "${token}"`,
+          { inputProperties: spec.properties, requiredInputs: spec.required },
+          { inputProperties: next.properties ?? {}, requiredInputs: next.required },
+        ),
+      );
   }
   return changes;
 }
@@ -115,7 +124,8 @@ function breakingChanges(/** @type {Schema} */ before, /** @type {Schema} */ aft
     else changes.push(...inputChanges(`resource "${token}"`, resource, next), ...outputChanges(`resource "${token}"`, resource, next));
   }
   for (const token of Object.keys(before.functions ?? {})) if (!(token in (after.functions ?? {}))) changes.push(`function "${token}" removed`);
-  for (const name of Object.keys(before.config?.variables ?? {})) if (!(name in (after.config?.variables ?? {}))) changes.push(`config variable "${name}" removed`);
+  for (const name of Object.keys(before.config?.variables ?? {}))
+    if (!(name in (after.config?.variables ?? {}))) changes.push(`config variable "${name}" removed`);
   changes.push(...inputChanges("provider", before.provider ?? {}, after.provider ?? {}), ...typeChanges(before, after));
   return changes;
 }

@@ -47,7 +47,9 @@ function lengthField(number, payload) {
 
 /** A google.protobuf.Struct of string values. @param {Record<string, string>} values */
 function stringStruct(values) {
-  return Buffer.concat(Object.entries(values).map(([key, value]) => lengthField(1, Buffer.concat([lengthField(1, key), lengthField(2, lengthField(3, value))]))));
+  return Buffer.concat(
+    Object.entries(values).map(([key, value]) => lengthField(1, Buffer.concat([lengthField(1, key), lengthField(2, lengthField(3, value))]))),
+  );
 }
 
 /**
@@ -118,7 +120,8 @@ function unary(session, method, message) {
     stream.on("error", reject);
     stream.on("close", () => {
       const body = Buffer.concat(chunks);
-      if (status["grpc-status"] !== "0") reject(new Error(`${method} answered grpc-status ${String(status["grpc-status"])}: ${decodeURIComponent(String(status["grpc-message"] ?? ""))}`));
+      if (status["grpc-status"] !== "0")
+        reject(new Error(`${method} answered grpc-status ${String(status["grpc-status"])}: ${decodeURIComponent(String(status["grpc-message"] ?? ""))}`));
       else if (body.length < 5 || body.readUInt32BE(1) !== body.length - 5) reject(new Error(`${method} answered ${body.length} bytes, not one gRPC message`));
       else resolve(body.subarray(5));
     });
@@ -189,7 +192,8 @@ async function startPlugin(command, io, env) {
   io.attach(child);
   const deadline = Date.now() + STEP_TIMEOUT_MS;
   while (!io.read().stdout.includes("\n")) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`it exited (${child.exitCode ?? child.signalCode}) before printing its port: ${io.read().stderr}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`it exited (${child.exitCode ?? child.signalCode}) before printing its port: ${io.read().stderr}`);
     if (Date.now() > deadline) throw new Error(`no port line within ${STEP_TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -231,11 +235,21 @@ async function callPlugin(port, log) {
     const version = String(fieldsOf(info).get(1)?.[0] ?? "");
     if (version !== packageVersion()) throw new Error(`GetPluginInfo answered version ${JSON.stringify(version)}, not ${packageVersion()}`);
     log(`GetPluginInfo: version ${version}`);
-    const request = Buffer.concat([lengthField(1, CHECK_URN), lengthField(2, stringStruct({})), lengthField(3, stringStruct(CHECK_NEWS)), lengthField(5, Buffer.alloc(32))]);
+    const request = Buffer.concat([
+      lengthField(1, CHECK_URN),
+      lengthField(2, stringStruct({})),
+      lengthField(3, stringStruct(CHECK_NEWS)),
+      lengthField(5, Buffer.alloc(32)),
+    ]);
     const response = fieldsOf(await unary(session, "/pulumirpc.ResourceProvider/Check", request));
     const inputs = structStrings(/** @type {Buffer} */ (response.get(1)?.[0] ?? Buffer.alloc(0)));
-    const failures = (response.get(2) ?? []).map((failure) => fieldsOf(/** @type {Buffer} */ (failure)).get(2)?.[0]?.toString());
-    if (failures.length > 0 || inputs.name !== CHECK_NEWS.name) throw new Error(`Check answered inputs ${JSON.stringify(inputs)} and failures ${JSON.stringify(failures)}`);
+    const failures = (response.get(2) ?? []).map((failure) =>
+      fieldsOf(/** @type {Buffer} */ (failure))
+        .get(2)?.[0]
+        ?.toString(),
+    );
+    if (failures.length > 0 || inputs.name !== CHECK_NEWS.name)
+      throw new Error(`Check answered inputs ${JSON.stringify(inputs)} and failures ${JSON.stringify(failures)}`);
     log(`Check: Organization inputs ${JSON.stringify(inputs)}, no failure`);
   } finally {
     session.close();

@@ -35,7 +35,8 @@ async function startServer(command, io, env) {
   for (;;) {
     const match = LISTENING.exec(io.read().stdout);
     if (match) return { child, url: /** @type {string} */ (match[1]), readyMs: Number(process.hrtime.bigint() - started) / 1e6 };
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`it exited (${child.exitCode ?? child.signalCode}) before listening: ${io.read().stderr}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`it exited (${child.exitCode ?? child.signalCode}) before listening: ${io.read().stderr}`);
     if (Date.now() > deadline) throw new Error(`no listening line within ${STEP_TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -53,7 +54,8 @@ async function createOrganization(url, key, log) {
     signal: AbortSignal.timeout(STEP_TIMEOUT_MS),
   });
   const body = /** @type {{ data?: { name?: string } }} */ (await response.json());
-  if (response.status !== 201 || body.data?.name !== "Smoke") throw new Error(`POST /api/public/organizations answered ${response.status}: ${JSON.stringify(body)}`);
+  if (response.status !== 201 || body.data?.name !== "Smoke")
+    throw new Error(`POST /api/public/organizations answered ${response.status}: ${JSON.stringify(body)}`);
   log("POST /api/public/organizations: 201");
 }
 
@@ -69,7 +71,8 @@ async function smokeReferenceServer(executable, options = {}) {
   const env = options.env ?? process.env;
   checkVersion(command, files, env, log);
   const document = JSON.parse(runToEnd([...command, "openapi"], files, env));
-  if (document.openapi !== "3.1.0" || document.info?.version !== packageVersion()) throw new Error(`openapi printed OpenAPI ${document.openapi} of version ${document.info?.version}, not 3.1.0 of ${packageVersion()}`);
+  if (document.openapi !== "3.1.0" || document.info?.version !== packageVersion())
+    throw new Error(`openapi printed OpenAPI ${document.openapi} of version ${document.info?.version}, not 3.1.0 of ${packageVersion()}`);
   log(`openapi: OpenAPI ${document.openapi}, version ${document.info.version}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "smoke-reference-server-"));
   const io = stdioOf(files);

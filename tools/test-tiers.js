@@ -84,8 +84,18 @@ function runTiers({ names, isolate }, runId) {
   process.stdout.write(`\n[tiers] ${names.join(" + ")}: vitest run ${projects.join(" ")} with ${WORKERS} worker(s)\n`);
   const vitest = path.join(__dirname, "..", "node_modules", "vitest", "vitest.mjs");
   const compileCache = process.env.NODE_COMPILE_CACHE ?? path.join(cacheRoot(), "node-compile-cache");
-  const env = { ...process.env, ANALYTICS_TEST_REPORT: reportFile, [TEST_RUN_MARKER]: runId, NODE_COMPILE_CACHE: compileCache, MAVEN_OPTS: process.env.MAVEN_OPTS ?? MAVEN_OPTS, GOGC: process.env.GOGC ?? GOGC };
-  const result = spawnSync(process.execPath, [vitest, "run", ...projects, ...(isolate ? [] : ["--no-isolate"]), `--maxWorkers=${WORKERS}`, `--minWorkers=1`], { stdio: "inherit", env });
+  const env = {
+    ...process.env,
+    ANALYTICS_TEST_REPORT: reportFile,
+    [TEST_RUN_MARKER]: runId,
+    NODE_COMPILE_CACHE: compileCache,
+    MAVEN_OPTS: process.env.MAVEN_OPTS ?? MAVEN_OPTS,
+    GOGC: process.env.GOGC ?? GOGC,
+  };
+  const result = spawnSync(process.execPath, [vitest, "run", ...projects, ...(isolate ? [] : ["--no-isolate"]), `--maxWorkers=${WORKERS}`, `--minWorkers=1`], {
+    stdio: "inherit",
+    env,
+  });
   const report = fs.existsSync(reportFile) ? /** @type {RunReport} */ (JSON.parse(fs.readFileSync(reportFile, "utf8"))) : undefined;
   fs.rmSync(path.dirname(reportFile), { recursive: true, force: true });
   return { tiers: names, report, ok: result.status === 0 && report !== undefined, seconds: (Date.now() - started) / 1000 };
@@ -100,7 +110,8 @@ function summary(results) {
     lines.push(`| ${tier} | ${own.length} | ${(own.reduce((sum, f) => sum + f.ms, 0) / 1000).toFixed(0)} s |`);
   }
   lines.push("", "| Run | Result | Wall time |", "|---|---|---:|");
-  for (const r of results) lines.push(`| ${r.tiers.join(" + ")} | ${r.ok ? "passed" : r.report ? "failed" : "no report (vitest did not finish)"} | ${r.seconds.toFixed(0)} s |`);
+  for (const r of results)
+    lines.push(`| ${r.tiers.join(" + ")} | ${r.ok ? "passed" : r.report ? "failed" : "no report (vitest did not finish)"} | ${r.seconds.toFixed(0)} s |`);
   lines.push("", "| Slowest test files | Duration |", "|---|---:|", ...files.slice(0, 10).map((f) => `| ${f.file} | ${(f.ms / 1000).toFixed(1)} s |`));
   return lines;
 }

@@ -50,7 +50,10 @@ const SIZE_TARGET_MB = 60;
 async function buildImage(log: (line: string) => void): Promise<{ single: string; layout: string; indexDigest: string; imageBytes: Record<string, number> }> {
   const tools = path.join(repoRoot, "tools");
   const { buildReferenceServerBinaries } = require(path.join(tools, "build-reference-server-binary.js")) as {
-    buildReferenceServerBinaries: (out: string, options: { targets: readonly unknown[]; log: (line: string) => void }) => Promise<Array<{ binary: string; target: { os: string; arch: string } }>>;
+    buildReferenceServerBinaries: (
+      out: string,
+      options: { targets: readonly unknown[]; log: (line: string) => void },
+    ) => Promise<Array<{ binary: string; target: { os: string; arch: string } }>>;
   };
   const { TARGETS } = require(path.join(tools, "lib", "single-executable.js")) as { TARGETS: ReadonlyArray<{ os: string; arch: string }> };
   const { buildReferenceServerImage } = require(path.join(tools, "build-reference-server-image.js")) as {
@@ -64,7 +67,12 @@ async function buildImage(log: (line: string) => void): Promise<{ single: string
   fs.rmSync(out, { recursive: true, force: true });
   const built = await buildReferenceServerBinaries(path.join(out, "binaries"), { targets: TARGETS.filter((t) => t.os === "linux"), log });
   const binary = (arch: string): string => built.find((b) => b.target.os === "linux" && b.target.arch === arch)!.binary;
-  const image = await buildReferenceServerImage({ binaries: { amd64: binary("amd64"), arm64: binary("arm64") }, outDir: path.join(out, "image"), time: new Date(), log });
+  const image = await buildReferenceServerImage({
+    binaries: { amd64: binary("amd64"), arm64: binary("arm64") },
+    outDir: path.join(out, "image"),
+    time: new Date(),
+    log,
+  });
   const imageBytes = Object.fromEntries(image.manifests.map((m) => [m.platform, m.compressedSize]));
   return { single: binary("amd64"), layout: image.layout, indexDigest: image.indexDigest, imageBytes };
 }
@@ -107,7 +115,10 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
   const { single, layout, indexDigest, imageBytes } = await buildImage(log);
   buildFloor();
   const dockerd = await startDockerd(log);
-  const key = `analytics_key_${randomBytes(48).toString("base64").replace(/[^0-9A-Za-z]/g, "").slice(0, 32)}`;
+  const key = `analytics_key_${randomBytes(48)
+    .toString("base64")
+    .replace(/[^0-9A-Za-z]/g, "")
+    .slice(0, 32)}`;
   const hostArgs = ["--host", "127.0.0.1", "--port", "<port>", "--state", "<state>", "--key-user", KEY_USER];
   const run = (engine: string[], image: string): string[] => [...engine, "run", "-d", "--rm", "-p", "127.0.0.1:<port>:8080", "-e", "ANALYTICS_API_KEY", image];
   const docker = ["docker", "--host", dockerd.host];
@@ -137,8 +148,12 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
     execFileSync("podman", ["rmi", "-f", IMAGE, FLOOR], { stdio: "ignore" });
     await dockerd.close();
   }
-  const word = (a: string): string => (a === process.execPath ? "node" : a === dockerd.host ? "<dockerd's socket>" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a);
-  const commands = Object.fromEntries(names.map((name) => [name, `ANALYTICS_API_KEY=<key> ${argv[name].map(word).join(" ")}`])) as Record<ContainerSubject, string>;
+  const word = (a: string): string =>
+    a === process.execPath ? "node" : a === dockerd.host ? "<dockerd's socket>" : path.isAbsolute(a) ? path.relative(repoRoot, a) : a;
+  const commands = Object.fromEntries(names.map((name) => [name, `ANALYTICS_API_KEY=<key> ${argv[name].map(word).join(" ")}`])) as Record<
+    ContainerSubject,
+    string
+  >;
   return { readyMs, imageBytes, indexDigest, commands };
 }
 
@@ -146,19 +161,27 @@ export async function runContainerScenario(reps: number, log: (line: string) => 
 export function containerFigures(result: ContainerResult): Figure[] {
   const ratio = (name: string, a: ContainerSubject, b: ContainerSubject, target: number): Figure => {
     const [x, y] = [result.readyMs[a], result.readyMs[b]];
-    return bounded("container", `${name}: ${round(median(x), 1)} ms / ${round(median(y), 1)} ms (start to ready, medians of ${x.length} rounds)`, pairedRatio(x, y), "≤", target);
+    return bounded(
+      "container",
+      `${name}: ${round(median(x), 1)} ms / ${round(median(y), 1)} ms (start to ready, medians of ${x.length} rounds)`,
+      pairedRatio(x, y),
+      "≤",
+      target,
+    );
   };
   return [
     ratio("podman: server image / floor image", "podman", "podman floor", CONTAINER_TARGET),
     ratio("Docker: server image / floor image", "docker", "docker floor", CONTAINER_TARGET),
     ratio("podman: server image / single file on the host", "podman", "single", CONTAINER_TARGET),
     ratio("single file / node dist/reference-server/bin.js", "single", "script", SINGLE_TARGET),
-    ...Object.entries(result.imageBytes).map(([platform, bytes]): Figure => ({
-      scenario: "container",
-      name: `image size, ${platform} (compressed: config and layer)`,
-      value: `${round(bytes / 1e6, 1)} MB (${round(bytes / 1048576, 1)} MiB)`,
-      target: `≤ ${SIZE_TARGET_MB} MB`,
-      status: bytes / 1e6 <= SIZE_TARGET_MB ? "pass" : "miss",
-    })),
+    ...Object.entries(result.imageBytes).map(
+      ([platform, bytes]): Figure => ({
+        scenario: "container",
+        name: `image size, ${platform} (compressed: config and layer)`,
+        value: `${round(bytes / 1e6, 1)} MB (${round(bytes / 1048576, 1)} MiB)`,
+        target: `≤ ${SIZE_TARGET_MB} MB`,
+        status: bytes / 1e6 <= SIZE_TARGET_MB ? "pass" : "miss",
+      }),
+    ),
   ];
 }

@@ -39,7 +39,21 @@ export async function startDockerd(log: (line: string) => void = (line) => proce
   const bridgeBefore = fs.existsSync(BRIDGE);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-dockerd-"));
   const socket = `unix://${path.join(dir, "docker.sock")}`;
-  const args = ["--data-root", path.join(dir, "data"), "--exec-root", path.join(dir, "exec"), "--pidfile", path.join(dir, "dockerd.pid"), "--host", socket, "--ip", "127.0.0.1", "--iptables=false", "--ip6tables=false", "--ip-forward=false"];
+  const args = [
+    "--data-root",
+    path.join(dir, "data"),
+    "--exec-root",
+    path.join(dir, "exec"),
+    "--pidfile",
+    path.join(dir, "dockerd.pid"),
+    "--host",
+    socket,
+    "--ip",
+    "127.0.0.1",
+    "--iptables=false",
+    "--ip6tables=false",
+    "--ip-forward=false",
+  ];
   const child = spawn(DOCKERD, args, { stdio: ["ignore", "ignore", "pipe"] });
   let output = "";
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -59,7 +73,13 @@ export async function startDockerd(log: (line: string) => void = (line) => proce
   };
   for (const started = Date.now(); ; ) {
     if (child.exitCode !== null) throw (await close(), new Error(`dockerd exited (${child.exitCode}) before serving:\n${output}`));
-    if (await docker(["version", "--format", "{{.Server.Version}}"], 10_000).then(() => true, () => false)) break;
+    if (
+      await docker(["version", "--format", "{{.Server.Version}}"], 10_000).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() - started > 60_000) throw (await close(), new Error(`dockerd did not answer on ${socket} within 60 s:\n${output}`));
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

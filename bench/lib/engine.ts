@@ -108,7 +108,14 @@ export async function compareWithFloor<V extends string>(
 }
 
 /** One plan of {@link compareWithFloor}: its repetitions, interleaved. */
-async function measurePlan<V extends string>(server: ReferenceServer, workspaces: Record<V, BenchWorkspace>, variants: V[], measured: V, plan: EnginePlan, log: (line: string) => void): Promise<EngineRuns<V>> {
+async function measurePlan<V extends string>(
+  server: ReferenceServer,
+  workspaces: Record<V, BenchWorkspace>,
+  variants: V[],
+  measured: V,
+  plan: EnginePlan,
+  log: (line: string) => void,
+): Promise<EngineRuns<V>> {
   const perVariant = (): Record<V, number[]> => Object.fromEntries(variants.map((v) => [v, []])) as unknown as Record<V, number[]>;
   const result: EngineRuns<V> = { plan, upMs: perVariant(), upRequests: [], providerPeakMiB: perVariant() };
   const extraEnv = plan.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};

@@ -23,9 +23,24 @@ interface Registered {
 function register(fixture: string, kindsModule: typeof kinds, count = 1): Registered[] {
   const registered: Registered[] = [];
   const pulumi = {
-    dynamic: { Resource: class { constructor(provider: Registered["provider"], _name: string, props: Registered["props"], opts: Registered["opts"], _module: string, type: string) { registered.push({ type, props, opts: opts ?? {}, provider }); } } },
-    CustomResource: class { id = "id"; constructor(type: string, _name: string, props: Registered["props"], opts: Registered["opts"]) { registered.push({ type, props, opts: opts ?? {} }); } },
-    Config: class { require(): string { return String(count); } },
+    dynamic: {
+      Resource: class {
+        constructor(provider: Registered["provider"], _name: string, props: Registered["props"], opts: Registered["opts"], _module: string, type: string) {
+          registered.push({ type, props, opts: opts ?? {}, provider });
+        }
+      },
+    },
+    CustomResource: class {
+      id = "id";
+      constructor(type: string, _name: string, props: Registered["props"], opts: Registered["opts"]) {
+        registered.push({ type, props, opts: opts ?? {} });
+      }
+    },
+    Config: class {
+      require(): string {
+        return String(count);
+      }
+    },
     getStack: () => "test",
     secret: (value: unknown) => ({ secret: value }),
   };
@@ -63,12 +78,26 @@ describe("the floor and native programs", () => {
   it("answer a create in the floor with every output of the kinds, as the reference server shapes them", async () => {
     const { id, outs } = await dataSource(register("floor", kinds)).provider!.create({ displayName: "W", dialect: "POSTGRES", sslEnabled: false });
     expect(Object.keys(outs).sort()).toEqual(kinds.outputNames(DS).sort());
-    expect(outs).toMatchObject({ id, displayName: "W", dialect: "POSTGRES", sslEnabled: false, sshEnabled: false, description: null, port: null, lastSyncStatus: "PENDING", lastHealthStatus: "HEALTHY", isDemo: false });
+    expect(outs).toMatchObject({
+      id,
+      displayName: "W",
+      dialect: "POSTGRES",
+      sslEnabled: false,
+      sshEnabled: false,
+      description: null,
+      port: null,
+      lastSyncStatus: "PENDING",
+      lastHealthStatus: "HEALTHY",
+      isDemo: false,
+    });
     expect(id).toMatch(/^ds_[\w-]{20}$/);
   });
 
   it("follow a field added to the kinds, declared by both and answered by the floor", async () => {
-    const grown = { ...kinds, KINDS: { ...kinds.KINDS, dataSource: { ...DS, outputs: { ...DS.outputs, addedLater: { type: "boolean" } } } } } as unknown as typeof kinds;
+    const grown = {
+      ...kinds,
+      KINDS: { ...kinds.KINDS, dataSource: { ...DS, outputs: { ...DS.outputs, addedLater: { type: "boolean" } } } },
+    } as unknown as typeof kinds;
     for (const fixture of ["floor", "native"]) expect(dataSource(register(fixture, grown)).props).toHaveProperty("addedLater");
     const { outs } = await dataSource(register("floor", grown)).provider!.create({ displayName: "W", dialect: "POSTGRES" });
     expect(outs.addedLater).toBe(false);

@@ -74,7 +74,10 @@ const extraFlags = (): NodeJS.ProcessEnv => (process.env.BENCH_SERVER_NODE_OPTIO
 /** Creates an organization on `server` and returns where to create data sources in it. */
 async function createTarget(server: ServerChild): Promise<CreateTarget> {
   const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json", accept: "application/json" };
-  const created = await expectCreated({ url: `${server.url}/api/public/organizations`, headers, body: JSON.stringify({ name: "Bench" }) }, "the bench organization's create");
+  const created = await expectCreated(
+    { url: `${server.url}/api/public/organizations`, headers, body: JSON.stringify({ name: "Bench" }) },
+    "the bench organization's create",
+  );
   const orgId = (JSON.parse(created) as { data: { id: string } }).data.id;
   return { url: `${server.url}/api/public/organizations/${orgId}/data-sources`, headers, body: JSON.stringify(DATA_SOURCE_BODY) };
 }
@@ -122,7 +125,9 @@ async function measure(loaded: Loaded, options: HttpOptions, log: (line: string)
       for (const side of sides) {
         const run = await load(loaded[side], comparison.connections, options.durationS);
         comparison[side]!.push(run);
-        log(`load c=${comparison.connections} rep ${rep + 1}/${options.reps} ${side}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms${run.failures ? `, ${run.failures} FAILURES` : ""}`);
+        log(
+          `load c=${comparison.connections} rep ${rep + 1}/${options.reps} ${side}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms${run.failures ? `, ${run.failures} FAILURES` : ""}`,
+        );
       }
     }
   }

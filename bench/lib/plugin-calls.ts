@@ -49,7 +49,14 @@ export function askPluginInfo(port: number): Promise<void> {
 export function askFirstCheck(port: number): Promise<void> {
   return onConnection(port, async (session) => {
     await unary(session, "GetPluginInfo", new Uint8Array());
-    await unary(session, "Configure", new ConfigureRequest().setName("default").setArgs(Struct.fromJavaScript({ baseUrl: "http://127.0.0.1:9" })).serializeBinary());
+    await unary(
+      session,
+      "Configure",
+      new ConfigureRequest()
+        .setName("default")
+        .setArgs(Struct.fromJavaScript({ baseUrl: "http://127.0.0.1:9" }))
+        .serializeBinary(),
+    );
     const news = Struct.fromJavaScript({ ...DATA_SOURCE_BODY, orgId: "org-bench" } as Record<string, JavaScriptValue>);
     const answer = CheckResponse.deserializeBinary(await unary(session, "Check", new CheckRequest().setUrn(CHECK_URN).setNews(news).serializeBinary()));
     const failures = answer.getFailuresList().map((failure) => `${failure.getProperty()}: ${failure.getReason()}`);

@@ -19,7 +19,12 @@ export interface Starts<K extends string> {
 }
 
 /** Starts one plugin, waits for its port line, asks it the engine's calls, closes its stdin and waits for its exit. */
-async function startOnce(command: string, args: string[], ask: (port: number) => Promise<void>, env: NodeJS.ProcessEnv = process.env): Promise<{ ms: number; checkMs: number }> {
+async function startOnce(
+  command: string,
+  args: string[],
+  ask: (port: number) => Promise<void>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ ms: number; checkMs: number }> {
   const started = process.hrtime.bigint();
   const since = (): number => Number(process.hrtime.bigint() - started) / 1e6;
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"], env });

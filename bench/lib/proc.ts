@@ -38,7 +38,10 @@ export function programOfCmdline(cmdline: string): string {
 
 /** Pids of the processes whose working directory is `cwd`. */
 function processesIn(cwd: string): number[] {
-  return fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && readLink(`/proc/${entry}/cwd`) === cwd).map(Number);
+  return fs
+    .readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry) && readLink(`/proc/${entry}/cwd`) === cwd)
+    .map(Number);
 }
 
 const readLink = (file: string): string | undefined => {
@@ -90,5 +93,12 @@ export async function sampledRun<R>(cwd: string, marker: string, engine: string,
   const started = performance.now();
   const result = await command().finally(() => clearInterval(timer));
   const seconds = (micros: Map<number, number>): number => [...micros.values()].reduce((sum, v) => sum + v, 0) / 1_000_000;
-  return { ...result, ms: performance.now() - started, providerPeakMiB: Math.max(0, ...peaks.values()) / 1024, providerCpuS: seconds(cpu), allCpuS: seconds(allCpu), engineCpuS: seconds(engineCpu) };
+  return {
+    ...result,
+    ms: performance.now() - started,
+    providerPeakMiB: Math.max(0, ...peaks.values()) / 1024,
+    providerCpuS: seconds(cpu),
+    allCpuS: seconds(allCpu),
+    engineCpuS: seconds(engineCpu),
+  };
 }

@@ -11,8 +11,21 @@ const committed = readResults(RESULTS_DIR);
 /** An entry of the container scenario (the smallest raw data) with one start of each subject and the image's size. */
 function container(readyMs: Record<ContainerSubject, number>, imageBytes: number): ScenarioEntry {
   const system = { cpuModel: "CPU", cpus: 2, totalMemMiB: 1024, os: "linux", node: "v24.21.0", pulumiSdk: "3.270.0" };
-  const raw = { readyMs: Object.fromEntries(Object.entries(readyMs).map(([k, v]) => [k, [v]])), imageBytes: { "linux/amd64": imageBytes }, indexDigest: "sha256:0", commands: {} };
-  return { startedAt: "2026-11-29T08:00:00.000Z", durationS: 60, commit: "0123456789ab", command: "npm run bench -- container", system, load: { start: [1, 1, 1], end: [2, 2, 2] }, raw };
+  const raw = {
+    readyMs: Object.fromEntries(Object.entries(readyMs).map(([k, v]) => [k, [v]])),
+    imageBytes: { "linux/amd64": imageBytes },
+    indexDigest: "sha256:0",
+    commands: {},
+  };
+  return {
+    startedAt: "2026-11-29T08:00:00.000Z",
+    durationS: 60,
+    commit: "0123456789ab",
+    command: "npm run bench -- container",
+    system,
+    load: { start: [1, 1, 1], end: [2, 2, 2] },
+    raw,
+  };
 }
 const starts = { podman: 120, "podman floor": 100, docker: 300, "docker floor": 200, single: 100, script: 110 };
 

@@ -43,12 +43,20 @@ export function readResults(dir: string): Results {
 
 /** Each scenario that has an entry, in the table's order, with its figures. */
 function measured(results: Results): Array<{ scenario: Scenario; entry: ScenarioEntry; figures: Figure[] }> {
-  return SCENARIOS.filter((s) => results[s.name]).map((scenario) => ({ scenario, entry: results[scenario.name]!, figures: scenario.module.figures(results[scenario.name]!.raw) }));
+  return SCENARIOS.filter((s) => results[s.name]).map((scenario) => ({
+    scenario,
+    entry: results[scenario.name]!,
+    figures: scenario.module.figures(results[scenario.name]!.raw),
+  }));
 }
 
 const targeted = (figures: Figure[]): Figure[] => figures.filter((f) => f.status !== "info");
 const met = (figures: Figure[]): string => `${targeted(figures).filter((f) => f.status === "pass").length} of ${targeted(figures).length}`;
-const table = (head: string[], rows: string[][]): string[] => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)];
+const table = (head: string[], rows: string[][]): string[] => [
+  `| ${head.join(" | ")} |`,
+  `|${head.map(() => "---").join("|")}|`,
+  ...rows.map((r) => `| ${r.join(" | ")} |`),
+];
 const load = (l: number[]): string => l.map((x) => x.toFixed(2)).join(" / ");
 
 /** A scenario's one-line account of its run: when, which commit, how, on what. */
@@ -68,10 +76,23 @@ export function resultsPage(results: Results): string {
     "",
     `**${met(all.flatMap((m) => m.figures))} targets met.**`,
     "",
-    ...table(["Scenario", "Measures", "Measured", "Targets met"], all.map(({ scenario, entry, figures }) => [scenario.name, scenario.measures, `${entry.startedAt.slice(0, 10)}, ${entry.commit}`, met(figures)])),
+    ...table(
+      ["Scenario", "Measures", "Measured", "Targets met"],
+      all.map(({ scenario, entry, figures }) => [scenario.name, scenario.measures, `${entry.startedAt.slice(0, 10)}, ${entry.commit}`, met(figures)]),
+    ),
   ];
   for (const { scenario, entry, figures } of all) {
-    lines.push("", `## ${scenario.name}`, "", runLine(entry), "", ...table(["Figure", "Value", "Target", ""], figures.map((f) => [f.name, f.value, f.target, STATUS_MARK[f.status]])));
+    lines.push(
+      "",
+      `## ${scenario.name}`,
+      "",
+      runLine(entry),
+      "",
+      ...table(
+        ["Figure", "Value", "Target", ""],
+        figures.map((f) => [f.name, f.value, f.target, STATUS_MARK[f.status]]),
+      ),
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -82,7 +103,12 @@ export function docFigures(results: Results): string {
   return [
     `From [bench/results/results.md](../bench/results/results.md): ${met(all.flatMap((m) => m.figures))} targets met.`,
     "",
-    ...table(["Scenario", "Measured (commit)", "Figure", "Value", "Target", ""], all.flatMap(({ scenario, entry, figures }) => targeted(figures).map((f) => [scenario.name, `${entry.startedAt.slice(0, 10)} (${entry.commit})`, f.name, f.value, f.target, STATUS_MARK[f.status]]))),
+    ...table(
+      ["Scenario", "Measured (commit)", "Figure", "Value", "Target", ""],
+      all.flatMap(({ scenario, entry, figures }) =>
+        targeted(figures).map((f) => [scenario.name, `${entry.startedAt.slice(0, 10)} (${entry.commit})`, f.name, f.value, f.target, STATUS_MARK[f.status]]),
+      ),
+    ),
   ].join("\n");
 }
 

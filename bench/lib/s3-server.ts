@@ -58,7 +58,6 @@ export interface S3Server {
   stop(): Promise<void>;
 }
 
-
 /** Whether a TCP connection to `port` opens. */
 function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -70,10 +70,17 @@ export async function runScaleScenario(toolchain: PulumiToolchain, plan: ScalePl
     log("L: one stack on file://");
     const file = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L file: ${line}`));
     log("L: one stack on s3://");
-    const onS3 = await compareWithFloor<ScaleVariant>(toolchain, subjects, "ours", plan.engine, (line) => log(`L s3: ${line}`), (variant) => ({
-      url: s3.backendUrl(`single-${variant}`),
-      env: s3.env(),
-    }));
+    const onS3 = await compareWithFloor<ScaleVariant>(
+      toolchain,
+      subjects,
+      "ours",
+      plan.engine,
+      (line) => log(`L s3: ${line}`),
+      (variant) => ({
+        url: s3.backendUrl(`single-${variant}`),
+        env: s3.env(),
+      }),
+    );
     log(`L: ${plan.stacks} stacks x ${plan.perStack} at once on s3://`);
     const parallel = await runParallel(toolchain, s3, plan, log);
     const g = GLOBAL_FLAGS.join(" ");
@@ -85,7 +92,7 @@ export async function runScaleScenario(toolchain: PulumiToolchain, plan: ScalePl
       versitygw: tool.version,
       commands: {
         "single stack (ours, native and floor, each backend, each repetition)": file.commands.up,
-        "backends": `PULUMI_BACKEND_URL=file://<dir> | ${s3.backendUrl("<prefix>").replace(s3.endpoint, "127.0.0.1:<port>")} (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY of the server)`,
+        backends: `PULUMI_BACKEND_URL=file://<dir> | ${s3.backendUrl("<prefix>").replace(s3.endpoint, "127.0.0.1:<port>")} (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY of the server)`,
         "stacks at once (ours)": `${plan.stacks} x pulumi ${g} ${upArgs("p<i>").join(" ")} (started together)`,
         "state of each stack": `pulumi ${g} stack export --stack p<i>`,
       },
@@ -127,7 +134,9 @@ async function runParallel(toolchain: PulumiToolchain, s3: S3Server, plan: Scale
     const stateIds: string[] = [];
     for (const stack of stacks) {
       try {
-        const exported = JSON.parse((await ws.pulumi(["stack", "export", "--stack", stack])).stdout) as { deployment: { resources?: Array<{ type: string; id?: string }> } };
+        const exported = JSON.parse((await ws.pulumi(["stack", "export", "--stack", stack])).stdout) as {
+          deployment: { resources?: Array<{ type: string; id?: string }> };
+        };
         for (const r of exported.deployment.resources ?? []) {
           if ((r.type.endsWith(":Organization") || r.type.endsWith(":DataSource")) && r.id) stateIds.push(r.id);
         }

@@ -12,7 +12,17 @@ describe("the bench's command line", () => {
     ["a named scenario that is not a letter", ["container", "--quick"], { names: ["container"], quick: true }],
     ["--render alone", ["--render"], { names: [], render: true }],
     ["--help", ["--help"], { help: true }],
-    ["--plans=100x3,500x1", ["T", "--plans=100x3,500x1"], { names: ["T"], plans: [{ count: 100, reps: 3 }, { count: 500, reps: 1 }] }],
+    [
+      "--plans=100x3,500x1",
+      ["T", "--plans=100x3,500x1"],
+      {
+        names: ["T"],
+        plans: [
+          { count: 100, reps: 3 },
+          { count: 500, reps: 1 },
+        ],
+      },
+    ],
   ])("reads %s", (_label, argv, expected) => {
     expect(parse(...argv)).toMatchObject(expected);
   });
@@ -33,7 +43,8 @@ describe("the bench's command line", () => {
 
   it("lists every scenario, whether the full run has it and its options in --help", () => {
     const help = scenarioHelp();
-    for (const scenario of SCENARIOS) expect(help).toMatch(new RegExp(`^${scenario.name} +${scenario.inFullRun ? "yes" : "no"} +${scenario.measures.replace(/[()+.]/g, "\\$&")}$`, "m"));
+    for (const scenario of SCENARIOS)
+      expect(help).toMatch(new RegExp(`^${scenario.name} +${scenario.inFullRun ? "yes" : "no"} +${scenario.measures.replace(/[()+.]/g, "\\$&")}$`, "m"));
     expect(help).toMatch(/^T +yes +OpenTofu .*\n +--plans=<N>x1,\.\.\.$/m);
   });
 });
@@ -42,7 +53,10 @@ describe("the table of scenarios", () => {
   const dir = path.join(__dirname, "..", "scenarios");
 
   it("has one row per file of bench/scenarios/, each name once", () => {
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""));
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => f.replace(/\.ts$/, ""));
     expect(SCENARIOS.map((s) => s.file).sort()).toEqual(files.sort());
     expect(new Set(SCENARIOS.map((s) => s.name)).size).toBe(SCENARIOS.length);
   });

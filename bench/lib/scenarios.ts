@@ -24,17 +24,55 @@ export interface Scenario {
 
 /** Every scenario, in the order the full run measures them and the results page shows them. */
 export const SCENARIOS: readonly Scenario[] = [
-  { name: "server", file: "server", module: server, measures: "the reference server against Prism and a bare node:http server: create throughput, latency, start-up", inFullRun: true, options: [] },
-  { name: "F", file: "single-file", module: singleFile, measures: "the plugin's single file against Node.js's http2 floor and the script plugin; arm64 from its snapshot", inFullRun: true, options: [] },
-  { name: "T", file: "tofu", module: tofu, measures: "OpenTofu + restapi and restapi bridged into Pulumi, beside the native plugin and the dynamic classes", inFullRun: true, options: ["--plans=<N>x1,..."] },
-  { name: "L", file: "scale", module: scale, measures: "scale on one shared backend (file:// and S3, then stacks at once), against the floor", inFullRun: false, options: ["--plans=<N>x<reps>,..."] },
-  { name: "container", file: "container", module: container, measures: "the reference server's image started by podman and Docker against each engine's floor image, its single file and node; the image's size", inFullRun: false, options: [] },
+  {
+    name: "server",
+    file: "server",
+    module: server,
+    measures: "the reference server against Prism and a bare node:http server: create throughput, latency, start-up",
+    inFullRun: true,
+    options: [],
+  },
+  {
+    name: "F",
+    file: "single-file",
+    module: singleFile,
+    measures: "the plugin's single file against Node.js's http2 floor and the script plugin; arm64 from its snapshot",
+    inFullRun: true,
+    options: [],
+  },
+  {
+    name: "T",
+    file: "tofu",
+    module: tofu,
+    measures: "OpenTofu + restapi and restapi bridged into Pulumi, beside the native plugin and the dynamic classes",
+    inFullRun: true,
+    options: ["--plans=<N>x1,..."],
+  },
+  {
+    name: "L",
+    file: "scale",
+    module: scale,
+    measures: "scale on one shared backend (file:// and S3, then stacks at once), against the floor",
+    inFullRun: false,
+    options: ["--plans=<N>x<reps>,..."],
+  },
+  {
+    name: "container",
+    file: "container",
+    module: container,
+    measures: "the reference server's image started by podman and Docker against each engine's floor image, its single file and node; the image's size",
+    inFullRun: false,
+    options: [],
+  },
 ];
 
 /** The scenario named `name`, or a clear error listing them. */
 export function scenarioNamed(name: string): Scenario {
   const scenario = SCENARIOS.find((s) => s.name === name);
-  if (!scenario) throw new Error(`unknown scenario ${JSON.stringify(name)}: the scenarios are ${SCENARIOS.map((s) => s.name).join(", ")} (npm run bench -- --help lists them)`);
+  if (!scenario)
+    throw new Error(
+      `unknown scenario ${JSON.stringify(name)}: the scenarios are ${SCENARIOS.map((s) => s.name).join(", ")} (npm run bench -- --help lists them)`,
+    );
   return scenario;
 }
 
@@ -44,7 +82,8 @@ const FLAGS = ["--help", "--quick", "--render", "--plans=..."];
 function parsePlans(value: string): PlanArg[] {
   return value.split(",").map((item) => {
     const [count, reps, ...rest] = item.split("x").map(Number);
-    if (rest.length > 0 || !Number.isInteger(count) || !Number.isInteger(reps) || count! < 1 || reps! < 1) throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
+    if (rest.length > 0 || !Number.isInteger(count) || !Number.isInteger(reps) || count! < 1 || reps! < 1)
+      throw new Error(`--plans: ${JSON.stringify(item)} is not <N>x<repetitions>`);
     return { count: count!, reps: reps! };
   });
 }
@@ -66,7 +105,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
 /** `--help`: how to choose scenarios, and the table of them. */
 export function scenarioHelp(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length)) + 2;
-  const rows = SCENARIOS.map((s) => `${s.name.padEnd(width)}${(s.inFullRun ? "yes" : "no").padEnd(10)}${s.measures}${s.options.length ? `\n${" ".repeat(width + 10)}${s.options.join(" ")}` : ""}`);
+  const rows = SCENARIOS.map(
+    (s) =>
+      `${s.name.padEnd(width)}${(s.inFullRun ? "yes" : "no").padEnd(10)}${s.measures}${s.options.length ? `\n${" ".repeat(width + 10)}${s.options.join(" ")}` : ""}`,
+  );
   return [
     "npm run bench                     the full run: every scenario with yes below, into bench/results/results.json",
     "npm run bench -- <name>...        the named scenarios, one after another, each replacing its entry of results.json",

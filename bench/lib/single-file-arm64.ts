@@ -40,7 +40,8 @@ export function arm64Unavailable(): string | undefined {
   if (missing.length > 0) return `tools/build-plugin-binary.js exports no ${missing.join(", ")}`;
   const { ARM64_LIBRARIES } = build;
   if (process.platform !== "linux" || process.arch !== "x64") return `it runs on linux-x64 only (this is ${process.platform}-${process.arch})`;
-  if (!fs.existsSync("/proc/sys/fs/binfmt_misc/qemu-aarch64")) return "the kernel has no qemu-aarch64 binfmt registration (Debian's qemu-user-static, as .ci/run registers it)";
+  if (!fs.existsSync("/proc/sys/fs/binfmt_misc/qemu-aarch64"))
+    return "the kernel has no qemu-aarch64 binfmt registration (Debian's qemu-user-static, as .ci/run registers it)";
   if (!fs.existsSync(path.join(ARM64_LIBRARIES, "lib", "ld-linux-aarch64.so.1"))) return `${ARM64_LIBRARIES} has no AArch64 loader (libc6-arm64-cross)`;
   return undefined;
 }
@@ -57,16 +58,23 @@ export async function measureArm64Starts(reps: number, log: (line: string) => vo
   log(`built the linux-arm64 file from its snapshot and from the scripts blob; starting each ${reps} times under qemu-user`);
   const env = { ...process.env, QEMU_LD_PREFIX: build.ARM64_LIBRARIES };
   const result = await interleavedStarts<Arm64Form>(
-    { snapshot: [released!.binary, [], askFirstCheck, env], scripts: [scripts!.binary, [], askFirstCheck, env], floor: [node, [HTTP2_FLOOR], askPluginInfo, env] },
+    {
+      snapshot: [released!.binary, [], askFirstCheck, env],
+      scripts: [scripts!.binary, [], askFirstCheck, env],
+      floor: [node, [HTTP2_FLOOR], askPluginInfo, env],
+    },
     reps,
   );
-  log(`arm64 first Check: snapshot ${round(median(result.firstCheckMs.snapshot), 0)} ms, scripts ${round(median(result.firstCheckMs.scripts), 0)} ms, floor ${round(median(result.firstCheckMs.floor), 0)} ms`);
+  log(
+    `arm64 first Check: snapshot ${round(median(result.firstCheckMs.snapshot), 0)} ms, scripts ${round(median(result.firstCheckMs.scripts), 0)} ms, floor ${round(median(result.firstCheckMs.floor), 0)} ms`,
+  );
   return result;
 }
 
 /** The arm64 part's figure: the released file's first answered Check against the scripts-blob file's, or why it was not measured. */
 export function arm64Figures(result: Arm64StartResult | { skipped: string }): Figure[] {
-  if ("skipped" in result) return [{ scenario: "F", name: "linux-arm64 under qemu-user: not measured", value: result.skipped, target: `≤ ${ARM64_SNAPSHOT_TARGET}×`, status: "info" }];
+  if ("skipped" in result)
+    return [{ scenario: "F", name: "linux-arm64 under qemu-user: not measured", value: result.skipped, target: `≤ ${ARM64_SNAPSHOT_TARGET}×`, status: "info" }];
   const [a, b] = [median(result.firstCheckMs.snapshot), median(result.firstCheckMs.scripts)];
   const name = `linux-arm64 under qemu-user, start to first answered Check (${result.firstCheckMs.snapshot.length} starts each): from its snapshot ${round(a, 1)} ms / from the scripts blob ${round(b, 1)} ms (medians)`;
   return [bounded("F", name, a / b, "≤", ARM64_SNAPSHOT_TARGET)];

@@ -31,7 +31,9 @@ export interface SingleFileResult extends Starts<PluginForm | "floor"> {
 /** The two release forms of the plugin, built into bench/tmp/plugin: the single file and the script. */
 async function buildPluginForms(): Promise<{ binary: string; archive?: string | undefined; script: string }> {
   const tools = path.join(repoRoot, "tools");
-  const { buildPluginBinary } = require(path.join(tools, "build-plugin-binary.js")) as { buildPluginBinary: (out: string) => Promise<{ binary: string; archive?: string }> };
+  const { buildPluginBinary } = require(path.join(tools, "build-plugin-binary.js")) as {
+    buildPluginBinary: (out: string) => Promise<{ binary: string; archive?: string }>;
+  };
   const { bundlePlugin } = require(path.join(tools, "build-plugin-archive.js")) as { bundlePlugin: (outfile: string) => unknown };
   const out = path.join(repoRoot, "bench", "tmp", "plugin");
   const { binary, archive } = await buildPluginBinary(out);
@@ -44,7 +46,9 @@ async function buildPluginForms(): Promise<{ binary: string; archive?: string | 
 
 /** Builds the single-file plugin alone into bench/tmp/plugin (as {@link buildPluginForms} does); returns the executable's path. */
 export async function singleFilePlugin(log: (line: string) => void): Promise<string> {
-  const { buildPluginBinary } = require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as { buildPluginBinary: (out: string) => Promise<{ binary: string }> };
+  const { buildPluginBinary } = require(path.join(repoRoot, "tools", "build-plugin-binary.js")) as {
+    buildPluginBinary: (out: string) => Promise<{ binary: string }>;
+  };
   const { binary } = await buildPluginBinary(path.join(repoRoot, "bench", "tmp", "plugin"));
   log(`built ${path.relative(repoRoot, binary)}`);
   return binary;
@@ -54,9 +58,15 @@ export async function singleFilePlugin(log: (line: string) => void): Promise<str
 export async function runSingleFileScenario(startReps: number, log: (line: string) => void): Promise<SingleFileResult> {
   const { binary, archive, script } = await buildPluginForms();
   log(`built ${path.relative(repoRoot, binary)} and ${path.relative(repoRoot, script)}`);
-  const forms = { single: [binary, [], askFirstCheck], script: [process.execPath, [script], askFirstCheck], floor: [process.execPath, [HTTP2_FLOOR], askPluginInfo] } satisfies Record<string, StartCommand>;
+  const forms = {
+    single: [binary, [], askFirstCheck],
+    script: [process.execPath, [script], askFirstCheck],
+    floor: [process.execPath, [HTTP2_FLOOR], askPluginInfo],
+  } satisfies Record<string, StartCommand>;
   const starts = await interleavedStarts<PluginForm | "floor">(forms, startReps);
-  log(`first Check: single ${median(starts.firstCheckMs.single).toFixed(0)} ms, script ${median(starts.firstCheckMs.script).toFixed(0)} ms, floor ${median(starts.firstCheckMs.floor).toFixed(0)} ms`);
+  log(
+    `first Check: single ${median(starts.firstCheckMs.single).toFixed(0)} ms, script ${median(starts.firstCheckMs.script).toFixed(0)} ms, floor ${median(starts.firstCheckMs.floor).toFixed(0)} ms`,
+  );
   const unavailable = arm64Unavailable();
   if (unavailable) log(`linux-arm64 not measured: ${unavailable}`);
   const arm64 = unavailable ? { skipped: unavailable } : await measureArm64Starts(startReps, log);
@@ -81,7 +91,12 @@ function against(name: string, single: readonly number[], other: readonly number
 export function singleFileFigures(result: SingleFileResult): Figure[] {
   return [
     against(`start to port line (${result.startMs.single.length} starts each)`, result.startMs.single, result.startMs.floor, true),
-    against(`start to first answered Check (${result.firstCheckMs.single.length} starts each; the floor: its one answer)`, result.firstCheckMs.single, result.firstCheckMs.floor, true),
+    against(
+      `start to first answered Check (${result.firstCheckMs.single.length} starts each; the floor: its one answer)`,
+      result.firstCheckMs.single,
+      result.firstCheckMs.floor,
+      true,
+    ),
     against(`start to port line (${result.startMs.single.length} starts each)`, result.startMs.single, result.startMs.script, false),
     against(`start to first answered Check (${result.firstCheckMs.single.length} starts each)`, result.firstCheckMs.single, result.firstCheckMs.script, false),
     ...(result.arm64 ? arm64Figures(result.arm64) : []),

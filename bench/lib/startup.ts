@@ -44,7 +44,9 @@ interface Subject {
 async function createOnOurs(base: string, child: Spawned): Promise<void> {
   const key = (await child.stdoutMatch(/API key for bench \(shown once\): (\S+)/))[1]!;
   const headers = { ...JSON_HEADERS, authorization: `Bearer ${key}` };
-  const org = JSON.parse(await expectCreated({ url: `${base}/api/public/organizations`, headers, body: JSON.stringify({ name: "Start" }) }, "create organization")) as { data: { id: string } };
+  const org = JSON.parse(
+    await expectCreated({ url: `${base}/api/public/organizations`, headers, body: JSON.stringify({ name: "Start" }) }, "create organization"),
+  ) as { data: { id: string } };
   await expectCreated({ url: `${base}/api/public/organizations/${org.data.id}/data-sources`, headers, body: BODY }, "create data source");
 }
 
@@ -94,7 +96,9 @@ export async function runStartupScenario(document: string, reps: number, log: (l
     for (const name of order) {
       const sample = await startOnce(all[name]);
       samples[name].push(sample);
-      log(`start rep ${rep + 1}/${reps} ${name}: first answer ${sample.firstAnswerMs.toFixed(0)} ms (${sample.firstAnswerStatus}), first create ${sample.firstCreateMs.toFixed(0)} ms`);
+      log(
+        `start rep ${rep + 1}/${reps} ${name}: first answer ${sample.firstAnswerMs.toFixed(0)} ms (${sample.firstAnswerStatus}), first create ${sample.firstCreateMs.toFixed(0)} ms`,
+      );
     }
   }
   const line = (name: StartupSubject): string => {

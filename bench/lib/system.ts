@@ -23,7 +23,8 @@ export interface SystemInfo {
 /** Machine facts and versions. */
 export function systemInfo(repoRoot: string, pulumiCli: string | undefined): SystemInfo {
   const cpus = os.cpus();
-  const pulumiSdk = (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")) as { version: string }).version;
+  const pulumiSdk = (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")) as { version: string })
+    .version;
   return {
     cpuModel: cpus[0]?.model.trim() ?? "unknown",
     cpus: cpus.length,

@@ -43,14 +43,20 @@ export class BenchWorkspace {
     linkNodeModules(programDir);
     fs.mkdirSync(path.join(root, "backend"));
     fs.mkdirSync(path.join(root, "home"));
-    return new BenchWorkspace(toolchain, root, programDir, {
-      ...envWithout("PULUMI_", "ANALYTICS_"),
-      PULUMI_HOME: path.join(root, "home"),
-      PULUMI_BACKEND_URL: backend?.url ?? `file://${path.join(root, "backend")}`,
-      PULUMI_CONFIG_PASSPHRASE: "pulumi-analytics bench passphrase",
-      ...backend?.env,
-      ...env,
-    }, providerMarker);
+    return new BenchWorkspace(
+      toolchain,
+      root,
+      programDir,
+      {
+        ...envWithout("PULUMI_", "ANALYTICS_"),
+        PULUMI_HOME: path.join(root, "home"),
+        PULUMI_BACKEND_URL: backend?.url ?? `file://${path.join(root, "backend")}`,
+        PULUMI_CONFIG_PASSPHRASE: "pulumi-analytics bench passphrase",
+        ...backend?.env,
+        ...env,
+      },
+      providerMarker,
+    );
   }
 
   /** Creates stack `stack` with `bench:count` = `count`, written straight into its config file (one CLI call fewer). */
@@ -73,7 +79,9 @@ export class BenchWorkspace {
 
   /** {@link pulumi}, but resolving with whatever exit code the CLI gives. */
   attempt(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = COMMAND_TIME_LIMIT_MS): Promise<TimedRun> {
-    return sampledRun(this.programDir, this.providerMarker, "pulumi", () => runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...env }, timeoutMs }));
+    return sampledRun(this.programDir, this.providerMarker, "pulumi", () =>
+      runPulumi(this.toolchain, args, { cwd: this.programDir, env: { ...this.env, ...env }, timeoutMs }),
+    );
   }
 
   /** Removes the temp dir. */

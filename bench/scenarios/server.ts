@@ -34,8 +34,22 @@ function loadFigures(http: HttpResult): Figure[] {
     const rps = (runs: LoadRun[]): string => `${round(med(runs, "rps"), 0)} req/s`;
     const rates = (runs: LoadRun[]): number[] => runs.map((x) => x.rps);
     const figures: Figure[] = [];
-    if (c.prism) figures.push(bounded("server", `create throughput, ${c.connections} conn: reference ${rps(c.reference)} / Prism ${rps(c.prism)} (medians)`, pairedRatio(rates(c.reference), rates(c.prism)), "≥", 2));
-    figures.push(info(`create throughput, ${c.connections} conn: reference ${rps(c.reference)} / bare node:http ${rps(c.bare)} (medians)`, `${round(pairedRatio(rates(c.reference), rates(c.bare)), 3)}×`));
+    if (c.prism)
+      figures.push(
+        bounded(
+          "server",
+          `create throughput, ${c.connections} conn: reference ${rps(c.reference)} / Prism ${rps(c.prism)} (medians)`,
+          pairedRatio(rates(c.reference), rates(c.prism)),
+          "≥",
+          2,
+        ),
+      );
+    figures.push(
+      info(
+        `create throughput, ${c.connections} conn: reference ${rps(c.reference)} / bare node:http ${rps(c.bare)} (medians)`,
+        `${round(pairedRatio(rates(c.reference), rates(c.bare)), 3)}×`,
+      ),
+    );
     const p99 = med(c.reference, "p99");
     const others = `bare ${ms(med(c.bare, "p99"))}${c.prism ? `, Prism ${ms(med(c.prism, "p99"))}` : ""}`;
     const name = `reference latency p99, ${c.connections} conn (p50 ${ms(med(c.reference, "p50"))}; p99 of ${others})`;
@@ -59,7 +73,10 @@ function startupFigures(startup: StartupResult): Figure[] {
       target: "< 250 ms",
       status: ours < 250 ? "pass" : "miss",
     },
-    info(`start to first successful create: reference ${whole(med("ours", "firstCreateMs"))} / Prism ${whole(med("prism", "firstCreateMs"))}`, `${round(med("ours", "firstCreateMs") / med("prism", "firstCreateMs"), 3)}×`),
+    info(
+      `start to first successful create: reference ${whole(med("ours", "firstCreateMs"))} / Prism ${whole(med("prism", "firstCreateMs"))}`,
+      `${round(med("ours", "firstCreateMs") / med("prism", "firstCreateMs"), 3)}×`,
+    ),
   ];
 }
 

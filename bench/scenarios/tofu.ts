@@ -14,7 +14,15 @@ import { repoRoot } from "../lib/workspace";
 export { tofuFigures as figures } from "../lib/tofu/tofu-report";
 
 export async function run({ args, log, toolchain }: RunContext): Promise<TofuResult> {
-  const counts = (args.plans ?? (args.quick ? [{ count: 10, reps: 1 }] : [{ count: 100, reps: 1 }, { count: 300, reps: 1 }])).map(({ count, reps }) => {
+  const counts = (
+    args.plans ??
+    (args.quick
+      ? [{ count: 10, reps: 1 }]
+      : [
+          { count: 100, reps: 1 },
+          { count: 300, reps: 1 },
+        ])
+  ).map(({ count, reps }) => {
     if (reps !== 1) throw new Error(`--plans: scenario T runs each side once per N; write ${count}x1`);
     return count;
   });

@@ -97,7 +97,12 @@ it("a rotated password replaces the data source and leaves the old one in the se
   expect(dataSourceId).not.toBe(deployed.outputs.dataSourceId);
   expect(requests()).toEqual([`${CREATE_DATA_SOURCE} 201`]);
   // The API cannot delete: both data sources exist until the next test restores the saved state.
-  expect(server.inspect.dataSources().map((ds) => ds.id).sort()).toEqual([deployed.outputs.dataSourceId, dataSourceId].sort());
+  expect(
+    server.inspect
+      .dataSources()
+      .map((ds) => ds.id)
+      .sort(),
+  ).toEqual([deployed.outputs.dataSourceId, dataSourceId].sort());
 });
 
 it("a failed create fails the up, names the resource and the API error, and leaks no secret", async () => {
@@ -105,10 +110,15 @@ it("a failed create fails the up, names the resource and the API error, and leak
   server.faults.set({ routes: { createDataSource: { failNext: 1, errorStatus: 500 } } });
   await stack.setConfig("db:password", { value: "rotated-db-password", secret: true });
   // The rejection's message holds everything the CLI printed.
-  const message = await stack.up().then(() => "(up succeeded)", (error: Error) => error.message);
+  const message = await stack.up().then(
+    () => "(up succeeded)",
+    (error: Error) => error.message,
+  );
 
   // The engine's diagnostics name the resource, then the provider's message: the API's error and what to check.
-  expect(message).toMatch(/DataSource \(warehouse\):\s+error: InternalError: .+ \(HTTP 500\)\. The data source "Production warehouse" .+ may or may not have been created/);
+  expect(message).toMatch(
+    /DataSource \(warehouse\):\s+error: InternalError: .+ \(HTTP 500\)\. The data source "Production warehouse" .+ may or may not have been created/,
+  );
   // The journal names the injected fault behind each answer (the answer's X-Reference-Fault header too).
   expect(server.inspect.requests().recent).toMatchObject([{ status: 500, faults: ["routes.createDataSource.failNext"] }]);
   for (const secret of [DB_PASSWORD, "rotated-db-password", server.apiKeys.ci!]) {

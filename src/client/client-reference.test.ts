@@ -40,7 +40,9 @@ describe("AnalyticsClient against the reference server", () => {
 
   it("surfaces the server's validation detail as title: detail with the status", async () => {
     const org = await clientFor("alice").createOrganization({ name: "Validation Org" });
-    const error = (await clientFor("alice").createDataSource(org.id, { ...body, port: 70000 }).catch((e: unknown) => e)) as ApiError;
+    const error = (await clientFor("alice")
+      .createDataSource(org.id, { ...body, port: 70000 })
+      .catch((e: unknown) => e)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/^ValidationError: port: must be an integer from 0 to 65535, got 70000 \(HTTP 400\)$/);
@@ -48,7 +50,9 @@ describe("AnalyticsClient against the reference server", () => {
 
   it("maps a wrong key to UnauthorizedError without echoing it", async () => {
     const wrong = "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef";
-    const error = (await clientFor("alice", wrong).createOrganization({ name: "Nope" }).catch((e: unknown) => e)) as Error;
+    const error = (await clientFor("alice", wrong)
+      .createOrganization({ name: "Nope" })
+      .catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect(error.message).not.toContain(wrong);
     expect(server.inspect.organizations().some((o) => o.name === "Nope")).toBe(false);
@@ -66,14 +70,21 @@ describe("AnalyticsClient against the reference server", () => {
     server.faults.set({ routes: { createOrganization: { rateLimitNext: 2, retryAfterSeconds: 3 } } });
     const org = await clientFor("alice").createOrganization({ name: "Rate Limited Org" });
     expect(sleeps).toEqual([3000, 3000]);
-    expect(server.inspect.organizations().filter((o) => o.name === "Rate Limited Org").map((o) => o.id)).toEqual([org.id]);
+    expect(
+      server.inspect
+        .organizations()
+        .filter((o) => o.name === "Rate Limited Org")
+        .map((o) => o.id),
+    ).toEqual([org.id]);
     expect(server.faults.injected().rateLimited - injectedBefore).toBe(2);
   });
 
   it("does not retry a reset after the create was committed, and says the object may exist", async () => {
     const org = await clientFor("alice").createOrganization({ name: "Reset Org" });
     server.faults.set({ routes: { createDataSource: { resetAfterCommitNext: 1 } } });
-    const error = await clientFor("alice").createDataSource(org.id, { ...body, displayName: "Maybe" }).catch((e: unknown) => e);
+    const error = await clientFor("alice")
+      .createDataSource(org.id, { ...body, displayName: "Maybe" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect((error as Error).message).toMatch(/data source "Maybe" in organization org_\w+ may or may not have been created/);
     expect((error as Error).message).not.toContain(body.password);

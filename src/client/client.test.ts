@@ -63,17 +63,31 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
   });
 
   it("creates once and tells each difference of an answer off the spec, whatever its listener does, never quoting the key or a credential", async () => {
-    stub.set((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: { id: 9, displayName: "WH", port: `${KEY} hunter2-secret` } })));
+    stub.set((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: { id: 9, displayName: "WH", port: `${KEY} hunter2-secret` } })),
+    );
     const heard: unknown[] = [];
-    const created = await client().createObject(dataSourceSpec, dataSourceBody, { orgId: "org_1" }, {
-      onDifference: (event) => {
-        heard.push(event);
-        throw new Error("a listener's own failure");
+    const created = await client().createObject(
+      dataSourceSpec,
+      dataSourceBody,
+      { orgId: "org_1" },
+      {
+        onDifference: (event) => {
+          heard.push(event);
+          throw new Error("a listener's own failure");
+        },
       },
-    });
+    );
     expect(created).toMatchObject({ id: "9", displayName: "WH", port: null, sshHost: null });
     expect(stub.received).toHaveLength(1);
-    expect(heard).toContainEqual({ field: "port", received: 'a string ("[redacted] [redacted]")', recorded: null, lossless: false, object: 'data source "WH" in organization org_1', id: "9" });
+    expect(heard).toContainEqual({
+      field: "port",
+      received: 'a string ("[redacted] [redacted]")',
+      recorded: null,
+      lossless: false,
+      object: 'data source "WH" in organization org_1',
+      id: "9",
+    });
     expect(heard).toContainEqual(expect.objectContaining({ field: "id", received: "a number", lossless: true }));
     expect(JSON.stringify(heard)).not.toMatch(/hunter2|analytics_key_/);
   });
@@ -82,7 +96,8 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
     let calls = 0;
     stub.set((_req, res) => {
       calls++;
-      if (calls < 2) res.writeHead(503, { "retry-after": "1.5", "content-type": "application/json" }).end('{"error":{"title":"ServiceUnavailable","detail":"later"}}');
+      if (calls < 2)
+        res.writeHead(503, { "retry-after": "1.5", "content-type": "application/json" }).end('{"error":{"title":"ServiceUnavailable","detail":"later"}}');
       else res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ data: org }));
     });
     await expect(client().createOrganization({ name: "Acme" })).resolves.toEqual(org);
@@ -93,7 +108,8 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
     let calls = 0;
     stub.set((_req, res) => {
       calls++;
-      if (calls < 3) res.writeHead(429, { "retry-after": "2", "content-type": "application/json" }).end('{"error":{"title":"RateLimited","detail":"slow down"}}');
+      if (calls < 3)
+        res.writeHead(429, { "retry-after": "2", "content-type": "application/json" }).end('{"error":{"title":"RateLimited","detail":"slow down"}}');
       else res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ data: org }));
     });
     await expect(client().createOrganization({ name: "Acme" })).resolves.toEqual(org);
@@ -103,7 +119,9 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
 
   it("does not retry a reset after the request was read; the error says the object may exist", async () => {
     stub.set((req) => req.socket.destroy());
-    const error = await client().createDataSource("org_1", dataSourceBody).catch((e: unknown) => e);
+    const error = await client()
+      .createDataSource("org_1", dataSourceBody)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect((error as Error).message).toMatch(/data source "WH" in organization org_1 may or may not have been created/);
     expect(stub.received).toHaveLength(1);
@@ -129,7 +147,9 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
     stub.set((_req, res, body) =>
       res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { title: "ValidationError", detail: `echo ${body} ${KEY}` } })),
     );
-    const error = (await client().createDataSource("org_1", dataSourceBody).catch((e: unknown) => e)) as ApiError;
+    const error = (await client()
+      .createDataSource("org_1", dataSourceBody)
+      .catch((e: unknown) => e)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error.message).toContain("[redacted]");
     expect(error.message).not.toContain(KEY);
@@ -154,7 +174,9 @@ describe("AnalyticsClient over undici, against a server on port 0", () => {
       res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { title: "ValidationError", detail: `echo ${body}` } })),
     );
     const body = { ...dataSourceBody };
-    const pending = client().createDataSource("org_1", body).catch((e: unknown) => e);
+    const pending = client()
+      .createDataSource("org_1", body)
+      .catch((e: unknown) => e);
     body.password = "another-secret";
     const error = (await pending) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
@@ -238,7 +260,9 @@ describe("AnalyticsClient over fetch, with nock for faults", () => {
       .post("/api/public/organizations")
       .times(4)
       .reply(503, { error: { title: "ServiceUnavailable", detail: "maintenance" } }, { "Retry-After": "1" });
-    const error = await client().createOrganization({ name: "Acme" }).catch((e: unknown) => e);
+    const error = await client()
+      .createOrganization({ name: "Acme" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(503);
     expect((error as Error).message).toMatch(/Nothing was created/);
@@ -248,12 +272,18 @@ describe("AnalyticsClient over fetch, with nock for faults", () => {
 
   it("handles a proxy's HTML error page", async () => {
     nock(baseUrl).post("/api/public/organizations").reply(502, "<html><title>Bad Gateway</title></html>", { "Content-Type": "text/html" });
-    await expect(client().createOrganization({ name: "Acme" })).rejects.toThrow(/HTTP 502: the response was not the API's JSON error envelope \(text\/html\): "Bad Gateway"/);
+    await expect(client().createOrganization({ name: "Acme" })).rejects.toThrow(
+      /HTTP 502: the response was not the API's JSON error envelope \(text\/html\): "Bad Gateway"/,
+    );
   });
 
   it("reports an unauthorized key saying how to pass one, never the key", async () => {
-    nock(baseUrl).post("/api/public/organizations").reply(401, { error: { title: "Unauthorized", detail: "The API key is invalid." } });
-    const error = (await client().createOrganization({ name: "Acme" }).catch((e: unknown) => e)) as UnauthorizedError;
+    nock(baseUrl)
+      .post("/api/public/organizations")
+      .reply(401, { error: { title: "Unauthorized", detail: "The API key is invalid." } });
+    const error = (await client()
+      .createOrganization({ name: "Acme" })
+      .catch((e: unknown) => e)) as UnauthorizedError;
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect(error.code).toBe("ANALYTICS_UNAUTHORIZED");
     expect(error.message).toMatch(/not accepted\. Pass the key as the client's `apiKey` option/);

@@ -46,13 +46,38 @@ describe("buildPost", () => {
 
 describe("errorFromResponse", () => {
   it.each([
-    [json(400, { error: { title: "ValidationError", detail: "name: is required" } }), ApiError, "ANALYTICS_API_ERROR", /^ValidationError: name: is required \(HTTP 400\)$/],
-    [json(401, { error: { title: "Unauthorized", detail: "invalid key" } }), UnauthorizedError, "ANALYTICS_UNAUTHORIZED", /Unauthorized: invalid key \(HTTP 401\).*Pass the key as the client's `apiKey` option/],
-    [json(404, { error: { title: "NotFound", detail: "no such organization" } }), ApiError, "ANALYTICS_API_ERROR", /NotFound: no such organization \(HTTP 404\)/],
-    [json(500, { error: { title: "InternalError", detail: "oops" } }), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /InternalError: oops \(HTTP 500\)\. The organization "Acme" may or may not have been created/],
+    [
+      json(400, { error: { title: "ValidationError", detail: "name: is required" } }),
+      ApiError,
+      "ANALYTICS_API_ERROR",
+      /^ValidationError: name: is required \(HTTP 400\)$/,
+    ],
+    [
+      json(401, { error: { title: "Unauthorized", detail: "invalid key" } }),
+      UnauthorizedError,
+      "ANALYTICS_UNAUTHORIZED",
+      /Unauthorized: invalid key \(HTTP 401\).*Pass the key as the client's `apiKey` option/,
+    ],
+    [
+      json(404, { error: { title: "NotFound", detail: "no such organization" } }),
+      ApiError,
+      "ANALYTICS_API_ERROR",
+      /NotFound: no such organization \(HTTP 404\)/,
+    ],
+    [
+      json(500, { error: { title: "InternalError", detail: "oops" } }),
+      AmbiguousCreateError,
+      "ANALYTICS_AMBIGUOUS_CREATE",
+      /InternalError: oops \(HTTP 500\)\. The organization "Acme" may or may not have been created/,
+    ],
     [json(502, { error: { title: "BadGateway", detail: "upstream" } }), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /may or may not have been created/],
     [json(504, {}), AmbiguousCreateError, "ANALYTICS_AMBIGUOUS_CREATE", /HTTP 504.*organization "Acme" may or may not/],
-    [json(429, { error: { title: "RateLimited", detail: "slow down" } }, { "retry-after": "3" }), ApiError, "ANALYTICS_API_ERROR", /RateLimited.*HTTP 429.*Nothing was created.*3 s/],
+    [
+      json(429, { error: { title: "RateLimited", detail: "slow down" } }, { "retry-after": "3" }),
+      ApiError,
+      "ANALYTICS_API_ERROR",
+      /RateLimited.*HTTP 429.*Nothing was created.*3 s/,
+    ],
     [
       { status: 502, headers: { "content-type": "text/html" }, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" },
       AmbiguousCreateError,
@@ -60,8 +85,18 @@ describe("errorFromResponse", () => {
       /HTTP 502: the response was not the API's JSON error envelope \(text\/html\): "502 Bad Gateway"/,
     ],
     [{ status: 403, headers: {}, body: "" }, ApiError, "ANALYTICS_API_ERROR", /HTTP 403: .*no content type\), and empty/],
-    [json(503, { error: { title: "ServiceUnavailable", detail: "later" } }, { "retry-after": "1.5" }), ApiError, "ANALYTICS_API_ERROR", /retries were used up \(the server asked to wait 2 s\)\. Try again later\.$/],
-    [json(503, { error: { title: "ServiceUnavailable", detail: "later" } }, { "retry-after": "soon" }), ApiError, "ANALYTICS_API_ERROR", /retries were used up\. Try again later\.$/],
+    [
+      json(503, { error: { title: "ServiceUnavailable", detail: "later" } }, { "retry-after": "1.5" }),
+      ApiError,
+      "ANALYTICS_API_ERROR",
+      /retries were used up \(the server asked to wait 2 s\)\. Try again later\.$/,
+    ],
+    [
+      json(503, { error: { title: "ServiceUnavailable", detail: "later" } }, { "retry-after": "soon" }),
+      ApiError,
+      "ANALYTICS_API_ERROR",
+      /retries were used up\. Try again later\.$/,
+    ],
   ])("maps %j", (response, type, code, message) => {
     const error = errorFromResponse(response, context);
     expect(error).toBeInstanceOf(type);
@@ -118,7 +153,11 @@ describe("parseSuccess", () => {
   });
 
   it("reads an answer off the spec tolerantly: the id is what must be there", () => {
-    const reading = parseSuccess(json(200, { data: { id: 42, name: "A", slug: 7, onboardingStatus: "NEW_VALUE", extra: { a: 1 } } }), organizationSpec, context);
+    const reading = parseSuccess(
+      json(200, { data: { id: 42, name: "A", slug: 7, onboardingStatus: "NEW_VALUE", extra: { a: 1 } } }),
+      organizationSpec,
+      context,
+    );
     expect(reading.values).toEqual({ id: "42", name: "A", slug: "7", customAiContext: null, onboardingStatus: "NEW_VALUE", extra: { a: 1 } });
     expect(reading.differences.map((d) => [d.field, d.received, d.lossless])).toEqual([
       ["id", "a number", true],
@@ -147,7 +186,9 @@ describe("parseSuccess", () => {
     })() as UntrackedCreateError;
     expect(error).toBeInstanceOf(UntrackedCreateError);
     expect(error.code).toBe("ANALYTICS_UNTRACKED_CREATE");
-    expect(error.message).toContain(`The API answered ${response.status} for the organization "Acme", so it was probably created, but the answer carries no usable id (${why}`);
+    expect(error.message).toContain(
+      `The API answered ${response.status} for the organization "Acme", so it was probably created, but the answer carries no usable id (${why}`,
+    );
     expect(error.message).toMatch(/Check the service for it before sending the create again/);
     expect(error.message).not.toMatch(/contract|format/i);
   });
@@ -158,7 +199,10 @@ describe("errorWords", () => {
     [json(409, { error: { title: "Conflict", detail: "taken" } }), { title: "Conflict", detail: "taken" }],
     [json(409, { error: { title: "Conflict" } }), { title: "Conflict", detail: expect.stringMatching(/^the response was not the API's JSON error envelope/) }],
     [json(422, { error: { detail: "bad", title: 7 } }), { title: "HTTP 422", detail: "bad" }],
-    [{ status: 403, headers: { "content-type": "text/html" }, body: "<h1>Forbidden</h1>" }, { title: "HTTP 403", detail: 'the response was not the API\'s JSON error envelope (text/html): "Forbidden"' }],
+    [
+      { status: 403, headers: { "content-type": "text/html" }, body: "<h1>Forbidden</h1>" },
+      { title: "HTTP 403", detail: 'the response was not the API\'s JSON error envelope (text/html): "Forbidden"' },
+    ],
   ])("reads what an error answer carries, filling in what is missing: %j", (response, words) => {
     expect(errorWords(response)).toEqual(words);
   });

@@ -1,15 +1,7 @@
 /** Pure request building and response interpretation, shared by the client and its tests. */
 import { readAnswer, type AnswerDifference } from "../contract/answer-reading";
 import type { KindSpec } from "../kinds";
-import {
-  AmbiguousCreateError,
-  AnalyticsError,
-  ApiError,
-  ConfigurationError,
-  ConnectionError,
-  UnauthorizedError,
-  UntrackedCreateError,
-} from "./errors";
+import { AmbiguousCreateError, AnalyticsError, ApiError, ConfigurationError, ConnectionError, UnauthorizedError, UntrackedCreateError } from "./errors";
 import { inClientWords } from "./advice";
 import { parseRetryAfter } from "./retry";
 import { baseUrlProblem } from "./setting-rules";
@@ -135,7 +127,10 @@ export function errorFromTransport(failure: TransportFailure, context: Operation
     );
   }
   if (context.creates) {
-    return new AmbiguousCreateError(`The request failed after it was sent (${failure.failureCode}: ${failure.message}). ${ambiguousOutcome(context)}`, inClientWords("ambiguous-create"));
+    return new AmbiguousCreateError(
+      `The request failed after it was sent (${failure.failureCode}: ${failure.message}). ${ambiguousOutcome(context)}`,
+      inClientWords("ambiguous-create"),
+    );
   }
   return new ConnectionError(`The request for the ${context.object} failed (${failure.failureCode}: ${failure.message}).`);
 }
@@ -156,7 +151,14 @@ export interface SuccessReading {
  */
 export function parseSuccess(response: HttpResponse, spec: KindSpec, context: OperationContext): SuccessReading {
   const json = response.body.trim() === "" ? undefined : parseJson(response.body);
-  const why = response.body.trim() === "" ? "the body is empty" : json === undefined ? "the body is not JSON" : json === null || typeof json !== "object" || Array.isArray(json) ? "the body is not a JSON object" : undefined;
+  const why =
+    response.body.trim() === ""
+      ? "the body is empty"
+      : json === undefined
+        ? "the body is not JSON"
+        : json === null || typeof json !== "object" || Array.isArray(json)
+          ? "the body is not a JSON object"
+          : undefined;
   const reading = why === undefined ? readAnswer(spec, (json as { data?: unknown }).data) : { id: undefined, why };
   if (reading.id === undefined) {
     throw new UntrackedCreateError(

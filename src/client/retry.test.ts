@@ -44,7 +44,10 @@ describe("decideRetry", () => {
   const refused: AttemptOutcome = { kind: "transport", sent: false, code: "ECONNREFUSED" };
 
   it("never retries what may have been applied", () => {
-    for (const outcome of [{ kind: "response", status: 502 }, { kind: "transport", sent: true, code: "ECONNRESET" }] as AttemptOutcome[]) {
+    for (const outcome of [
+      { kind: "response", status: 502 },
+      { kind: "transport", sent: true, code: "ECONNRESET" },
+    ] as AttemptOutcome[]) {
       expect(decideRetry(outcome, 1, 0)).toEqual({ action: "stop", why: "not-retryable" });
     }
   });
@@ -73,7 +76,10 @@ describe("decideRetry", () => {
   });
 
   it("stops rather than wait past the time budget", () => {
-    expect(decideRetry({ kind: "response", status: 503, retryAfter: "120" }, 1, 0, DEFAULT_RETRY_POLICY, 0, now)).toEqual({ action: "stop", why: "time-exhausted" });
+    expect(decideRetry({ kind: "response", status: 503, retryAfter: "120" }, 1, 0, DEFAULT_RETRY_POLICY, 0, now)).toEqual({
+      action: "stop",
+      why: "time-exhausted",
+    });
     expect(decideRetry(refused, 1, DEFAULT_RETRY_POLICY.maxTotalMs, DEFAULT_RETRY_POLICY, 0)).toEqual({ action: "stop", why: "time-exhausted" });
   });
 });

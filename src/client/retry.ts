@@ -20,14 +20,10 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, maxTotalMs: 60_000, baseDelayMs: 250, maxDelayMs: 8_000 };
 
 /** What one attempt produced, as far as retrying cares. */
-export type AttemptOutcome =
-  | { kind: "response"; status: number; retryAfter?: string | undefined }
-  | { kind: "transport"; sent: boolean; code: string };
+export type AttemptOutcome = { kind: "response"; status: number; retryAfter?: string | undefined } | { kind: "transport"; sent: boolean; code: string };
 
 /** Retry after `delayMs`, or stop. */
-export type RetryDecision =
-  | { action: "retry"; delayMs: number }
-  | { action: "stop"; why: "not-retryable" | "attempts-exhausted" | "time-exhausted" };
+export type RetryDecision = { action: "retry"; delayMs: number } | { action: "stop"; why: "not-retryable" | "attempts-exhausted" | "time-exhausted" };
 
 /** Statuses that mean "not applied, come back later". */
 const RETRYABLE_STATUSES = new Set([429, 503]);

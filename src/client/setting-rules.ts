@@ -23,7 +23,8 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
 
 /** Why `apiKey` cannot be sent as a bearer token (no value quoted), or undefined when it can. */
 export function apiKeyProblem(apiKey: string): string | undefined {
-  if (apiKey.length > MAX_API_KEY_LENGTH) return `must be at most ${MAX_API_KEY_LENGTH} characters long (real keys are far shorter), and this one has ${apiKey.length}`;
+  if (apiKey.length > MAX_API_KEY_LENGTH)
+    return `must be at most ${MAX_API_KEY_LENGTH} characters long (real keys are far shorter), and this one has ${apiKey.length}`;
   if (!/^[\x21-\x7e]+$/.test(apiKey)) return "must be printable ASCII with no spaces, and this one holds a control character, a space or a non-ASCII character";
   return undefined;
 }

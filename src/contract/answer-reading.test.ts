@@ -27,7 +27,13 @@ describe("readField", () => {
     ["the string true as a boolean", flag, "true", true, { received: "a string", lossless: true }],
     ["the string false as a boolean", flag, "false", false, { received: "a string", lossless: true }],
     ["0 for a boolean, as null: 0 and 1 are not guessed at", flag, 0, null, { received: "a number (0)", lossless: false }],
-    ["a long string quoted whole, to be redacted before it is cut", flag, "x".repeat(60), null, { received: `a string ("${"x".repeat(60)}")`, lossless: false }],
+    [
+      "a long string quoted whole, to be redacted before it is cut",
+      flag,
+      "x".repeat(60),
+      null,
+      { received: `a string ("${"x".repeat(60)}")`, lossless: false },
+    ],
   ])("reads %s", (_what, field, value, recorded, difference) => {
     expect(readField(field, value)).toEqual(difference === undefined ? { value: recorded } : { value: recorded, difference });
   });

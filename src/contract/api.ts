@@ -6,7 +6,16 @@
  * it first validates instead.
  */
 import { z } from "zod";
-import { bodyFieldNames, dataSourceSpec, organizationSpec, type BodyValues, type DataSourceOutputs, type OrganizationInputs, type OrganizationOutputs, type ParsedBodyValues } from "../kinds";
+import {
+  bodyFieldNames,
+  dataSourceSpec,
+  organizationSpec,
+  type BodyValues,
+  type DataSourceOutputs,
+  type OrganizationInputs,
+  type OrganizationOutputs,
+  type ParsedBodyValues,
+} from "../kinds";
 import { requestSchema, responseSchema } from "./schemas";
 
 /** Body of the create-organization request. */

@@ -58,11 +58,17 @@ describe("createDataSourceRequest", () => {
   });
 
   it.each([null, [], "text", 3])("rejects a body that is not an object: %j", (body) => {
-    expect(validate(createDataSourceRequest, body)).toEqual({ ok: false, errors: [{ field: "(body)", reason: expect.stringMatching(/must be a JSON object/) }] });
+    expect(validate(createDataSourceRequest, body)).toEqual({
+      ok: false,
+      errors: [{ field: "(body)", reason: expect.stringMatching(/must be a JSON object/) }],
+    });
   });
 
   it("rejects __proto__ and constructor as unknown fields", () => {
-    const result = validate(createDataSourceRequest, JSON.parse('{"type":"direct","dialect":"POSTGRES","displayName":"d","__proto__":{"polluted":1},"constructor":{}}'));
+    const result = validate(
+      createDataSourceRequest,
+      JSON.parse('{"type":"direct","dialect":"POSTGRES","displayName":"d","__proto__":{"polluted":1},"constructor":{}}'),
+    );
     expect(result).toEqual({
       ok: false,
       errors: [
@@ -116,12 +122,14 @@ describe("every reason says what was given", () => {
     expect(validate(createOrganizationRequest, body)).toEqual({ ok: false, errors: [{ field: "name", reason }] });
   });
 
-  it.each(SECRET_DATA_SOURCE_FIELDS.flatMap((field) => [
-    [field, 987654321, "must be a string, got a number"],
-    [field, true, "must be a string, got a boolean"],
-    [field, ["hunter2-secret"], "must be a string, got an array"],
-    [field, { key: "hunter2-secret" }, "must be a string, got an object"],
-  ]))("secret %s=%j is described, never quoted", (field, value, reason) => {
+  it.each(
+    SECRET_DATA_SOURCE_FIELDS.flatMap((field) => [
+      [field, 987654321, "must be a string, got a number"],
+      [field, true, "must be a string, got a boolean"],
+      [field, ["hunter2-secret"], "must be a string, got an array"],
+      [field, { key: "hunter2-secret" }, "must be a string, got an object"],
+    ]),
+  )("secret %s=%j is described, never quoted", (field, value, reason) => {
     const result = validate(createDataSourceRequest, { ...base, [field]: value });
     expect(result).toEqual({ ok: false, errors: [{ field, reason }] });
     expect(JSON.stringify(result)).not.toMatch(/987654321|hunter2/);

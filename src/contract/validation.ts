@@ -71,9 +71,7 @@ function reasonFor(issue: z.core.$ZodIssue, input: unknown): string {
       return `must be ${ARTICLES[issue.expected] ?? issue.expected}, ${got}`;
     case "invalid_value": {
       const allowed = issue.values.map((v) => JSON.stringify(v));
-      return allowed.length === 1
-        ? `must be ${allowed[0]} (the only allowed value), ${got}`
-        : `must be one of ${allowed.join(", ")}, ${got}`;
+      return allowed.length === 1 ? `must be ${allowed[0]} (the only allowed value), ${got}` : `must be one of ${allowed.join(", ")}, ${got}`;
     }
     case "too_small":
       if (issue.origin === "string") return `must be at least ${String(issue.minimum)} character${issue.minimum === 1 ? "" : "s"} long, ${got}`;

@@ -15,7 +15,11 @@ export const dataSourceSpec = {
     /** Id of the owning organization, typically `org.id`. */
     orgId: { type: "string", required: true, minLength: 1, owner: "organization" },
     /** How the service reaches the database. */
-    type: { type: "string", required: true, values: { direct: "The service connects to the database itself, at `host` and `port` (or through the SSH tunnel when `sshEnabled`)." } },
+    type: {
+      type: "string",
+      required: true,
+      values: { direct: "The service connects to the database itself, at `host` and `port` (or through the SSH tunnel when `sshEnabled`)." },
+    },
     /** SQL dialect of the database. */
     dialect: { type: "string", required: true, values: { POSTGRES: "PostgreSQL." } },
     /** Name shown in the service. */

@@ -17,7 +17,6 @@ import {
 } from ".";
 import { widgetSpec } from "../../test/support/widget-kind";
 
-
 describe("kind specs", () => {
   it("register the two kinds under the names existing stacks' providers use", () => {
     expect(Object.keys(KINDS)).toEqual(["organization", "dataSource"]);
@@ -54,10 +53,25 @@ describe("kind specs", () => {
   });
 
   it("word each input's rules from its spec, and nothing the spec does not say", () => {
-    expect(inputRules(widgetSpec, "title")).toEqual(["Required.", "At least 1 character.", "Changing it replaces the widget; the old one stays in the service."]);
-    expect(inputRules(widgetSpec, "token")).toEqual(["At least 12 characters.", "Always a secret: encrypted in the state, `[secret]` in previews.", "Changing it replaces the widget; the old one stays in the service."]);
+    expect(inputRules(widgetSpec, "title")).toEqual([
+      "Required.",
+      "At least 1 character.",
+      "Changing it replaces the widget; the old one stays in the service.",
+    ]);
+    expect(inputRules(widgetSpec, "token")).toEqual([
+      "At least 12 characters.",
+      "Always a secret: encrypted in the state, `[secret]` in previews.",
+      "Changing it replaces the widget; the old one stays in the service.",
+    ]);
     expect(inputRules(widgetSpec, "pinned")).toEqual(["Defaults to `false`.", "Changing it replaces the widget; the old one stays in the service."]);
-    expect(inputRules(dataSourceSpec, "sshPort")).toEqual(["An integer from 0 to 65535.", "Changing it replaces the data source; the old one stays in the service."]);
-    expect(inputRules(dataSourceSpec, "type")).toEqual(["Required.", "Allowed value: `direct`.", "Changing it replaces the data source; the old one stays in the service."]);
+    expect(inputRules(dataSourceSpec, "sshPort")).toEqual([
+      "An integer from 0 to 65535.",
+      "Changing it replaces the data source; the old one stays in the service.",
+    ]);
+    expect(inputRules(dataSourceSpec, "type")).toEqual([
+      "Required.",
+      "Allowed value: `direct`.",
+      "Changing it replaces the data source; the old one stays in the service.",
+    ]);
   });
 });

@@ -103,7 +103,11 @@ export function describeObject(spec: KindSpec, values: Readonly<Record<string, u
 
 /** The inputs of `spec` among `values`: no field the kind does not have (such as `__provider` or `id`). */
 export function declaredInputs(spec: KindSpec, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(inputNames(spec).filter((name) => Object.hasOwn(values, name)).map((name) => [name, values[name]]));
+  return Object.fromEntries(
+    inputNames(spec)
+      .filter((name) => Object.hasOwn(values, name))
+      .map((name) => [name, values[name]]),
+  );
 }
 
 /** Names of the secret inputs, in order. */

@@ -66,7 +66,12 @@ describe("migrateDynamicToNative", () => {
     const { exported, summary } = migrate(input);
     expect(JSON.stringify(input)).toBe(frozen);
     const ref = `${P}::pulumi:providers:analytics::default::${ID}`;
-    expect(exported.deployment.resources?.map((r) => r.urn)).toEqual([STACK, `${P}::pulumi:providers:analytics::default`, `${P}::${N_ORG}::org`, `${P}::${N_DS}::warehouse`]);
+    expect(exported.deployment.resources?.map((r) => r.urn)).toEqual([
+      STACK,
+      `${P}::pulumi:providers:analytics::default`,
+      `${P}::${N_ORG}::org`,
+      `${P}::${N_DS}::warehouse`,
+    ]);
     expect(byUrn(exported, `${P}::pulumi:providers:analytics::default`)).toEqual({
       urn: `${P}::pulumi:providers:analytics::default`,
       custom: true,
@@ -124,12 +129,32 @@ describe("migrateDynamicToNative", () => {
 
   it("rewrites every reference to a changed URN: children's type paths, parent, deletedWith, aliases, dependencies", () => {
     const childUrn = `${P}::${D_ORG}$my:index:Extra::extra`;
-    const child: ResourceJson = { urn: childUrn, custom: false, type: "my:index:Extra", parent: org.urn, deletedWith: org.urn, aliases: [`${P}::my:index:Extra::extra`, org.urn] };
-    const other: ResourceJson = { urn: `${P}::my:index:Thing::t`, custom: false, type: "my:index:Thing", dependencies: [childUrn, ds.urn], propertyDependencies: { a: [ds.urn] } };
+    const child: ResourceJson = {
+      urn: childUrn,
+      custom: false,
+      type: "my:index:Extra",
+      parent: org.urn,
+      deletedWith: org.urn,
+      aliases: [`${P}::my:index:Extra::extra`, org.urn],
+    };
+    const other: ResourceJson = {
+      urn: `${P}::my:index:Thing::t`,
+      custom: false,
+      type: "my:index:Thing",
+      dependencies: [childUrn, ds.urn],
+      propertyDependencies: { a: [ds.urn] },
+    };
     const { exported, summary } = migrate(exportOf(stack, dynProvider, org, child, ds, other));
     const newChild = `${P}::${N_ORG}$my:index:Extra::extra`;
-    expect(byUrn(exported, newChild)).toMatchObject({ parent: `${P}::${N_ORG}::org`, deletedWith: `${P}::${N_ORG}::org`, aliases: [`${P}::my:index:Extra::extra`, `${P}::${N_ORG}::org`] });
-    expect(byUrn(exported, other.urn)).toMatchObject({ dependencies: [newChild, `${P}::${N_DS}::warehouse`], propertyDependencies: { a: [`${P}::${N_DS}::warehouse`] } });
+    expect(byUrn(exported, newChild)).toMatchObject({
+      parent: `${P}::${N_ORG}::org`,
+      deletedWith: `${P}::${N_ORG}::org`,
+      aliases: [`${P}::my:index:Extra::extra`, `${P}::${N_ORG}::org`],
+    });
+    expect(byUrn(exported, other.urn)).toMatchObject({
+      dependencies: [newChild, `${P}::${N_DS}::warehouse`],
+      propertyDependencies: { a: [`${P}::${N_DS}::warehouse`] },
+    });
     expect(summary.renamedChildren).toEqual([{ from: childUrn, to: newChild }]);
     expect(summary.referencesRewritten).toBe(2 + 3 + 3);
     expect(JSON.stringify(exported)).not.toMatch(/pulumi-nodejs:dynamic\/analytics/);
@@ -146,7 +171,14 @@ describe("migrateDynamicToNative", () => {
   });
 
   it("keeps the dynamic default provider while another dynamic resource uses it", () => {
-    const other: ResourceJson = { urn: `${P}::pulumi-nodejs:dynamic:Resource::x`, custom: true, id: "x", type: "pulumi-nodejs:dynamic:Resource", provider: DYN_REF, inputs: { __provider: "other" } };
+    const other: ResourceJson = {
+      urn: `${P}::pulumi-nodejs:dynamic:Resource::x`,
+      custom: true,
+      id: "x",
+      type: "pulumi-nodejs:dynamic:Resource",
+      provider: DYN_REF,
+      inputs: { __provider: "other" },
+    };
     const { exported, summary } = migrate(exportOf(stack, dynProvider, org, other));
     expect(byUrn(exported, DYN_PROVIDER)).toEqual(dynProvider);
     expect(byUrn(exported, other.urn)).toEqual(other);
@@ -154,7 +186,14 @@ describe("migrateDynamicToNative", () => {
   });
 
   it("reuses a native default provider already in the stack, settings as they are", () => {
-    const nativeProvider: ResourceJson = { urn: `${P}::pulumi:providers:analytics::default`, custom: true, id: "existing-id", type: "pulumi:providers:analytics", inputs: { baseUrl: "http://x" }, outputs: { baseUrl: "http://x" } };
+    const nativeProvider: ResourceJson = {
+      urn: `${P}::pulumi:providers:analytics::default`,
+      custom: true,
+      id: "existing-id",
+      type: "pulumi:providers:analytics",
+      inputs: { baseUrl: "http://x" },
+      outputs: { baseUrl: "http://x" },
+    };
     const nativeOrg: ResourceJson = { urn: `${P}::${N_ORG}::org2`, custom: true, id: "org_2", type: N_ORG, provider: `${nativeProvider.urn}::existing-id` };
     const { exported, summary } = migrate(exportOf(stack, dynProvider, nativeProvider, nativeOrg, org));
     expect(exported.deployment.resources?.filter((r) => r.type === "pulumi:providers:analytics")).toEqual([nativeProvider]);
@@ -169,18 +208,34 @@ describe("migrateDynamicToNative", () => {
     ["resources that are not a list", { version: 3, deployment: { resources: {} } }, /not a list/],
     ["a resource without a URN", exportOf({ type: D_ORG } as ResourceJson), /#0 .*no valid urn/],
     ["a malformed URN", exportOf({ urn: "org", type: D_ORG }), /#0 .*no valid urn/],
-    ["pending operations", { ...exportOf(stack, dynProvider, org), deployment: { ...exportOf(stack, dynProvider, org).deployment, pending_operations: [{ type: "creating" }] } }, /pending operation/],
+    [
+      "pending operations",
+      { ...exportOf(stack, dynProvider, org), deployment: { ...exportOf(stack, dynProvider, org).deployment, pending_operations: [{ type: "creating" }] } },
+      /pending operation/,
+    ],
     ["a stack already on the native provider", exportOf(stack, { ...org, type: N_ORG, urn: `${P}::${N_ORG}::org` }), /already on the native provider/],
     ["a stack without analytics resources", exportOf(stack), /nothing to migrate/],
-    ["an analytics kind this release does not know", exportOf(stack, dynProvider, { ...org, type: "pulumi-nodejs:dynamic/analytics:Widget", urn: `${P}::pulumi-nodejs:dynamic/analytics:Widget::w` }), /Widget, which this release does not know/],
+    [
+      "an analytics kind this release does not know",
+      exportOf(stack, dynProvider, { ...org, type: "pulumi-nodejs:dynamic/analytics:Widget", urn: `${P}::pulumi-nodejs:dynamic/analytics:Widget::w` }),
+      /Widget, which this release does not know/,
+    ],
     ["a resource whose provider is not in the export", exportOf(stack, org), /has no provider the export holds/],
     ["a resource without a provider", exportOf(stack, dynProvider, (({ provider: _p, ...rest }) => rest)(org)), /has no provider the export holds/],
     [
       "an explicit provider",
-      exportOf(stack, { ...dynProvider, urn: `${P}::pulumi:providers:pulumi-nodejs::mine` }, { ...org, provider: `${P}::pulumi:providers:pulumi-nodejs::mine::${dynProvider.id}` }),
+      exportOf(
+        stack,
+        { ...dynProvider, urn: `${P}::pulumi:providers:pulumi-nodejs::mine` },
+        { ...org, provider: `${P}::pulumi:providers:pulumi-nodejs::mine::${dynProvider.id}` },
+      ),
       /not the dynamic default provider/,
     ],
-    ["a native resource already under the new URN", exportOf(stack, dynProvider, org, { ...org, type: N_ORG, urn: `${P}::${N_ORG}::org` }), /already has a resource .*analytics:index:Organization::org/],
+    [
+      "a native resource already under the new URN",
+      exportOf(stack, dynProvider, org, { ...org, type: N_ORG, urn: `${P}::${N_ORG}::org` }),
+      /already has a resource .*analytics:index:Organization::org/,
+    ],
   ])("refuses %s", (_, input, message) => {
     expect(() => migrate(input)).toThrow(MigrationRefusedError);
     expect(() => migrate(input)).toThrow(message);
@@ -199,7 +254,9 @@ describe("migrateDynamicToNative", () => {
     const { summary } = migrate(exportOf(stack, provider, org, ds));
     const text = formatSummary(summary) + JSON.stringify(summary);
     for (const value of ["key-in-plain-text-123", "v1:KEY", "v1:PW", "http://127.0.0.1:1"]) expect(text).not.toContain(value);
-    expect(formatSummary(summary)).toContain("Organization org_1: urn:pulumi:dev::app::pulumi-nodejs:dynamic/analytics:Organization::org -> urn:pulumi:dev::app::analytics:index:Organization::org");
+    expect(formatSummary(summary)).toContain(
+      "Organization org_1: urn:pulumi:dev::app::pulumi-nodejs:dynamic/analytics:Organization::org -> urn:pulumi:dev::app::analytics:index:Organization::org",
+    );
     expect(formatSummary(summary)).toContain("settings apiKey, baseUrl copied encrypted");
     expect(summary.warnings).toEqual([expect.stringContaining("--show-secrets")]);
   });

@@ -127,7 +127,9 @@ const isPlaintextSecret = (value: unknown): boolean => isRecord(value) && "4dabf
 function dynamicKind(token: string, specs: readonly KindSpec[]): KindSpec | undefined {
   const spec = specs.find((candidate) => dynamicTypeToken(candidate) === token);
   if (spec === undefined && token.startsWith(DYNAMIC_ANALYTICS_PREFIX)) {
-    throw new MigrationRefusedError(`The export has a resource of type ${token}, which this release does not know: install the release that created it, then migrate.`);
+    throw new MigrationRefusedError(
+      `The export has a resource of type ${token}, which this release does not know: install the release that created it, then migrate.`,
+    );
   }
   return spec;
 }
@@ -135,10 +137,14 @@ function dynamicKind(token: string, specs: readonly KindSpec[]): KindSpec | unde
 /** Checks the export's outer shape; returns its resources. */
 function resourcesOf(input: unknown): ResourceJson[] {
   if (!isRecord(input) || !isRecord(input.deployment) || typeof input.version !== "number") {
-    throw new MigrationRefusedError("The input is not a stack export: expected the JSON `pulumi stack export` writes ({ version, deployment: { resources } }).");
+    throw new MigrationRefusedError(
+      "The input is not a stack export: expected the JSON `pulumi stack export` writes ({ version, deployment: { resources } }).",
+    );
   }
   if (!KNOWN_VERSIONS.includes(input.version)) {
-    throw new MigrationRefusedError(`The export is of deployment version ${input.version}; this tool knows versions ${KNOWN_VERSIONS.join(" and ")}. Export with a Pulumi 3.x CLI.`);
+    throw new MigrationRefusedError(
+      `The export is of deployment version ${input.version}; this tool knows versions ${KNOWN_VERSIONS.join(" and ")}. Export with a Pulumi 3.x CLI.`,
+    );
   }
   const resources = input.deployment.resources ?? [];
   if (!Array.isArray(resources)) throw new MigrationRefusedError("The export's deployment.resources is not a list.");
@@ -162,7 +168,9 @@ function planRenames(resources: ResourceJson[], specs: readonly KindSpec[]): { t
   if (targets.length === 0) {
     const native = resources.some((resource) => specs.some((spec) => nativeTypeToken(spec) === resource.type));
     throw new MigrationRefusedError(
-      native ? "The export has no resource of the dynamic classes: the stack is already on the native provider." : "The export has no analytics resource of the dynamic classes: nothing to migrate.",
+      native
+        ? "The export has no resource of the dynamic classes: the stack is already on the native provider."
+        : "The export has no analytics resource of the dynamic classes: nothing to migrate.",
     );
   }
   const renamed = new Map<string, string>();
@@ -189,7 +197,9 @@ function dynamicProvidersOf(targets: ResourceJson[], resources: ResourceJson[]):
     const provider = ref && resources.find((candidate) => candidate.urn === ref.urn && candidate.id === ref.id);
     if (!ref || !provider) throw new MigrationRefusedError(`${resource.urn} has no provider the export holds; export the stack again with the same CLI.`);
     if (provider.type !== DYNAMIC_PROVIDER_TYPE || parseUrn(provider.urn)?.name !== "default") {
-      throw new MigrationRefusedError(`${resource.urn} uses the provider ${ref.urn}, not the dynamic default provider: this tool moves only resources of the dynamic classes.`);
+      throw new MigrationRefusedError(
+        `${resource.urn} uses the provider ${ref.urn}, not the dynamic default provider: this tool moves only resources of the dynamic classes.`,
+      );
     }
     providers.set(resource.provider!, provider);
   }
@@ -208,10 +218,13 @@ function sharedSettings(oldProviders: Map<string, ResourceJson>, warnings: strin
   const settings = settingsOf(firstOld!);
   for (const other of otherOlds) {
     if (JSON.stringify(settingsOf(other)) !== JSON.stringify(settings)) {
-      throw new MigrationRefusedError(`The moved resources use dynamic default providers with different analytics settings (${firstOld!.urn}, ${other.urn}); migrate from one of them only.`);
+      throw new MigrationRefusedError(
+        `The moved resources use dynamic default providers with different analytics settings (${firstOld!.urn}, ${other.urn}); migrate from one of them only.`,
+      );
     }
   }
-  if (settings.some(([, value]) => isPlaintextSecret(value))) warnings.push("The export holds secrets in plain text (exported with --show-secrets); they are kept as they are and the import encrypts them again.");
+  if (settings.some(([, value]) => isPlaintextSecret(value)))
+    warnings.push("The export holds secrets in plain text (exported with --show-secrets); they are kept as they are and the import encrypts them again.");
   return settings;
 }
 
@@ -225,7 +238,13 @@ interface NativeProvider {
   present: boolean;
 }
 
-function nativeProvider(resources: ResourceJson[], targets: ResourceJson[], settings: Array<[string, unknown]>, firstOld: ResourceJson, options: MigrationOptions): NativeProvider {
+function nativeProvider(
+  resources: ResourceJson[],
+  targets: ResourceJson[],
+  settings: Array<[string, unknown]>,
+  firstOld: ResourceJson,
+  options: MigrationOptions,
+): NativeProvider {
   const version = options.providerVersion;
   const providerName = version === undefined ? "default" : `default_${version.replace(/[.\-+]/g, "_")}`;
   const urn = `${parseUrn(targets[0]!.urn)!.prefix}::${NATIVE_PROVIDER_TYPE}::${providerName}`;
@@ -279,7 +298,13 @@ function movedResource(resource: ResourceJson, next: ResourceJson, spec: KindSpe
  * their native type and the native provider, which goes right before the first of them (a state
  * lists providers before their users).
  */
-function rewriteResources(resources: ResourceJson[], targets: ResourceJson[], renamed: Map<string, string>, provider: NativeProvider, specs: readonly KindSpec[]) {
+function rewriteResources(
+  resources: ResourceJson[],
+  targets: ResourceJson[],
+  renamed: Map<string, string>,
+  provider: NativeProvider,
+  specs: readonly KindSpec[],
+) {
   const rewriter = new UrnRewriter(renamed);
   const moved: MovedResource[] = [];
   const out: ResourceJson[] = [];
@@ -317,9 +342,15 @@ function dropUnusedProviders(out: ResourceJson[], oldProviders: Map<string, Reso
 /** Warnings about what the rewrite leaves for the next `pulumi up` or `pulumi refresh`. */
 function leftoverWarnings(out: ResourceJson[], moved: MovedResource[], renamed: Map<string, string>): string[] {
   const warnings: string[] = [];
-  if (moved.some((entry) => entry.id === "")) warnings.push("A moved resource has no id (an unfinished create); check it with `pulumi refresh` after the import.");
-  const stale = out.filter((resource) => JSON.stringify([resource.inputs, resource.outputs]).split('"').some((text) => renamed.has(text)));
-  for (const resource of stale) warnings.push(`${resource.urn} holds a moved resource's old URN in its inputs or outputs (a program value); the next \`pulumi up\` records the new one.`);
+  if (moved.some((entry) => entry.id === ""))
+    warnings.push("A moved resource has no id (an unfinished create); check it with `pulumi refresh` after the import.");
+  const stale = out.filter((resource) =>
+    JSON.stringify([resource.inputs, resource.outputs])
+      .split('"')
+      .some((text) => renamed.has(text)),
+  );
+  for (const resource of stale)
+    warnings.push(`${resource.urn} holds a moved resource's old URN in its inputs or outputs (a program value); the next \`pulumi up\` records the new one.`);
   return warnings;
 }
 

@@ -17,7 +17,12 @@ describe("property values", () => {
     ["a secret unknown", { password: secret(UNKNOWN) }, { password: UNKNOWN }, ["password"]],
     ["an unknown", { orgId: UNKNOWN }, { orgId: UNKNOWN }, []],
     ["a secret inside a secret", { key: secret(secret("k")) }, { key: "k" }, ["key"]],
-    ["secrets nested in objects and lists", { tags: [secret("a"), "b"], opts: { token: secret("t") } }, { tags: ["a", "b"], opts: { token: "t" } }, ["tags", "opts"]],
+    [
+      "secrets nested in objects and lists",
+      { tags: [secret("a"), "b"], opts: { token: secret("t") } },
+      { tags: ["a", "b"], opts: { token: "t" } },
+      ["tags", "opts"],
+    ],
   ])("unwraps %s, remembering the secret top-level keys", (_name, wire, plain, keys) => {
     const { values, secretKeys } = unwrapProperties(wire);
     expect(values).toEqual(plain);

@@ -12,15 +12,22 @@ const ORG = urn(nativeTypeToken(organizationSpec), "org");
 const DS = urn(nativeTypeToken(dataSourceSpec), "wh");
 const KEY = "analytics_key_never-print-me-0123456789abcdef";
 
-
 const dsInputs = { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "WH", host: "db", port: 5432, password: "pw-plain" };
 
 describe("settings of a Configure request", () => {
   const env = { PULUMI_CONFIG: JSON.stringify({ baseUrl: "http://from-config", apiKey: "config-key" }) };
 
   it.each([
-    ["explicit args (a secret key unwrapped)", { name: "second", args: { baseUrl: "http://args", apiKey: secret("args-key") } }, { baseUrl: "http://args", apiKey: "args-key" }],
-    ["the variables map", { name: "default_0_1_0", variables: { "analytics:config:baseUrl": "http://vars", "analytics:config:apiKey": "vars-key" } }, { baseUrl: "http://vars", apiKey: "vars-key" }],
+    [
+      "explicit args (a secret key unwrapped)",
+      { name: "second", args: { baseUrl: "http://args", apiKey: secret("args-key") } },
+      { baseUrl: "http://args", apiKey: "args-key" },
+    ],
+    [
+      "the variables map",
+      { name: "default_0_1_0", variables: { "analytics:config:baseUrl": "http://vars", "analytics:config:apiKey": "vars-key" } },
+      { baseUrl: "http://vars", apiKey: "vars-key" },
+    ],
     ["PULUMI_CONFIG for the default provider", { name: "default" }, { baseUrl: "http://from-config", apiKey: "config-key" }],
     ["args before PULUMI_CONFIG", { name: "default", args: { apiKey: "args-key" } }, { baseUrl: "http://from-config", apiKey: "args-key" }],
     ["no PULUMI_CONFIG for an explicit provider", { name: "second", args: { baseUrl: "http://args" } }, { baseUrl: "http://args" }],
@@ -29,19 +36,22 @@ describe("settings of a Configure request", () => {
     expect(settingsOf(request, env)).toEqual(settings);
   });
 
-  it.each(["{not json secret-in-config-1234", "[\"secret-in-config-1234\"]", "\"secret-in-config-1234\""])("fails the default provider's PULUMI_CONFIG %s, which is not a JSON object, naming it and never quoting it", (text) => {
-    const failure = (() => {
-      try {
-        settingsOf({ name: "default" }, { PULUMI_CONFIG: text });
-      } catch (error) {
-        return error as Error;
-      }
-      return undefined;
-    })();
-    expect(failure?.message).toMatch(/^The stack config in the PULUMI_CONFIG environment variable is not a JSON object/);
-    expect(failure?.message).not.toContain("secret-in-config");
-    expect(settingsOf({ name: "second", args: { apiKey: "k" } }, { PULUMI_CONFIG: text })).toEqual({ apiKey: "k" });
-  });
+  it.each(["{not json secret-in-config-1234", '["secret-in-config-1234"]', '"secret-in-config-1234"'])(
+    "fails the default provider's PULUMI_CONFIG %s, which is not a JSON object, naming it and never quoting it",
+    (text) => {
+      const failure = (() => {
+        try {
+          settingsOf({ name: "default" }, { PULUMI_CONFIG: text });
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(failure?.message).toMatch(/^The stack config in the PULUMI_CONFIG environment variable is not a JSON object/);
+      expect(failure?.message).not.toContain("secret-in-config");
+      expect(settingsOf({ name: "second", args: { apiKey: "k" } }, { PULUMI_CONFIG: text })).toEqual({ apiKey: "k" });
+    },
+  );
 
   it("tells default providers by name", () => {
     expect(["default", "default_0_1_0", undefined].map(isDefaultProvider)).toEqual([true, true, true]);
@@ -51,7 +61,10 @@ describe("settings of a Configure request", () => {
 
 describe("CheckConfig", () => {
   it("returns the key as a secret, even when given in plain text", () => {
-    expect(checkConfig({ baseUrl: "http://x", apiKey: KEY, version: "0.1.0" })).toEqual({ inputs: { baseUrl: "http://x", apiKey: secret(KEY), version: "0.1.0" }, failures: [] });
+    expect(checkConfig({ baseUrl: "http://x", apiKey: KEY, version: "0.1.0" })).toEqual({
+      inputs: { baseUrl: "http://x", apiKey: secret(KEY), version: "0.1.0" },
+      failures: [],
+    });
     expect(checkConfig({ apiKey: secret(KEY) }).inputs).toEqual({ apiKey: secret(KEY) });
     expect(checkConfig({})).toEqual({ inputs: {}, failures: [] });
   });
@@ -75,7 +88,9 @@ describe("the native provider's resource methods", () => {
   it("maps URNs of its native types to kinds, and refuses others", () => {
     expect(kindOfUrn(ORG).kind).toBe("organization");
     expect(kindOfUrn(`urn:pulumi:s::p::my:index:Parent$${nativeTypeToken(dataSourceSpec)}::wh`).kind).toBe("dataSource");
-    expect(() => kindOfUrn(urn("pulumi-nodejs:dynamic/analytics:Organization", "x"))).toThrow(/no resource type "pulumi-nodejs:dynamic\/analytics:Organization"/);
+    expect(() => kindOfUrn(urn("pulumi-nodejs:dynamic/analytics:Organization", "x"))).toThrow(
+      /no resource type "pulumi-nodejs:dynamic\/analytics:Organization"/,
+    );
     expect(urnName(DS)).toBe("wh");
   });
 
@@ -100,13 +115,19 @@ describe("the native provider's resource methods", () => {
     const lines = captureStderr();
     let result;
     try {
-      expect(await provider.diff(DS, "ds_1", olds, { ...dsInputs, password: secret("old-pw") })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+      expect(await provider.diff(DS, "ds_1", olds, { ...dsInputs, password: secret("old-pw") })).toEqual({
+        changes: false,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
       result = await provider.diff(DS, "ds_1", olds, { ...dsInputs, displayName: "WH2", password: secret("new-pw") });
     } finally {
       lines.restore();
     }
     expect(result).toEqual({ changes: true, replaces: ["displayName", "password"], deleteBeforeReplace: false });
-    expect(lines.text()).toBe('info: DataSource "WH" (id ds_1) will be replaced because displayName, password changed: the analytics API cannot update objects.\n');
+    expect(lines.text()).toBe(
+      'info: DataSource "WH" (id ds_1) will be replaced because displayName, password changed: the analytics API cannot update objects.\n',
+    );
     expect(lines.text()).not.toContain("pw");
   });
 
@@ -115,7 +136,14 @@ describe("the native provider's resource methods", () => {
     const before = server.inspect.requestCount();
     const { id, properties } = await provider.create(DS, { ...dsInputs, orgId: UNKNOWN }, true);
     expect(id).toBe("");
-    expect(properties).toMatchObject({ id: UNKNOWN, lastSyncStatus: UNKNOWN, statusObservedAt: UNKNOWN, displayName: "WH", orgId: UNKNOWN, password: secret("pw-plain") });
+    expect(properties).toMatchObject({
+      id: UNKNOWN,
+      lastSyncStatus: UNKNOWN,
+      statusObservedAt: UNKNOWN,
+      displayName: "WH",
+      orgId: UNKNOWN,
+      password: secret("pw-plain"),
+    });
     expect(server.inspect.requestCount()).toBe(before);
   });
 
@@ -174,7 +202,9 @@ describe("the native provider's resource methods", () => {
     const saved = process.env.ANALYTICS_API_KEY;
     delete process.env.ANALYTICS_API_KEY;
     try {
-      await expect(provider.create(ORG, { name: "Acme" }, false)).rejects.toThrow(/No analytics API key is set\. Set it with `pulumi config set --secret analytics:apiKey <key>`/);
+      await expect(provider.create(ORG, { name: "Acme" }, false)).rejects.toThrow(
+        /No analytics API key is set\. Set it with `pulumi config set --secret analytics:apiKey <key>`/,
+      );
     } finally {
       if (saved !== undefined) process.env.ANALYTICS_API_KEY = saved;
     }
@@ -230,7 +260,12 @@ describe("the native provider's resource methods", () => {
   });
 
   it("tells the engine's log and stderr the error of a create that failed after its call ended: an ambiguous create names its object", async () => {
-    const slow = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true, faults: { routes: { createOrganization: { latencyMs: 300, failNext: 1, errorStatus: 500 } } } });
+    const slow = await startReferenceServer({
+      port: 0,
+      bootstrapUsers: ["alice"],
+      inspection: true,
+      faults: { routes: { createOrganization: { latencyMs: 300, failNext: 1, errorStatus: 500 } } },
+    });
     const logged: Array<{ level: string; message: string; urn: string | undefined }> = [];
     const provider = new NativeProvider((level, message, urn) => void logged.push({ level, message, urn }));
     provider.configure({ name: "second", args: { baseUrl: slow.url, apiKey: slow.apiKeys.alice! } });

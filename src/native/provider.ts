@@ -126,7 +126,10 @@ export function settingsOf(request: ConfigureInput, env: NodeJS.ProcessEnv = pro
 export function checkConfig(news: PropertyMap): CheckOutcome {
   const { values } = unwrapProperties(news);
   const failures: CheckFailure[] = [];
-  const words = { apiKey: ["The analytics API key", PULUMI_ADVICE["api-key"], apiKeyProblem], baseUrl: ["The analytics base URL", PULUMI_ADVICE["base-url"], baseUrlProblem] } as const;
+  const words = {
+    apiKey: ["The analytics API key", PULUMI_ADVICE["api-key"], apiKeyProblem],
+    baseUrl: ["The analytics base URL", PULUMI_ADVICE["base-url"], baseUrlProblem],
+  } as const;
   for (const key of SETTING_NAMES) {
     const value = values[key];
     if (value === undefined || value === null || value === UNKNOWN) continue;
@@ -228,18 +231,25 @@ export class NativeProvider {
     const { values, secretKeys } = unwrapProperties(declaredInputs(spec, news));
     const secrets = secretNames(spec, secretKeys);
     if (preview) {
-      const pending = Object.fromEntries([...outputNames(spec), STATUS_OBSERVED_AT].filter((name) => values[name] === undefined).map((name) => [name, UNKNOWN]));
+      const pending = Object.fromEntries(
+        [...outputNames(spec), STATUS_OBSERVED_AT].filter((name) => values[name] === undefined).map((name) => [name, UNKNOWN]),
+      );
       return { id: "", properties: wrapSecrets({ ...pending, ...values }, secrets) };
     }
     if (this.cancelled) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the operation was cancelled.`);
     const shared = await core();
-    if (signal?.aborted) throw new Error(`The create of ${spec.typeName} "${urnName(urn)}" was not sent: the engine stopped waiting for it (${String((signal.reason as Error).message)}).`);
+    if (signal?.aborted)
+      throw new Error(
+        `The create of ${spec.typeName} "${urnName(urn)}" was not sent: the engine stopped waiting for it (${String((signal.reason as Error).message)}).`,
+      );
     // The process's one client is shared; this create's retries are told to this resource's log.
     const { id, outs } = await this.noticing(urn, (notify) => shared.create(kind, values, this.settings, notify)).catch((error: unknown) => {
       // The outputs the engine records for a partial create carry the credentials as secrets too.
-      const failure = error instanceof PartialCreateError ? new PartialCreateError(error.message, error.id, wrapSecrets(error.outputs, secrets), error.reasons) : error;
+      const failure =
+        error instanceof PartialCreateError ? new PartialCreateError(error.message, error.id, wrapSecrets(error.outputs, secrets), error.reasons) : error;
       // An ambiguous create names an object that may exist: its words must reach the user although the call is over.
-      if (signal?.aborted) return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => {
+      if (signal?.aborted)
+        return this.reportUnrecorded(urn, error instanceof Error ? error.message : String(error)).then(() => {
           throw failure;
         });
       throw failure;

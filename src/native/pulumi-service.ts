@@ -85,7 +85,10 @@ function engineLog(b: Bindings, address: string): { log: ProviderLog; close(): v
   const client = unaryClient(address);
   const severities = { info: b.engineProto.LogSeverity.INFO, warning: b.engineProto.LogSeverity.WARNING } as const;
   const log: ProviderLog = async (level, message, urn) => {
-    const request = new b.engineProto.LogRequest().setSeverity(severities[level]).setMessage(message).setUrn(urn ?? "");
+    const request = new b.engineProto.LogRequest()
+      .setSeverity(severities[level])
+      .setMessage(message)
+      .setUrn(urn ?? "");
     if (!(await client.call("/pulumirpc.Engine/Log", request.serializeBinary()))) await notifyOnStderr(level, message);
   };
   return { log, close: () => client.close() };
@@ -109,7 +112,9 @@ function initFailedStatus(b: Bindings, error: PartialCreateError, message: strin
 /** Converts between the wire's Struct values and plain property maps, and errors into gRPC statuses. */
 function wireCodec(b: Bindings) {
   const toStruct = (values: PropertyMap): StructProto.Struct =>
-    b.struct.Struct.fromJavaScript(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Record<string, StructProto.JavaScriptValue>);
+    b.struct.Struct.fromJavaScript(
+      Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Record<string, StructProto.JavaScriptValue>,
+    );
   return {
     toJs: (struct: StructProto.Struct | undefined): PropertyMap => (struct ? (struct.toJavaScript() as PropertyMap) : {}),
     toStruct,
@@ -185,7 +190,12 @@ function pluginMethods(b: Bindings, provider: NativeProvider, codec: WireCodec, 
 }
 
 /** A created object whose outputs did not all marshal, as a partial create of the outputs that do. */
-function unmarshalledCreate(urn: string, created: { id: string; properties: PropertyMap }, error: unknown, toStruct: (values: PropertyMap) => StructProto.Struct): PartialCreateError {
+function unmarshalledCreate(
+  urn: string,
+  created: { id: string; properties: PropertyMap },
+  error: unknown,
+  toStruct: (values: PropertyMap) => StructProto.Struct,
+): PartialCreateError {
   const marshals = (value: unknown): boolean => {
     try {
       toStruct({ value } as PropertyMap);
@@ -225,7 +235,9 @@ function resourceMethods(b: Bindings, provider: NativeProvider, { toJs, toStruct
       const read = provider.read(request.getUrn(), request.getId(), toJs(request.getProperties()), toJs(request.getInputs()));
       return new proto.ReadResponse().setId(read.id).setProperties(toStruct(read.properties)).setInputs(toStruct(read.inputs));
     }),
-    update: unary((request: ProviderProto.UpdateRequest) => new proto.UpdateResponse().setProperties(toStruct(provider.update(request.getUrn(), toJs(request.getOlds())).properties))),
+    update: unary((request: ProviderProto.UpdateRequest) =>
+      new proto.UpdateResponse().setProperties(toStruct(provider.update(request.getUrn(), toJs(request.getOlds())).properties)),
+    ),
     delete: unary(async (request: ProviderProto.DeleteRequest) => {
       await provider.delete(request.getUrn(), request.getId(), toJs(request.getProperties()));
       return new b.empty.Empty();

@@ -1,6 +1,14 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { checkpointObjects, historyPrefixes, parseS3BackendUrl, readObjectStoreHistory, readStackHistory, type ObjectStore, type PulumiRunner } from "./history";
+import {
+  checkpointObjects,
+  historyPrefixes,
+  parseS3BackendUrl,
+  readObjectStoreHistory,
+  readStackHistory,
+  type ObjectStore,
+  type PulumiRunner,
+} from "./history";
 
 const DS = "pulumi-nodejs:dynamic/analytics:DataSource";
 const deployment = (time: string, ...ids: string[]) => ({
@@ -141,7 +149,15 @@ function fakeStore(objects: Record<string, Uint8Array>, pageSize = 2): { store: 
 }
 
 const checkpoint = (time: string | undefined, ...ids: string[]) =>
-  Buffer.from(JSON.stringify({ version: 3, checkpoint: { stack: "dev", latest: { ...(time ? { manifest: { time } } : {}), resources: ids.map((id) => ({ urn: `urn:pulumi:dev::p::${DS}::${id}`, type: DS, id })) } } }));
+  Buffer.from(
+    JSON.stringify({
+      version: 3,
+      checkpoint: {
+        stack: "dev",
+        latest: { ...(time ? { manifest: { time } } : {}), resources: ids.map((id) => ({ urn: `urn:pulumi:dev::p::${DS}::${id}`, type: DS, id })) },
+      },
+    }),
+  );
 
 describe("readObjectStoreHistory", () => {
   it("reads every page of the project's folder, plain and gzipped checkpoints, oldest first", async () => {

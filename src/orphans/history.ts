@@ -273,9 +273,16 @@ function s3Store(location: S3Location): ObjectStore {
     async list(prefix, continuationToken) {
       try {
         const page = (await client.send(
-          new sdk.ListObjectsV2Command({ Bucket: location.bucket, Prefix: prefix, Delimiter: "/", ...(continuationToken ? { ContinuationToken: continuationToken } : {}) }),
+          new sdk.ListObjectsV2Command({
+            Bucket: location.bucket,
+            Prefix: prefix,
+            Delimiter: "/",
+            ...(continuationToken ? { ContinuationToken: continuationToken } : {}),
+          }),
         )) as { Contents?: Array<{ Key?: string; LastModified?: Date }>; IsTruncated?: boolean; NextContinuationToken?: string };
-        const objects = (page.Contents ?? []).flatMap(({ Key, LastModified }) => (Key ? [{ key: Key, ...(LastModified ? { lastModified: LastModified } : {}) }] : []));
+        const objects = (page.Contents ?? []).flatMap(({ Key, LastModified }) =>
+          Key ? [{ key: Key, ...(LastModified ? { lastModified: LastModified } : {}) }] : [],
+        );
         return { objects, ...(page.IsTruncated && page.NextContinuationToken ? { next: page.NextContinuationToken } : {}) };
       } catch (error) {
         throw new Error(`could not list ${where(prefix)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -283,7 +290,9 @@ function s3Store(location: S3Location): ObjectStore {
     },
     async get(key) {
       try {
-        const answer = (await client.send(new sdk.GetObjectCommand({ Bucket: location.bucket, Key: key }))) as { Body?: { transformToByteArray(): Promise<Uint8Array> } };
+        const answer = (await client.send(new sdk.GetObjectCommand({ Bucket: location.bucket, Key: key }))) as {
+          Body?: { transformToByteArray(): Promise<Uint8Array> };
+        };
         if (!answer.Body) throw new Error("empty answer");
         return await answer.Body.transformToByteArray();
       } catch (error) {

@@ -12,11 +12,19 @@ const ds = (id: string, displayName = "WH", resource = "wh"): SnapshotResource =
   outputs: { displayName, password: { ciphertext: "v1:abc" } },
 });
 const stackResource: SnapshotResource = { urn: "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev", type: "pulumi:pulumi:Stack" };
-const at = (minute: number, ...resources: SnapshotResource[]): Snapshot => ({ time: `2026-01-01T00:0${minute}:00.000000001Z`, resources: [stackResource, ...resources] });
+const at = (minute: number, ...resources: SnapshotResource[]): Snapshot => ({
+  time: `2026-01-01T00:0${minute}:00.000000001Z`,
+  resources: [stackResource, ...resources],
+});
 
 describe("findOrphans", () => {
   it("reads the native provider's type tokens too, and a stack moved from one to the other", () => {
-    const native = (id: string): SnapshotResource => ({ urn: "urn:pulumi:dev::p::analytics:index:DataSource::wh", type: "analytics:index:DataSource", id, outputs: { displayName: "WH" } });
+    const native = (id: string): SnapshotResource => ({
+      urn: "urn:pulumi:dev::p::analytics:index:DataSource::wh",
+      type: "analytics:index:DataSource",
+      id,
+      outputs: { displayName: "WH" },
+    });
     const orphans = findOrphans([at(1, ds("ds_1")), at(2, native("ds_2")), at(3)]);
     expect(orphans.map((o) => [o.id, o.type, o.name])).toEqual([
       ["ds_1", "DataSource", "WH"],
@@ -27,7 +35,11 @@ describe("findOrphans", () => {
   it.each<[string, Snapshot[], Array<[string, string, string]>]>([
     ["no history", [], []],
     ["nothing ever left", [at(1, org("org_1"), ds("ds_1")), at(2, org("org_1"), ds("ds_1"))], []],
-    ["a replace leaves the old object", [at(1, org("org_1"), ds("ds_1")), at(2, org("org_1"), ds("ds_2"))], [["ds_1", "DataSource", "2026-01-01T00:02:00.000000001Z"]]],
+    [
+      "a replace leaves the old object",
+      [at(1, org("org_1"), ds("ds_1")), at(2, org("org_1"), ds("ds_2"))],
+      [["ds_1", "DataSource", "2026-01-01T00:02:00.000000001Z"]],
+    ],
     [
       "a destroy leaves everything, each dated by the update that let it go",
       [at(1, org("org_1"), ds("ds_1")), at(2, org("org_1"), ds("ds_2")), at(3)],

@@ -53,7 +53,12 @@ export function findOrphans(snapshots: readonly Snapshot[]): Orphan[] {
       present.add(resource.id);
       left.delete(resource.id);
       const shown = resource.outputs?.[spec.labelField];
-      known.set(resource.id, { type: spec.typeName, id: resource.id, name: typeof shown === "string" ? shown : "", resourceName: resource.urn.split("::").pop() ?? "" });
+      known.set(resource.id, {
+        type: spec.typeName,
+        id: resource.id,
+        name: typeof shown === "string" ? shown : "",
+        resourceName: resource.urn.split("::").pop() ?? "",
+      });
     }
     for (const id of current) if (!present.has(id) && !left.has(id)) left.set(id, snapshot.time);
     current = present;

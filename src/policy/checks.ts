@@ -55,10 +55,24 @@ export function isProductionStack(stack: string, patterns: readonly string[]): b
 }
 
 const nonPublic = new BlockList();
-for (const [net, prefix] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.168.0.0", 16]] as const) {
+for (const [net, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.168.0.0", 16],
+] as const) {
   nonPublic.addSubnet(net, prefix, "ipv4");
 }
-for (const [net, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10]] as const) nonPublic.addSubnet(net, prefix, "ipv6");
+for (const [net, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+] as const)
+  nonPublic.addSubnet(net, prefix, "ipv6");
 
 /**
  * What kind of non-public address a host is (`loopback`, `link-local` or `private`), or undefined
@@ -66,7 +80,10 @@ for (const [net, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::"
  * except `localhost` and `*.localhost`, which are loopback by definition.
  */
 export function nonPublicHost(host: string): string | undefined {
-  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (name === "localhost" || name.endsWith(".localhost")) return "loopback";
   const family = isIP(name);
   if (family === 0) return undefined;

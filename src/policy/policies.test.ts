@@ -13,7 +13,12 @@ const ORGANIZATION = "pulumi-nodejs:dynamic/analytics:Organization";
 class NotApplicable extends Error {}
 
 /** Runs a policy the way the policy SDK's analyzer does, returning the messages it reported. */
-async function run(policy: ResourceValidationPolicy, type: string, props: Record<string, unknown>, options: { stack?: string; config?: object } = {}): Promise<string[]> {
+async function run(
+  policy: ResourceValidationPolicy,
+  type: string,
+  props: Record<string, unknown>,
+  options: { stack?: string; config?: object } = {},
+): Promise<string[]> {
   const messages: string[] = [];
   const args = {
     type,
@@ -82,7 +87,9 @@ describe("the analytics policies", () => {
 
   it("check organization and data-source names against their own patterns", async () => {
     const config = { organizationPattern: "^[a-z]+$", dataSourcePattern: "^DS " };
-    expect(await run(namingConvention, ORGANIZATION, { name: "Acme" }, { config })).toEqual([expect.stringContaining('Organization "res": organization name "Acme"')]);
+    expect(await run(namingConvention, ORGANIZATION, { name: "Acme" }, { config })).toEqual([
+      expect.stringContaining('Organization "res": organization name "Acme"'),
+    ]);
     expect(await run(namingConvention, ORGANIZATION, { name: "acme" }, { config })).toEqual([]);
     expect(await run(namingConvention, DATA_SOURCE, { displayName: "Warehouse" }, { config })).toEqual([expect.stringContaining('display name "Warehouse"')]);
   });
@@ -98,7 +105,8 @@ describe("loading pulumi-analytics/policy", () => {
   });
 
   it("loads neither undici nor zod (uses dist/, so run `npm run build` first)", () => {
-    const script = "require('./dist/policy'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /node_modules[\\\\/](undici|zod)[\\\\/]/.test(f))))";
+    const script =
+      "require('./dist/policy'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => /node_modules[\\\\/](undici|zod)[\\\\/]/.test(f))))";
     const loaded = execFileSync(process.execPath, ["-e", script], { cwd: path.resolve(__dirname, "..", ".."), encoding: "utf8" });
     expect(JSON.parse(loaded)).toEqual([]);
   });

@@ -69,7 +69,8 @@ export const sshKeyAuthentication: ResourceValidationPolicy = {
  */
 export const noPlaintextCredentials: ResourceValidationPolicy = {
   name: "analytics-no-plaintext-credentials",
-  description: "A credential (a data source's password, SSH password or key, ...) must not also appear in a plain-text input (display name, host, username, ...), which is stored and shown unencrypted.",
+  description:
+    "A credential (a data source's password, SSH password or key, ...) must not also appear in a plain-text input (display name, host, username, ...), which is stored and shown unencrypted.",
   enforcementLevel: "mandatory",
   validateResource: (args, reportViolation) => {
     const spec = kindOfTypeToken(args.type);

@@ -27,7 +27,15 @@ describe("a create's answer read tolerantly, against the reference server's answ
   });
   afterAll(() => server.close());
 
-  const dsInputs = (orgId: string, displayName: string) => ({ orgId, type: "direct", dialect: "POSTGRES", displayName, host: "db", port: 5432, password: PASSWORD });
+  const dsInputs = (orgId: string, displayName: string) => ({
+    orgId,
+    type: "direct",
+    dialect: "POSTGRES",
+    displayName,
+    host: "db",
+    port: 5432,
+    password: PASSWORD,
+  });
 
   it("records numeric ids as text, decimal strings as integers, and booleans sent as 0 and 1 as null with a warning under each object", async () => {
     server.faults.set({ answerProfile: "other-types" });
@@ -35,18 +43,31 @@ describe("a create's answer read tolerantly, against the reference server's answ
     const org = listener();
     const created = await core.create("organization", { name: "Acme" }, settings, org.notify);
     expect(created.id).toMatch(/^\d+$/);
-    expect(org.heard).toEqual([["info", "The API answered an organization id as a number (the spec has a string; recorded as a string). Nothing was lost; each field is said once per command."]]);
+    expect(org.heard).toEqual([
+      [
+        "info",
+        "The API answered an organization id as a number (the spec has a string; recorded as a string). Nothing was lost; each field is said once per command.",
+      ],
+    ]);
 
     const first = listener();
     const ds = await core.create("dataSource", dsInputs(created.id, "WH"), settings, first.notify);
-    expect(ds.outs).toMatchObject({ id: expect.stringMatching(/^\d+$/), port: 5432, isDemo: null, sslEnabled: null, createdAt: expect.stringMatching(/^\d{13}$/) });
+    expect(ds.outs).toMatchObject({
+      id: expect.stringMatching(/^\d+$/),
+      port: 5432,
+      isDemo: null,
+      sslEnabled: null,
+      createdAt: expect.stringMatching(/^\d{13}$/),
+    });
     const warnings = first.heard.filter(([level]) => level === "warning").map(([, message]) => message);
     expect(warnings).toContain(
       `DataSource "WH" (id ${ds.id}): the API answered isDemo as a number (0), where the spec has a boolean; the state records null. If the service answers this way, report it to the provider's maintainers with this warning's text (docs/spec-gaps.md).`,
     );
     const infos = first.heard.filter(([level]) => level === "info").map(([, message]) => message);
     expect(infos).toHaveLength(1);
-    expect(infos[0]).toMatch(/^The API answered a data source id as a number \(the spec has a string; recorded as a string\); .*createdAt as a number \(the spec has a string; recorded as a string\)/);
+    expect(infos[0]).toMatch(
+      /^The API answered a data source id as a number \(the spec has a string; recorded as a string\); .*createdAt as a number \(the spec has a string; recorded as a string\)/,
+    );
 
     // A second object: the same lossy fields warn again under it; what lost nothing is not said again.
     const second = listener();
@@ -67,7 +88,12 @@ describe("a create's answer read tolerantly, against the reference server's answ
     await core.create("dataSource", dsInputs(org.id, "WH2"), settings, heard.notify);
     expect(heard.heard).toEqual([
       ["info", "The API answered an organization without customAiContext (recorded as null). Nothing was lost; each field is said once per command."],
-      ["info", expect.stringMatching(/^The API answered a data source without description, databaseName, username, sshHost, .*lastHealthCheckAttemptAt \(recorded as null\)\. Nothing was lost; each field is said once per command\.$/)],
+      [
+        "info",
+        expect.stringMatching(
+          /^The API answered a data source without description, databaseName, username, sshHost, .*lastHealthCheckAttemptAt \(recorded as null\)\. Nothing was lost; each field is said once per command\.$/,
+        ),
+      ],
     ]);
   });
 
@@ -119,12 +145,20 @@ describe("a differing value quoted in a warning", () => {
     try {
       const core = await freshCore();
       const settings = { baseUrl: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`, apiKey: "analytics_key_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345" };
-      const created = await core.create("dataSource", { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "WH", password: PASSWORD }, settings, heard.notify);
+      const created = await core.create(
+        "dataSource",
+        { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "WH", password: PASSWORD },
+        settings,
+        heard.notify,
+      );
       expect(created.outs).toMatchObject({ id: "ds_echo", port: null, password: PASSWORD });
     } finally {
       echo.close();
     }
-    expect(heard.heard).toContainEqual(["warning", expect.stringContaining('the API answered port as a string ("[redacted]"), where the spec has an integer or null; the state records null.')]);
+    expect(heard.heard).toContainEqual([
+      "warning",
+      expect.stringContaining('the API answered port as a string ("[redacted]"), where the spec has an integer or null; the state records null.'),
+    ]);
     expect(JSON.stringify(heard.heard)).not.toContain(PASSWORD);
   });
 });

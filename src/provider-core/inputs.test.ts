@@ -88,7 +88,16 @@ describe("preview checks the spec's constraints only", () => {
 });
 
 describe("diffInputs", () => {
-  const olds = { ...valid, sslEnabled: true, sshEnabled: false, databaseName: null, password: "old-pw", id: "ds_1", lastSyncStatus: "PENDING", __provider: "a" };
+  const olds = {
+    ...valid,
+    sslEnabled: true,
+    sshEnabled: false,
+    databaseName: null,
+    password: "old-pw",
+    id: "ds_1",
+    lastSyncStatus: "PENDING",
+    __provider: "a",
+  };
 
   it.each([
     ["nothing", {}, []],

@@ -50,7 +50,8 @@ function ownerFailures(spec: KindSpec, inputs: Record<string, unknown>): CheckFa
     if (value === UNKNOWN || (typeof value === "string" && value.length > 0)) continue;
     const owner = spec.inputs[name]!.owner!;
     const example = `\`${name}: ${name.replace(/Id$/, "")}.id\``;
-    const reason = value === undefined ? `is required: pass the ${owner}'s id, e.g. ${example}` : `must be a non-empty string (an ${owner} id), got ${describeValue(value)}`;
+    const reason =
+      value === undefined ? `is required: pass the ${owner}'s id, e.g. ${example}` : `must be a non-empty string (an ${owner} id), got ${describeValue(value)}`;
     failures.push({ property: name, reason });
   }
   return failures;

@@ -63,7 +63,12 @@ const toldLossless = new Set<string>();
  * that lost nothing are one line for the create, naming each field not yet named in this command
  * for its kind: each field is said once per command, not once per object.
  */
-export function differenceNotices(kind: ResourceKind, id: string, props: Record<string, unknown>, differences: readonly AnswerDifferenceEvent[]): Array<{ level: NoticeLevel; message: string }> {
+export function differenceNotices(
+  kind: ResourceKind,
+  id: string,
+  props: Record<string, unknown>,
+  differences: readonly AnswerDifferenceEvent[],
+): Array<{ level: NoticeLevel; message: string }> {
   const spec = kindSpec(kind);
   const notices: Array<{ level: NoticeLevel; message: string }> = [];
   const absent: string[] = [];
@@ -84,7 +89,10 @@ export function differenceNotices(kind: ResourceKind, id: string, props: Record<
   const parts = [...(absent.length > 0 ? [`without ${absent.join(", ")} (recorded as null)`] : []), ...others];
   if (parts.length > 0) {
     const article = /^[aeiou]/.test(spec.noun) ? "an" : "a";
-    notices.push({ level: "info", message: `The API answered ${article} ${spec.noun} ${parts.join("; ")}. Nothing was lost; each field is said once per command.` });
+    notices.push({
+      level: "info",
+      message: `The API answered ${article} ${spec.noun} ${parts.join("; ")}. Nothing was lost; each field is said once per command.`,
+    });
   }
   return notices;
 }

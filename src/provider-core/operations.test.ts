@@ -44,7 +44,11 @@ describe("create", () => {
     try {
       const failure = create("organization", { name: "Acme" }, settings, () => undefined);
       await expect(failure).rejects.toThrow(/no complete answer within 300 ms.*organization "Acme" may or may not have been created/);
-      await expect(failure).rejects.toMatchObject({ code: "ANALYTICS_AMBIGUOUS_CREATE", advice: "ambiguous-create", message: expect.stringMatching(/the next `pulumi up` creates it anew/) });
+      await expect(failure).rejects.toMatchObject({
+        code: "ANALYTICS_AMBIGUOUS_CREATE",
+        advice: "ambiguous-create",
+        message: expect.stringMatching(/the next `pulumi up` creates it anew/),
+      });
     } finally {
       if (saved === undefined) delete process.env.ANALYTICS_REQUEST_TIMEOUT_MS;
       else process.env.ANALYTICS_REQUEST_TIMEOUT_MS = saved;

@@ -27,7 +27,13 @@ export function check(kind: ResourceKind, news: Record<string, unknown>): CheckO
  * output too (through `notify`, stderr by default), because the engine shows a changed secret as
  * an unchanged `[secret]`.
  */
-export function diff(kind: ResourceKind, id: string, olds: Record<string, unknown>, news: Record<string, unknown>, notify: Notify = notifyOnStderr): DiffOutcome {
+export function diff(
+  kind: ResourceKind,
+  id: string,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  notify: Notify = notifyOnStderr,
+): DiffOutcome {
   const result = diffInputs(kind, olds, news);
   if (result.changes) void notify("info", replaceNotice(kind, id, olds, result.replaces));
   return result;
@@ -63,7 +69,12 @@ export interface CreateOutcome {
  * answered with an id, nothing fails the create but a {@link PartialCreateError}, which the state
  * records.
  */
-export async function create(kind: ResourceKind, inputs: Record<string, unknown>, settings: ProviderSettings, notify: Notify = notifyOnStderr): Promise<CreateOutcome> {
+export async function create(
+  kind: ResourceKind,
+  inputs: Record<string, unknown>,
+  settings: ProviderSettings,
+  notify: Notify = notifyOnStderr,
+): Promise<CreateOutcome> {
   try {
     const client = clientFor(settings, process.env);
     // The declared inputs only: a field the kind does not have never reaches the outputs.

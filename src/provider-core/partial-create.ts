@@ -37,7 +37,8 @@ export function nestingDepth(value: unknown, limit = MAX_RECORDED_DEPTH): number
 /** Why an output cannot be recorded, naming it; undefined when every output can be. */
 export function unrecordableOutput(outs: Readonly<Record<string, unknown>>): string | undefined {
   for (const [name, value] of Object.entries(outs)) {
-    if (nestingDepth(value) > MAX_RECORDED_DEPTH) return `the answer's field ${name} is nested more than ${MAX_RECORDED_DEPTH} levels deep, deeper than Pulumi's property values reliably carry, so it was left out`;
+    if (nestingDepth(value) > MAX_RECORDED_DEPTH)
+      return `the answer's field ${name} is nested more than ${MAX_RECORDED_DEPTH} levels deep, deeper than Pulumi's property values reliably carry, so it was left out`;
   }
   return undefined;
 }

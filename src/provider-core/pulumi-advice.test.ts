@@ -5,8 +5,16 @@ import { PULUMI_ADVICE, forPulumiUsers, inPulumiWords } from "./pulumi-advice";
 
 /** Each advice code as each audience reads it: the client names its options, the providers stack config and `pulumi up`. */
 const WORDING: ReadonlyArray<readonly [AdviceCode, string, string]> = [
-  ["api-key", "Pass the key as the client's `apiKey` option; it is sent as `Authorization: Bearer <key>`.", "Set it with `pulumi config set --secret analytics:apiKey <key>` or the ANALYTICS_API_KEY environment variable."],
-  ["base-url", "Pass it as the client's `baseUrl` option, e.g. `https://analytics.example.com`.", "Set it with `pulumi config set analytics:baseUrl <url>` or the ANALYTICS_BASE_URL environment variable."],
+  [
+    "api-key",
+    "Pass the key as the client's `apiKey` option; it is sent as `Authorization: Bearer <key>`.",
+    "Set it with `pulumi config set --secret analytics:apiKey <key>` or the ANALYTICS_API_KEY environment variable.",
+  ],
+  [
+    "base-url",
+    "Pass it as the client's `baseUrl` option, e.g. `https://analytics.example.com`.",
+    "Set it with `pulumi config set analytics:baseUrl <url>` or the ANALYTICS_BASE_URL environment variable.",
+  ],
   [
     "ambiguous-create",
     "Check the service for it before sending the create again: a second create makes a second object.",
@@ -30,7 +38,11 @@ describe("advice per audience", () => {
 
 describe("forPulumiUsers", () => {
   it.each([
-    ["an unauthorized key", new UnauthorizedError(401, "Unauthorized", "bad key", "The API key was not accepted.", inClientWords("api-key")), "Unauthorized: bad key (HTTP 401) The API key was not accepted."],
+    [
+      "an unauthorized key",
+      new UnauthorizedError(401, "Unauthorized", "bad key", "The API key was not accepted.", inClientWords("api-key")),
+      "Unauthorized: bad key (HTTP 401) The API key was not accepted.",
+    ],
     ["an unreachable API", new ConnectionError("Could not reach the analytics API.", inClientWords("base-url")), "Could not reach the analytics API."],
     ["a create that may have happened", new AmbiguousCreateError("It may exist.", inClientWords("ambiguous-create")), "It may exist."],
     ["a bad base URL", new ConfigurationError("The analytics base URL must be http(s).", inClientWords("base-url")), "The analytics base URL must be http(s)."],

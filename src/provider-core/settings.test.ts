@@ -20,7 +20,9 @@ describe("provider settings", () => {
     expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(ConfigurationError);
     expect(() => resolveSettings({}, { ANALYTICS_BASE_URL: "http://x" })).toThrow(/pulumi config set --secret analytics:apiKey.*ANALYTICS_API_KEY/);
     expect(() => resolveSettings({}, { ANALYTICS_API_KEY: "k" })).toThrow(/analytics:baseUrl.*ANALYTICS_BASE_URL/);
-    expect(() => resolveSettings({}, { ANALYTICS_API_KEY: "k" })).toThrow(expect.objectContaining({ advice: "base-url", summary: "No analytics base URL is set." }));
+    expect(() => resolveSettings({}, { ANALYTICS_API_KEY: "k" })).toThrow(
+      expect.objectContaining({ advice: "base-url", summary: "No analytics base URL is set." }),
+    );
   });
 });
 

@@ -60,7 +60,9 @@ describe("runCli", () => {
     expect(await createOrg(server.url, server.apiKeys.alice!)).toBe(200);
     const refused = await run(["--port", "0", "--answer-profile", "sometimes"]);
     expect(refused.result).toEqual({ kind: "exit", code: 2 });
-    expect(refused.stderr).toBe('--answer-profile must be one of spec, absent-unset, status-200, extra-fields, new-status-values, other-types, got "sometimes"\n');
+    expect(refused.stderr).toBe(
+      '--answer-profile must be one of spec, absent-unset, status-200, extra-fields, new-status-values, other-types, got "sometimes"\n',
+    );
   });
 
   it("prints the usage for --help", async () => {
@@ -70,14 +72,18 @@ describe("runCli", () => {
     expect(USAGE).toMatch(/mint-key --user alice --state file\.json/);
   });
 
-  it.each([["--nope"], ["--port", "abc"], ["--port", "70000"], ["--key-prefix", "bad prefix"], ["mint-key", "--user", "alice"], ["mint-key", "--state", "x.json"]])(
-    "ends with code 2 on bad usage: %j",
-    async (...argv) => {
-      const { result, stderr } = await run(argv);
-      expect(result).toEqual({ kind: "exit", code: 2 });
-      expect(stderr).not.toBe("");
-    },
-  );
+  it.each([
+    ["--nope"],
+    ["--port", "abc"],
+    ["--port", "70000"],
+    ["--key-prefix", "bad prefix"],
+    ["mint-key", "--user", "alice"],
+    ["mint-key", "--state", "x.json"],
+  ])("ends with code 2 on bad usage: %j", async (...argv) => {
+    const { result, stderr } = await run(argv);
+    expect(result).toEqual({ kind: "exit", code: 2 });
+    expect(stderr).not.toBe("");
+  });
 
   it.each([
     [["--port", "abc"], '--port must be an integer from 0 to 65535, got "abc"'],
@@ -178,7 +184,8 @@ describe("runCli: host names, version, readiness and CI keys", () => {
   it("serves the names of --allowed-host and ANALYTICS_ALLOWED_HOSTS, and no other", async () => {
     const cli = await run(["--port", "0", "--allowed-host", "api", "--allowed-host", "Reference.Internal"], { ANALYTICS_ALLOWED_HOSTS: "svc, other" });
     const server = serving(cli.result);
-    for (const host of ["api", "reference.internal:8080", "svc", "other.", "localhost", "127.0.0.1"]) expect(await statusFor(server, READY_PATH, host), host).toBe(200);
+    for (const host of ["api", "reference.internal:8080", "svc", "other.", "localhost", "127.0.0.1"])
+      expect(await statusFor(server, READY_PATH, host), host).toBe(200);
     for (const host of ["evil.example", "api.evil.example"]) expect(await statusFor(server, READY_PATH, host), host).toBe(403);
     expect(cli.stdout).toMatch(/GET \/_reference\/ready 403 host "evil\.example" refused\n/);
   });
@@ -211,14 +218,19 @@ describe("runCli: host names, version, readiness and CI keys", () => {
     expect(state.apiKeys.map((record) => [record.userName, record.digest])).toEqual([["ci", digestApiKey(key)]]);
   });
 
-  it.each(["not-a-key", generateApiKey("acme"), `${generateApiKey("analytics")}x`])("refuses a malformed ANALYTICS_API_KEY without showing it: %s", async (value) => {
-    const statePath = path.join(tempDir(), "state.json");
-    const cli = await run(["--port", "0", "--state", statePath, "--key-user", "ci"], { [API_KEY_ENV]: value });
-    expect(cli.result).toEqual({ kind: "exit", code: 2 });
-    expect(cli.stderr).toMatch(/^ANALYTICS_API_KEY must be an API key of this server: analytics_key_ followed by 32 letters and digits \(the value is not shown\)/);
-    expect(cli.stdout + cli.stderr).not.toContain(value);
-    expect(fs.existsSync(statePath)).toBe(false);
-  });
+  it.each(["not-a-key", generateApiKey("acme"), `${generateApiKey("analytics")}x`])(
+    "refuses a malformed ANALYTICS_API_KEY without showing it: %s",
+    async (value) => {
+      const statePath = path.join(tempDir(), "state.json");
+      const cli = await run(["--port", "0", "--state", statePath, "--key-user", "ci"], { [API_KEY_ENV]: value });
+      expect(cli.result).toEqual({ kind: "exit", code: 2 });
+      expect(cli.stderr).toMatch(
+        /^ANALYTICS_API_KEY must be an API key of this server: analytics_key_ followed by 32 letters and digits \(the value is not shown\)/,
+      );
+      expect(cli.stdout + cli.stderr).not.toContain(value);
+      expect(fs.existsSync(statePath)).toBe(false);
+    },
+  );
 
   it("--key-user without ANALYTICS_API_KEY mints and prints a key on the first start only", async () => {
     const statePath = path.join(tempDir(), "state.json");
@@ -269,10 +281,14 @@ describe("closeOnSignal", () => {
     servers.push(server);
     const agent = new http.Agent({ keepAlive: true });
     const created = await new Promise<number>((resolve, reject) => {
-      const req = http.request(`${server.url}${ORGANIZATIONS_PATH}`, { method: "POST", agent, headers: { authorization: `Bearer ${server.apiKeys.alice}`, "content-type": "application/json" } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        `${server.url}${ORGANIZATIONS_PATH}`,
+        { method: "POST", agent, headers: { authorization: `Bearer ${server.apiKeys.alice}`, "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       req.end(JSON.stringify({ name: "Saved on SIGTERM" }));
     });

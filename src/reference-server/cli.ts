@@ -198,7 +198,9 @@ function keyUserOf(values: Values, env: NodeJS.ProcessEnv): ReferenceServerOptio
   if (apiKey === undefined || apiKey === "") return { userName };
   const prefix = keyPrefixOf(values);
   if (!isApiKeyShaped(apiKey, prefix)) {
-    throw new RangeError(`${API_KEY_ENV} must be an API key of this server: ${prefix}_key_ followed by 32 letters and digits (the value is not shown); unset it to have a key minted for ${userName}`);
+    throw new RangeError(
+      `${API_KEY_ENV} must be an API key of this server: ${prefix}_key_ followed by 32 letters and digits (the value is not shown); unset it to have a key minted for ${userName}`,
+    );
   }
   return { userName, apiKey };
 }

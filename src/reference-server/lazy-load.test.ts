@@ -22,8 +22,20 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "reference-lazy-"));
   binJs = path.join(dir, "bin.js");
   probeJs = path.join(dir, "probe.js");
-  await build({ entryPoints: [path.join(__dirname, "bin.ts")], bundle: true, packages: "external", platform: "node", format: "cjs", target: "node20", outfile: binJs, logLevel: "silent" });
-  fs.writeFileSync(probeJs, `process.on("exit", () => require("fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`);
+  await build({
+    entryPoints: [path.join(__dirname, "bin.ts")],
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    outfile: binJs,
+    logLevel: "silent",
+  });
+  fs.writeFileSync(
+    probeJs,
+    `process.on("exit", () => require("fs").writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));\n`,
+  );
 });
 afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
@@ -77,7 +89,18 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const dataSource = (port: number): object => ({ type: "direct", dialect: "POSTGRES", displayName: "Lazy", host: "127.0.0.1", port, databaseName: "lazy_db", username: "lazy_user", password: "lazy-password", sslEnabled: false, sshEnabled: false });
+const dataSource = (port: number): object => ({
+  type: "direct",
+  dialect: "POSTGRES",
+  displayName: "Lazy",
+  host: "127.0.0.1",
+  port,
+  databaseName: "lazy_db",
+  username: "lazy_user",
+  password: "lazy-password",
+  sslEnabled: false,
+  sshEnabled: false,
+});
 
 describe("reference server start-up loads only what answering needs", () => {
   it("refuses a request without a key before loading zod or pg", async () => {

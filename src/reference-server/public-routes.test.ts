@@ -4,18 +4,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  DATA_SOURCE_RESPONSE_FIELDS,
-  ORGANIZATIONS_PATH,
-  SSO_JWT_PATH,
-  dataSource,
-  dataSourcesPath,
-  organization,
-  successEnvelope,
-} from "../contract";
+import { DATA_SOURCE_RESPONSE_FIELDS, ORGANIZATIONS_PATH, SSO_JWT_PATH, dataSource, dataSourcesPath, organization, successEnvelope } from "../contract";
 import { ORGANIZATION_NAME_MAX } from "./public-routes";
 import { digestApiKey } from "./state/auth";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, start, validDataSource, type Reply } from "../../test/support/reference-server-harness";
+import {
+  MARK,
+  call,
+  closeServersAfterEach,
+  createDataSource,
+  createOrg,
+  expectError,
+  start,
+  validDataSource,
+  type Reply,
+} from "../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -25,7 +27,13 @@ describe("routes", () => {
     const reply = await call(server, "POST", ORGANIZATIONS_PATH, { key: server.apiKeys.alice!, body: { name: "Acme Analytics" } });
     expect(reply.status).toBe(201);
     const data = successEnvelope(z.strictObject(organization.shape)).parse(reply.json).data;
-    expect(data).toEqual({ id: expect.stringMatching(/^org_[0-9A-Za-z]{20}$/), name: "Acme Analytics", slug: "acme-analytics", customAiContext: null, onboardingStatus: "STARTED" });
+    expect(data).toEqual({
+      id: expect.stringMatching(/^org_[0-9A-Za-z]{20}$/),
+      name: "Acme Analytics",
+      slug: "acme-analytics",
+      customAiContext: null,
+      onboardingStatus: "STARTED",
+    });
   });
 
   it("creates a data source: 201 with every contract field and nothing else", async () => {
@@ -89,7 +97,6 @@ describe("routes", () => {
     const reply = await call(server, "POST", `${ORGANIZATIONS_PATH}?x=1`, { key: server.apiKeys.alice!, body: { name: "Q" } });
     expect(reply.status).toBe(201);
   });
-
 });
 
 describe("order of checks: route/method → auth → content type → size → JSON → validation → ownership", () => {
@@ -108,7 +115,11 @@ describe("order of checks: route/method → auth → content type → size → J
 
   it("content type comes before size", async () => {
     const { server } = await start();
-    expectError(await call(server, "POST", ORGANIZATIONS_PATH, { key: server.apiKeys.alice!, raw: big, contentType: "text/plain" }), 415, "UnsupportedMediaType");
+    expectError(
+      await call(server, "POST", ORGANIZATIONS_PATH, { key: server.apiKeys.alice!, raw: big, contentType: "text/plain" }),
+      415,
+      "UnsupportedMediaType",
+    );
   });
 
   it("size comes before JSON parsing", async () => {

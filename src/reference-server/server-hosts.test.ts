@@ -44,7 +44,12 @@ function http10(server: ReferenceServer, method: string, path: string, hostLine:
     socket.on("data", (chunk: string) => (text += chunk));
     socket.on("end", () => resolve(text));
     socket.on("error", reject);
-    const lines = [`${method} ${path} HTTP/1.0`, ...(hostLine === undefined ? [] : [hostLine]), "content-type: application/json", `content-length: ${Buffer.byteLength(body)}`];
+    const lines = [
+      `${method} ${path} HTTP/1.0`,
+      ...(hostLine === undefined ? [] : [hostLine]),
+      "content-type: application/json",
+      `content-length: ${Buffer.byteLength(body)}`,
+    ];
     socket.write(`${lines.join("\r\n")}\r\n\r\n${body}`);
   });
 }
@@ -54,7 +59,13 @@ async function start(options: ReferenceServerOptions = {}): Promise<{ server: Re
   const server = await startReferenceServer({ inspection: true, bootstrapUsers: ["alice"], logger: (line) => lines.push(line), ...options });
   servers.push(server);
   const key = server.apiKeys.alice!;
-  const created = await request(server, "POST", ORGANIZATIONS_PATH, { authorization: `Bearer ${key}`, "content-type": "application/json" }, JSON.stringify({ name: "Kept" }));
+  const created = await request(
+    server,
+    "POST",
+    ORGANIZATIONS_PATH,
+    { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    JSON.stringify({ name: "Kept" }),
+  );
   expect(created.status).toBe(201);
   await server.savedStates.save("before");
   const evil = { host: `evil.example:${server.port}`, origin: `http://evil.example:${server.port}` };

@@ -23,7 +23,7 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
 function rejectingPostgres(): Promise<net.Server> {
   const server = net.createServer((socket) => {
     socket.once("data", () => {
-      const fields = Buffer.from("SFATAL\0C28P01\0Mpassword authentication failed for user \"reader\"\0\0");
+      const fields = Buffer.from('SFATAL\0C28P01\0Mpassword authentication failed for user "reader"\0\0');
       const header = Buffer.alloc(5);
       header.write("E", 0);
       header.writeInt32BE(fields.length + 4, 1);
@@ -131,7 +131,13 @@ describe("background schema sync through the API", () => {
         sslEnabled: false,
       });
       const synced = await server.waitForSync(created.json.data!.id);
-      expect(synced).toMatchObject({ lastSyncStatus: "FAILED", lastHealthStatus: "UNHEALTHY", hasCompletedFirstSync: false, lastSuccessfulSyncAt: null, tables: null });
+      expect(synced).toMatchObject({
+        lastSyncStatus: "FAILED",
+        lastHealthStatus: "UNHEALTHY",
+        hasCompletedFirstSync: false,
+        lastSuccessfulSyncAt: null,
+        tables: null,
+      });
       expect(synced.syncErrorMessage).toMatch(/password authentication failed for user "reader"/);
       expect(JSON.stringify(synced)).not.toContain(password);
     } finally {

@@ -80,7 +80,12 @@ describe("dispatch", () => {
     } finally {
       lines.restore();
     }
-    expect(lines.text().split("\n").filter((line) => line.startsWith("warning:"))).toHaveLength(3);
+    expect(
+      lines
+        .text()
+        .split("\n")
+        .filter((line) => line.startsWith("warning:")),
+    ).toHaveLength(3);
     expect(lines.text().split(ORPHANS_HINT)).toHaveLength(2);
     expect(lines.text().indexOf(ORPHANS_HINT)).toBeLessThan(lines.text().indexOf("ds_2"));
   });
@@ -105,7 +110,11 @@ describe("dispatch", () => {
       const inputs = { name: "Deep", __provider: "serialized-provider-text" };
       const failure = (await dispatch("organization", "create", state, [inputs]).catch((error: unknown) => error)) as Record<string, unknown>;
       const [org] = server.inspect.organizations();
-      expect(failure).toMatchObject({ code: "ANALYTICS_PARTIAL_CREATE", id: org!.id, message: expect.stringMatching(/^Organization "Deep" \(id org_\w+\) was created/) });
+      expect(failure).toMatchObject({
+        code: "ANALYTICS_PARTIAL_CREATE",
+        id: org!.id,
+        message: expect.stringMatching(/^Organization "Deep" \(id org_\w+\) was created/),
+      });
       expect(failure.properties).toMatchObject({ id: org!.id, name: "Deep", slug: "deep", __provider: "serialized-provider-text" });
       expect(failure.properties).not.toHaveProperty("nested");
       expect(failure.reasons).toEqual([failure.message]);

@@ -96,13 +96,16 @@ describe("resource wiring", () => {
   it.each(["Organization", "DataSource"] as const)("refuses the import option on %s in the program, saying why and what to do", async (type) => {
     const index = await import("../index");
     const args = { orgId: "org_1", type: "direct", dialect: "POSTGRES", displayName: "D", name: "N" } as never;
-    const construct = () => (type === "Organization" ? new index.Organization("adopt", args, { import: "x_1" }) : new index.DataSource("adopt", args, { import: "x_1" }));
+    const construct = () =>
+      type === "Organization" ? new index.Organization("adopt", args, { import: "x_1" }) : new index.DataSource("adopt", args, { import: "x_1" });
     expect(construct).toThrow(index.ImportUnsupportedError);
     try {
       construct();
     } catch (error) {
       expect(error).toMatchObject({ name: "AnalyticsError", code: "ANALYTICS_IMPORT_UNSUPPORTED", __pulumiRunError: true });
-      expect((error as Error).message).toMatch(new RegExp(`^${type} "adopt" cannot be imported: the analytics API has no read endpoint.*Remove the \`import\` option`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^${type} "adopt" cannot be imported: the analytics API has no read endpoint.*Remove the \`import\` option`),
+      );
     }
     expect(pulumi.RunError.isInstance(new index.ImportUnsupportedError("x"))).toBe(true);
     expect(registered.has("adopt")).toBe(false);

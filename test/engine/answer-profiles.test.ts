@@ -19,8 +19,17 @@ afterEach(async () => {
 });
 
 /** A server answering under `profile` and a stack of one organization and one data source on `cliPath`. */
-async function stackUnder(cliPath: (typeof CLI_PATHS)[number], profile: (typeof ANSWER_PROFILE_NAMES)[number]): Promise<{ ws: PulumiWorkspace; server: ReferenceServer }> {
-  const server = await startReferenceServer({ port: 0, bootstrapUsers: ["alice"], inspection: true, faults: { answerProfile: profile }, syncSchema: () => new Promise(() => undefined) });
+async function stackUnder(
+  cliPath: (typeof CLI_PATHS)[number],
+  profile: (typeof ANSWER_PROFILE_NAMES)[number],
+): Promise<{ ws: PulumiWorkspace; server: ReferenceServer }> {
+  const server = await startReferenceServer({
+    port: 0,
+    bootstrapUsers: ["alice"],
+    inspection: true,
+    faults: { answerProfile: profile },
+    syncSchema: () => new Promise(() => undefined),
+  });
   cleanups.push(() => server.close());
   const ws = await manyWorkspace(toolchain, { baseUrl: server.url, apiKey: server.apiKeys.alice!, path: cliPath });
   cleanups.push(() => ws.dispose());
@@ -53,8 +62,10 @@ describe.each(CLI_PATHS)("every answer profile, on the %s path", (cliPath) => {
     } else {
       expect(output(first)).not.toMatch(/warning: .*the API answered/);
     }
-    if (profile === "extra-fields") expect(ds?.outputs).toMatchObject({ region: "local", workspace: { id: "ws_reference", plan: "trial" }, labels: ["reference-server"] });
-    if (profile === "new-status-values") expect([org?.outputs?.onboardingStatus, ds?.outputs?.lastSyncStatus, ds?.outputs?.lastHealthStatus]).toEqual(["IN_PROGRESS", "QUEUED", "UNKNOWN"]);
+    if (profile === "extra-fields")
+      expect(ds?.outputs).toMatchObject({ region: "local", workspace: { id: "ws_reference", plan: "trial" }, labels: ["reference-server"] });
+    if (profile === "new-status-values")
+      expect([org?.outputs?.onboardingStatus, ds?.outputs?.lastSyncStatus, ds?.outputs?.lastHealthStatus]).toEqual(["IN_PROGRESS", "QUEUED", "UNKNOWN"]);
     expect(auditWorkspace(ws, [PASSWORD])).toEqual([]);
   });
 });

@@ -25,7 +25,16 @@ const toolchain = inject("pulumiToolchain");
 declare const document: any;
 declare const window: any;
 declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
-type HTMLElement = { tabIndex: number; disabled?: boolean; id: string; tagName: string; textContent: string | null; getAttribute(name: string): string | null; getClientRects(): { length: number }; blur(): void };
+type HTMLElement = {
+  tabIndex: number;
+  disabled?: boolean;
+  id: string;
+  tagName: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  getClientRects(): { length: number };
+  blur(): void;
+};
 
 /** Where a failing run leaves its screenshot and HTML. */
 const OUTPUT_DIR = path.join(repoRoot, "test-results", "console-browser");
@@ -73,7 +82,10 @@ function focusables(page: Page): Promise<string[]> {
   return page.evaluate(() =>
     ([...document.querySelectorAll("a[href], button, input, select, textarea, [tabindex]")] as HTMLElement[])
       .filter((el) => el.tabIndex >= 0 && el.disabled !== true && el.getClientRects().length > 0)
-      .map((el) => `${el.tagName.toLowerCase()}#${el.id}[${el.getAttribute("data-scope") ?? ""}.${el.getAttribute("data-key") ?? ""}]${el.getAttribute("aria-label") ?? el.textContent?.trim() ?? ""}`),
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}#${el.id}[${el.getAttribute("data-scope") ?? ""}.${el.getAttribute("data-key") ?? ""}]${el.getAttribute("aria-label") ?? el.textContent?.trim() ?? ""}`,
+      ),
   );
 }
 
@@ -130,7 +142,13 @@ beforeAll(async () => {
   ws = await PulumiWorkspace.create(toolchain, { programDir, linkPackage: true });
   fs.rmSync(programDir, { recursive: true, force: true });
   await ws.setConfig(
-    { "analytics:baseUrl": server.url, "warehouse:host": warehouse.host, "warehouse:port": String(warehouse.port), "warehouse:databaseName": warehouse.databaseName, "warehouse:username": warehouse.username },
+    {
+      "analytics:baseUrl": server.url,
+      "warehouse:host": warehouse.host,
+      "warehouse:port": String(warehouse.port),
+      "warehouse:databaseName": warehouse.databaseName,
+      "warehouse:username": warehouse.username,
+    },
     { "analytics:apiKey": server.apiKeys.console!, "warehouse:password": WAREHOUSE_PASSWORD },
   );
   page = context.pages()[0] ?? (await context.newPage());
@@ -234,13 +252,15 @@ describe("the console in Chromium", () => {
       await page.waitForSelector(`${failNext}[aria-checked="false"]`);
       const path = `/api/public/organizations/${orgId}/data-sources`;
       const rows = async () =>
-        (await page.$$eval("#requests tbody tr", (trs) => trs.map((tr: any) => [...tr.querySelectorAll("td")].map((td: any) => (td.textContent as string | null) ?? "")))).filter((cells) => cells[2] === path);
+        (
+          await page.$$eval("#requests tbody tr", (trs) =>
+            trs.map((tr: any) => [...tr.querySelectorAll("td")].map((td: any) => (td.textContent as string | null) ?? "")),
+          )
+        ).filter((cells) => cells[2] === path);
       // Newest first: the retry's 201, the injected 503, then the first up's 201.
-      await expect.poll(async () => (await rows()).map((cells) => `${cells[1]} ${cells[3]} ${cells[4]}`), { timeout: 15_000 }).toEqual([
-        "POST 201 none",
-        "POST 503 routes.createDataSource.failNext",
-        "POST 201 none",
-      ]);
+      await expect
+        .poll(async () => (await rows()).map((cells) => `${cells[1]} ${cells[3]} ${cells[4]}`), { timeout: 15_000 })
+        .toEqual(["POST 201 none", "POST 503 routes.createDataSource.failNext", "POST 201 none"]);
       expect(await page.textContent("#faults-injected")).toContain("1 error");
     });
   }, 300_000);
@@ -249,7 +269,15 @@ describe("the console in Chromium", () => {
     await withEvidence("secrets", async () => {
       await Promise.all(captured.pending);
       const urls = captured.responses.map((r) => new URL(r.url).pathname);
-      expect(urls).toEqual(expect.arrayContaining(["/_reference/console", "/_reference/console/console.js", "/_reference/console/state", "/_reference/faults", "/_reference/saved-states"]));
+      expect(urls).toEqual(
+        expect.arrayContaining([
+          "/_reference/console",
+          "/_reference/console/console.js",
+          "/_reference/console/state",
+          "/_reference/faults",
+          "/_reference/saved-states",
+        ]),
+      );
       expect(captured.events.length).toBeGreaterThan(3);
       const surfaces = [await page.content(), await page.evaluate(() => document.body.innerText), ...captured.responses.map((r) => r.body), ...captured.events];
       for (const secret of [WAREHOUSE_PASSWORD, server.apiKeys.console!]) {
@@ -280,7 +308,9 @@ describe("the console in Chromium", () => {
       const results = await page.evaluate(() => (window.axe as typeof import("axe-core")).run(document));
       const byImpact: Record<string, string[]> = {};
       for (const v of results.violations) (byImpact[v.impact ?? "none"] ??= []).push(`${v.id} (${v.nodes.length})`);
-      process.stderr.write(`[console-browser] axe-core ${results.testEngine.version}: ${results.passes.length} rules passed, violations by impact ${JSON.stringify(byImpact)}\n`);
+      process.stderr.write(
+        `[console-browser] axe-core ${results.testEngine.version}: ${results.passes.length} rules passed, violations by impact ${JSON.stringify(byImpact)}\n`,
+      );
       expect(results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     });
   }, 60_000);

@@ -21,7 +21,9 @@ function startDemo(args: string[] = []): DemoRun {
   const env = pulumiEnvironment(toolchain);
   for (const key of Object.keys(env)) if (key.startsWith("ANALYTICS_")) delete env[key];
   // Its own group, tracked: should the test time out, the worker's exit takes the demo's pulumi runs down with it.
-  const child = trackProcessTree(spawn(process.execPath, [path.join(repoRoot, "demo/dist/run.js"), ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"], detached: true }));
+  const child = trackProcessTree(
+    spawn(process.execPath, [path.join(repoRoot, "demo/dist/run.js"), ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"], detached: true }),
+  );
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -78,7 +80,11 @@ describe("npm run demo", () => {
       expect(await page.text()).toContain("<main>");
       const state = ((await (await fetch(`${consoleUrl}/state`)).json()) as { data: ConsoleState }).data;
       expect(state.organizations.map((org) => org.name)).toEqual(["Demo Analytics"]);
-      expect(state.organizations[0]!.dataSources[0]).toMatchObject({ displayName: "Demo warehouse", lastSyncStatus: "SUCCEEDED", providedSecretFields: ["password"] });
+      expect(state.organizations[0]!.dataSources[0]).toMatchObject({
+        displayName: "Demo warehouse",
+        lastSyncStatus: "SUCCEEDED",
+        providedSecretFields: ["password"],
+      });
       expect(state.requests.recent.map((r) => `${r.method} ${r.status}`)).toEqual(["POST 201", "POST 201"]);
 
       // Ctrl-C reaches the terminal's whole foreground group.

@@ -38,7 +38,10 @@ async function harness(config: Record<string, string> = {}, keyIn: "config" | "n
   cleanups.push(() => ws.dispose());
   const apiKey = server.apiKeys.alice!;
   const plain = Object.fromEntries(Object.entries(config).map(([name, value]) => [`edges:${name}`, value]));
-  await ws.setConfig({ "analytics:baseUrl": server.url, ...plain }, { ...(keyIn === "config" ? { "analytics:apiKey": apiKey } : {}), "edges:password": PASSWORD });
+  await ws.setConfig(
+    { "analytics:baseUrl": server.url, ...plain },
+    { ...(keyIn === "config" ? { "analytics:apiKey": apiKey } : {}), "edges:password": PASSWORD },
+  );
   return { ws, server, apiKey };
 }
 
@@ -57,7 +60,14 @@ function placesHolding(ws: PulumiWorkspace, text: string): string[] {
 function orphansBin(ws: PulumiWorkspace, args: string[]): Promise<CommandResult> {
   const env = pulumiEnvironment(toolchain, ws.env);
   return new Promise((resolve, reject) => {
-    const child = trackProcessTree(spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], { cwd: ws.programDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
+    const child = trackProcessTree(
+      spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], {
+        cwd: ws.programDir,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      }),
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -121,7 +131,10 @@ describe("edges with the real engine", () => {
     await h.ws.pulumi(SETUP_UP);
     const logs = (name: string): string => {
       const dir = path.join(h.ws.root, name);
-      return fs.readdirSync(dir).map((file) => fs.readFileSync(path.join(dir, file), "utf8")).join("\n");
+      return fs
+        .readdirSync(dir)
+        .map((file) => fs.readFileSync(path.join(dir, file), "utf8"))
+        .join("\n");
     };
     const verboseUp = async (newPassword: string, tmp: string, flags: string[]): Promise<CommandResult> => {
       fs.mkdirSync(path.join(h.ws.root, tmp));
@@ -160,9 +173,12 @@ describe("edges with the real engine", () => {
     expect(everything).toHaveLength(7);
     expect(orphans.map((o) => o.id).sort()).toEqual([...everything].sort());
     expect(orphans.find((o) => o.type === "Organization")).toMatchObject({ name: "Edges Org", resourceName: "org" });
-    expect(orphans.filter((o) => o.type === "DataSource").map((o) => o.name).sort()).toEqual(
-      ["Edges warehouse 0", "Edges warehouse 0", "Edges warehouse 1", "Edges warehouse 1", "Edges warehouse 2", "Edges warehouse 2"],
-    );
+    expect(
+      orphans
+        .filter((o) => o.type === "DataSource")
+        .map((o) => o.name)
+        .sort(),
+    ).toEqual(["Edges warehouse 0", "Edges warehouse 0", "Edges warehouse 1", "Edges warehouse 1", "Edges warehouse 2", "Edges warehouse 2"]);
     for (const orphan of orphans) expect(Number.isNaN(Date.parse(orphan.leftAt))).toBe(false);
     const table = await orphansBin(h.ws, []);
     expect(table.stdout.split("\n")).toHaveLength(7 + 3);

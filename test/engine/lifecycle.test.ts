@@ -75,7 +75,13 @@ describe("lifecycle with the real engine", () => {
     const [ds] = resourcesOfType(state, DS_TYPE);
     expect(h.server.inspect.organizations().map((o) => o.id)).toEqual([org?.id]);
     expect(h.server.inspect.dataSources().map((d) => d.id)).toEqual([ds?.id]);
-    expect(ds?.outputs).toMatchObject({ orgId: org?.id, lastSyncStatus: "PENDING", lastHealthStatus: "HEALTHY", hasCompletedFirstSync: false, sslEnabled: false });
+    expect(ds?.outputs).toMatchObject({
+      orgId: org?.id,
+      lastSyncStatus: "PENDING",
+      lastHealthStatus: "HEALTHY",
+      hasCompletedFirstSync: false,
+      sslEnabled: false,
+    });
     for (const field of ["lastSyncAttemptAt", "lastSuccessfulSyncAt", "syncErrorMessage", "lastHealthyAt", "lastHealthCheckAttemptAt"]) {
       expect(ds?.outputs).toHaveProperty(field);
     }
@@ -149,31 +155,39 @@ describe("lifecycle with the real engine", () => {
     ["displayName", "", /displayName.*at least 1 character long, got an empty string/],
     ["port", "70000", /port.*integer from 0 to 65535, got 70000/],
     ["dialect", "MYSQL", /dialect.*must be "POSTGRES".*got "MYSQL"/],
-  ])("fails the preview on %s=%j naming the field, and the server receives nothing", async (field, value, message) => {
-    const h = await harness({ [field]: value });
-    const preview = await h.ws.pulumi(["preview"], { allowFailure: true });
-    expect(preview.code).not.toBe(0);
-    expect(output(preview)).toMatch(message);
-    const up = await h.ws.pulumi(["up", "--yes"], { allowFailure: true });
-    expect(up.code).not.toBe(0);
-    expect(h.server.inspect.dataSources()).toHaveLength(0);
-    expect(Object.keys(h.server.inspect.requests().byRoute)).not.toContain("POST /api/public/organizations/{orgId}/data-sources");
-    expect(Object.keys(h.server.inspect.requests().byRoute).every((route) => route === "POST /api/public/organizations")).toBe(true);
-  }, 300_000);
+  ])(
+    "fails the preview on %s=%j naming the field, and the server receives nothing",
+    async (field, value, message) => {
+      const h = await harness({ [field]: value });
+      const preview = await h.ws.pulumi(["preview"], { allowFailure: true });
+      expect(preview.code).not.toBe(0);
+      expect(output(preview)).toMatch(message);
+      const up = await h.ws.pulumi(["up", "--yes"], { allowFailure: true });
+      expect(up.code).not.toBe(0);
+      expect(h.server.inspect.dataSources()).toHaveLength(0);
+      expect(Object.keys(h.server.inspect.requests().byRoute)).not.toContain("POST /api/public/organizations/{orgId}/data-sources");
+      expect(Object.keys(h.server.inspect.requests().byRoute).every((route) => route === "POST /api/public/organizations")).toBe(true);
+    },
+    300_000,
+  );
 
   it.each([
     ["a wrong", "analytics_key_0123456789abcdefghijklmnopqrstuv"],
     ["a missing", null],
-  ])("fails clearly with %s API key and creates nothing", async (_what, key) => {
-    const h = await harness({}, { apiKey: key });
-    const up = await h.ws.pulumi(["up", "--yes"], { allowFailure: true });
-    expect(up.code).not.toBe(0);
-    if (key) expect(output(up)).toMatch(/Unauthorized: .*\(HTTP 401\).*analytics:apiKey.*ANALYTICS_API_KEY/);
-    else expect(output(up)).toMatch(/No analytics API key is set.*analytics:apiKey.*ANALYTICS_API_KEY/);
-    expect(h.server.inspect.organizations()).toHaveLength(0);
-    expect(resourcesOfType(await h.ws.exportStack(), ORG_TYPE)).toHaveLength(0);
-    if (key) expectNoPlaintextSecrets(h, [key]);
-  }, 300_000);
+  ])(
+    "fails clearly with %s API key and creates nothing",
+    async (_what, key) => {
+      const h = await harness({}, { apiKey: key });
+      const up = await h.ws.pulumi(["up", "--yes"], { allowFailure: true });
+      expect(up.code).not.toBe(0);
+      if (key) expect(output(up)).toMatch(/Unauthorized: .*\(HTTP 401\).*analytics:apiKey.*ANALYTICS_API_KEY/);
+      else expect(output(up)).toMatch(/No analytics API key is set.*analytics:apiKey.*ANALYTICS_API_KEY/);
+      expect(h.server.inspect.organizations()).toHaveLength(0);
+      expect(resourcesOfType(await h.ws.exportStack(), ORG_TYPE)).toHaveLength(0);
+      if (key) expectNoPlaintextSecrets(h, [key]);
+    },
+    300_000,
+  );
 
   it("destroys to an empty state and reports every object left in the service; no secret is ever in plaintext", async () => {
     const h = await harness();
@@ -187,8 +201,10 @@ describe("lifecycle with the real engine", () => {
 
     const destroy = await h.ws.pulumi(["destroy", "--yes"]);
     expect((await h.ws.exportStack()).deployment.resources ?? []).toHaveLength(0);
-    for (const org of h.server.inspect.organizations()) expect(output(destroy)).toContain(`Organization "Lifecycle Org" (id ${org.id}) was left in the analytics service`);
-    for (const d of h.server.inspect.dataSources()) expect(output(destroy)).toContain(`DataSource "Lifecycle warehouse" (id ${d.id}) was left in the analytics service`);
+    for (const org of h.server.inspect.organizations())
+      expect(output(destroy)).toContain(`Organization "Lifecycle Org" (id ${org.id}) was left in the analytics service`);
+    for (const d of h.server.inspect.dataSources())
+      expect(output(destroy)).toContain(`DataSource "Lifecycle warehouse" (id ${d.id}) was left in the analytics service`);
     expect(h.server.inspect.dataSources()).toHaveLength(1);
     expectNoPlaintextSecrets(h, [PASSWORD, h.apiKey]);
   }, 300_000);

@@ -52,7 +52,16 @@ async function dynamicStack(): Promise<Started> {
   const dsIds = resourcesOfType(state, DYNAMIC[1]!).map((r) => r.id!);
   expect(orgIds).toHaveLength(1);
   expect(dsIds).toHaveLength(1);
-  const onServer = () => ({ orgs: server.inspect.organizations().map((o) => o.id).sort(), dataSources: server.inspect.dataSources().map((d) => d.id).sort() });
+  const onServer = () => ({
+    orgs: server.inspect
+      .organizations()
+      .map((o) => o.id)
+      .sort(),
+    dataSources: server.inspect
+      .dataSources()
+      .map((d) => d.id)
+      .sort(),
+  });
   const before = onServer();
   expect(before.orgs).toContain(orgIds[0]);
   expect(before.dataSources).toContain(dsIds[0]);
@@ -62,7 +71,8 @@ async function dynamicStack(): Promise<Started> {
 
 /** Switches the workspace's program to the native one: the same project name, resources by native type token. */
 function switchToNative(ws: PulumiWorkspace): void {
-  for (const file of ["index.js", "Pulumi.yaml", "package.json"]) fs.copyFileSync(path.join(repoRoot, "test/fixtures/migrate-native", file), path.join(ws.programDir, file));
+  for (const file of ["index.js", "Pulumi.yaml", "package.json"])
+    fs.copyFileSync(path.join(repoRoot, "test/fixtures/migrate-native", file), path.join(ws.programDir, file));
   writePluginShim(path.join(ws.programDir, "plugin-bin"));
 }
 
@@ -102,8 +112,12 @@ describe("moving a stack from the dynamic classes to the native provider", () =>
 
     const migrated = migrateBin([], exported);
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(migrated.stderr).toContain(`Organization ${s.orgIds[0]}: urn:pulumi:test::lifecycle::pulumi-nodejs:dynamic/analytics:Organization::org -> urn:pulumi:test::lifecycle::analytics:index:Organization::org`);
-    expect(migrated.stderr).toMatch(/Added the default provider urn:pulumi:test::lifecycle::pulumi:providers:analytics::default \(id [0-9a-f-]{36}; settings apiKey, baseUrl copied encrypted\)/);
+    expect(migrated.stderr).toContain(
+      `Organization ${s.orgIds[0]}: urn:pulumi:test::lifecycle::pulumi-nodejs:dynamic/analytics:Organization::org -> urn:pulumi:test::lifecycle::analytics:index:Organization::org`,
+    );
+    expect(migrated.stderr).toMatch(
+      /Added the default provider urn:pulumi:test::lifecycle::pulumi:providers:analytics::default \(id [0-9a-f-]{36}; settings apiKey, baseUrl copied encrypted\)/,
+    );
     expect(migrated.stderr).toContain("Removed the dynamic default provider urn:pulumi:test::lifecycle::pulumi:providers:pulumi-nodejs::default");
     for (const secret of [PASSWORD, s.server.apiKeys.alice!]) expect(migrated.stdout + migrated.stderr).not.toContain(secret);
     // Secrets stay the export's ciphertext, byte for byte.

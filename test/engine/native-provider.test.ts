@@ -28,7 +28,10 @@ describe("the native provider plugin with the real engine", () => {
     ws = await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/native-js") });
     // The plugin the project's Pulumi.yaml points at: a shim running this repository's build.
     writePluginShim(path.join(ws.programDir, "plugin-bin"));
-    await ws.setConfig({ "analytics:baseUrl": first.url, "fixture:secondBaseUrl": second.url }, { "analytics:apiKey": first.apiKeys.alice!, "fixture:secondApiKey": second.apiKeys.bob! });
+    await ws.setConfig(
+      { "analytics:baseUrl": first.url, "fixture:secondBaseUrl": second.url },
+      { "analytics:apiKey": first.apiKeys.alice!, "fixture:secondApiKey": second.apiKeys.bob! },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -78,7 +81,9 @@ describe("the native provider plugin with the real engine", () => {
     await ws.pulumi(["config", "set", "fixture:displayName", "Renamed warehouse"]);
     const preview = await ws.pulumi(["preview"]);
     expect(preview.stdout).toMatch(/\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/);
-    expect(output(preview)).toMatch(/DataSource "Native warehouse" \(id ds_\w+\) will be replaced because displayName changed: the analytics API cannot update objects/);
+    expect(output(preview)).toMatch(
+      /DataSource "Native warehouse" \(id ds_\w+\) will be replaced because displayName changed: the analytics API cannot update objects/,
+    );
     const up = await ws.pulumi(SETUP_UP);
     expect(output(up)).toMatch(/warning: DataSource "Native warehouse" \(id ds_\w+\) was left in the analytics service/);
     expect(first.inspect.dataSources().map((d) => d.displayName)).toEqual(["Native warehouse", "Renamed warehouse"]);
@@ -88,7 +93,9 @@ describe("the native provider plugin with the real engine", () => {
     const before = first.inspect.requestCount();
     const result = await ws.pulumi(["import", ORG_TYPE, "x", "org_1", "--yes"], { allowFailure: true });
     expect(result.code).not.toBe(0);
-    expect(output(result)).toContain('Organization "x" cannot be imported: the analytics API has no read endpoint, so an existing object cannot be read or adopted into a stack.');
+    expect(output(result)).toContain(
+      'Organization "x" cannot be imported: the analytics API has no read endpoint, so an existing object cannot be read or adopted into a stack.',
+    );
     expect(output(result)).not.toMatch(STACK_TRACE);
     expect(first.inspect.requestCount()).toBe(before);
   }, 300_000);

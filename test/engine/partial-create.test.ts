@@ -31,11 +31,17 @@ describe.each(CLI_PATHS)("a partial create on the %s path", (cliPath) => {
     const first = await ws.pulumi(["up", "--yes", "--skip-preview"], { allowFailure: true });
     const [created] = server.inspect.dataSources();
     expect(first.code).not.toBe(0);
-    expect(output(first)).toContain(`DataSource "Warehouse 0" (id ${created!.id}) was created in the analytics service, but not all of its outputs could be recorded`);
+    expect(output(first)).toContain(
+      `DataSource "Warehouse 0" (id ${created!.id}) was created in the analytics service, but not all of its outputs could be recorded`,
+    );
     const state = await ws.exportStack();
     const [ds] = resourcesOfType(state, TYPES[cliPath].dataSource) as Array<{ id?: string; outputs?: Record<string, unknown>; initErrors?: string[] }>;
     expect(ds?.id).toBe(created!.id);
-    expect(ds?.initErrors).toEqual([expect.stringMatching(new RegExp(`^DataSource "Warehouse 0" \\(id ${created!.id}\\) was created .*\\(the answer's field nested is nested more than 1000 levels deep`))]);
+    expect(ds?.initErrors).toEqual([
+      expect.stringMatching(
+        new RegExp(`^DataSource "Warehouse 0" \\(id ${created!.id}\\) was created .*\\(the answer's field nested is nested more than 1000 levels deep`),
+      ),
+    ]);
     expect(ds?.outputs).toMatchObject({ displayName: "Warehouse 0", lastSyncStatus: "PENDING" });
     expect(ds?.outputs).not.toHaveProperty("nested");
 

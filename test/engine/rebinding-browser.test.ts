@@ -130,7 +130,9 @@ describe("DNS rebinding in Chromium", () => {
     expect(seen).toHaveLength(9);
     for (const attempt of seen) {
       expect(attempt.status, attempt.what).toBe(403);
-      expect(JSON.parse(attempt.body), attempt.what).toEqual({ error: { title: "Forbidden", detail: expect.stringContaining(`"${EVIL_HOST}:${server.port}"`) } });
+      expect(JSON.parse(attempt.body), attempt.what).toEqual({
+        error: { title: "Forbidden", detail: expect.stringContaining(`"${EVIL_HOST}:${server.port}"`) },
+      });
       expect(attempt.body).not.toContain(ORG_NAME);
     }
     expect(stateOf(server)).toEqual(before);

@@ -84,7 +84,14 @@ function orphansBin(h: Harness, args: string[]): Promise<CommandResult> {
     ...s3.env(),
   });
   return new Promise((resolve, reject) => {
-    const child = trackProcessTree(spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], { cwd: h.ws.programDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
+    const child = trackProcessTree(
+      spawn(process.execPath, [path.join(repoRoot, "dist/orphans/bin.js"), ...args], {
+        cwd: h.ws.programDir,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      }),
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -115,7 +122,10 @@ describe("the s3:// backend with the real engine", () => {
     expect([...objects.keys()].filter((key) => /\.pulumi\/history\/edges\/dev\/dev-\d+\.checkpoint\.json$/.test(key)).length).toBeGreaterThanOrEqual(3);
     expect(locksOf(h.backendUrl)).toEqual([]);
     for (const secret of [PASSWORD, ROTATED, h.apiKey, s3.secretAccessKey]) {
-      expect([...objects].filter(([, content]) => content.includes(secret)).map(([key]) => key), secret).toEqual([]);
+      expect(
+        [...objects].filter(([, content]) => content.includes(secret)).map(([key]) => key),
+        secret,
+      ).toEqual([]);
     }
 
     const listed = await orphansBin(h, ["--json"]);

@@ -14,13 +14,19 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../src/reference-server";
 import { NEWEST_PULUMI_VERSION, type PulumiToolchain } from "../../toolchain/src/pulumi-cli";
-import { expectDestroyLeaves, expectFirstUp, expectNoCredentialLeak, expectPreviewWithoutRequests, expectRefreshKeeps, output } from "../support/example-lifecycle";
+import {
+  expectDestroyLeaves,
+  expectFirstUp,
+  expectNoCredentialLeak,
+  expectPreviewWithoutRequests,
+  expectRefreshKeeps,
+  output,
+} from "../support/example-lifecycle";
 import { configureExample, usePluginShim } from "../support/plugin-shim";
 import { PulumiWorkspace, repoRoot, resourcesOfType } from "../support/pulumi-workspace";
 import { PYTHON_TEST_VARIABLES, buildPythonSdk, createProgramVenv, resolvePythonEnv } from "../support/python-env";
 import { sharedReleaseFolder } from "../support/release-folder";
 import { NO_NODE_PATH, PLATFORM_ARCHIVE, VERSION } from "../support/release-rehearsal";
-
 
 const provided = inject("newestPulumiToolchain");
 const PASSWORD = "newest-cli-password-5b6c7d";

@@ -26,7 +26,9 @@ const PASSWORD = "upgrade-password-1a2b3c";
 /** examples/python as 0.1.0 had it: the plain strings where it now has the enum constants. */
 function plainStringProgram(): string {
   const source = fs.readFileSync(path.join(EXAMPLE, "__main__.py"), "utf8");
-  const plain = source.replace("type=analytics.DataSourceType.DIRECT,", 'type="direct",').replace("dialect=analytics.DataSourceDialect.POSTGRES,", 'dialect="POSTGRES",');
+  const plain = source
+    .replace("type=analytics.DataSourceType.DIRECT,", 'type="direct",')
+    .replace("dialect=analytics.DataSourceDialect.POSTGRES,", 'dialect="POSTGRES",');
   expect(plain.match(/="direct",|="POSTGRES",/g)).toHaveLength(2);
   return plain;
 }
@@ -116,11 +118,19 @@ describe("a stack made by 0.1.0 with plain strings, on this version's plugin and
   it("type-checks the plain-string program against this version's SDK (mypy --strict)", async () => {
     const file = path.join(work, "plain_strings.py");
     fs.writeFileSync(file, plainStringProgram());
-    const result = await runPython(pyEnv.python, ["-m", "mypy", "--strict", "--python-executable", newVenvPython, "--cache-dir", path.join(work, "mypy-cache"), file], { cwd: work, allowFailure: true });
+    const result = await runPython(
+      pyEnv.python,
+      ["-m", "mypy", "--strict", "--python-executable", newVenvPython, "--cache-dir", path.join(work, "mypy-cache"), file],
+      { cwd: work, allowFailure: true },
+    );
     expect(result.stdout).toMatch(/Success: no issues found in 1 source file/);
     // And a value the enum type does not have is a type error there, as a constant.
     fs.writeFileSync(file, fs.readFileSync(path.join(EXAMPLE, "__main__.py"), "utf8").replace("DataSourceType.DIRECT", "DataSourceType.INDIRECT"));
-    const wrong = await runPython(pyEnv.python, ["-m", "mypy", "--strict", "--python-executable", newVenvPython, "--cache-dir", path.join(work, "mypy-cache"), file], { cwd: work, allowFailure: true });
+    const wrong = await runPython(
+      pyEnv.python,
+      ["-m", "mypy", "--strict", "--python-executable", newVenvPython, "--cache-dir", path.join(work, "mypy-cache"), file],
+      { cwd: work, allowFailure: true },
+    );
     expect(wrong.stdout).toMatch(/"type\[DataSourceType\]" has no attribute "INDIRECT"/);
   }, 300_000);
 });

@@ -91,7 +91,11 @@ function usePluginBuild(programDir: string): void {
 
 /** Points a copied Go example's `replace` at this repository's sdk/ (its relative path no longer leads there). */
 function useSdkBuild(programDir: string): void {
-  execFileSync("go", ["mod", "edit", `-replace=github.com/pulumi-analytics/pulumi-analytics/sdk=${path.join(repoRoot, "sdk")}`], { cwd: programDir, env: goProgramEnv(), stdio: "pipe" });
+  execFileSync("go", ["mod", "edit", `-replace=github.com/pulumi-analytics/pulumi-analytics/sdk=${path.join(repoRoot, "sdk")}`], {
+    cwd: programDir,
+    env: goProgramEnv(),
+    stdio: "pipe",
+  });
 }
 
 /** Go for the Go example: the local toolchain, and the committed go.sum decides every module. */
@@ -144,7 +148,10 @@ describe("examples", () => {
   it("python compiles, and names only what the generated SDK defines", () => {
     const program = path.join(examplesDir, "python", "__main__.py");
     // compile() in memory: py_compile would write __pycache__/ into examples/python.
-    execFileSync("python3", ["-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", program], { stdio: "pipe", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    execFileSync("python3", ["-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", program], {
+      stdio: "pipe",
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    });
     const sdk = fs.readFileSync(path.join(repoRoot, "sdk/python/pulumi_analytics/data_source.py"), "utf8");
     for (const [, keyword] of fs.readFileSync(program, "utf8").matchAll(/^\s+(\w+)=/gm)) expect(sdk, keyword).toContain(`${keyword}: `);
   });
@@ -152,11 +159,13 @@ describe("examples", () => {
   it("csharp sets only properties the generated SDK's argument classes have, and names only enum constants it defines", () => {
     const program = fs.readFileSync(path.join(examplesDir, "csharp", "Program.cs"), "utf8").replace(/^using .*$/gm, "");
     const sdk = ["Organization.cs", "DataSource.cs"].map((file) => fs.readFileSync(path.join(repoRoot, "sdk/dotnet", file), "utf8")).join("\n");
-    for (const [, property] of program.matchAll(/\b(\w+) = (?!new|await)/g)) expect(sdk, property).toMatch(new RegExp(`public Input(?:<\\w+>|Union<string, [\\w.]+>)\\?? ${property}\\s*\\{`));
+    for (const [, property] of program.matchAll(/\b(\w+) = (?!new|await)/g))
+      expect(sdk, property).toMatch(new RegExp(`public Input(?:<\\w+>|Union<string, [\\w.]+>)\\?? ${property}\\s*\\{`));
     const enums = fs.readFileSync(path.join(repoRoot, "sdk/dotnet/Enums.cs"), "utf8");
     const constants = [...program.matchAll(/Analytics\.(\w+)\.(\w+)\b/g)].filter(([, type]) => /^DataSource(Type|Dialect)$/.test(type!));
     expect(constants.map(([, type, value]) => `${type}.${value}`)).toEqual(["DataSourceType.Direct", "DataSourceDialect.Postgres"]);
-    for (const [, type, value] of constants) expect(enums).toMatch(new RegExp(`public readonly struct ${type} [\\s\\S]*?public static ${type} ${value} \\{ get; \\}`));
+    for (const [, type, value] of constants)
+      expect(enums).toMatch(new RegExp(`public readonly struct ${type} [\\s\\S]*?public static ${type} ${value} \\{ get; \\}`));
   });
 
   it("gitops runs preview --diff on pull requests and up on main, with the key from a CI secret", () => {
@@ -187,10 +196,15 @@ describe("examples", () => {
           });
         }
         const valuesOf = (wanted: string) => Object.fromEntries(example.config.filter(([, , kind]) => kind === wanted).map(([key, value]) => [key, value]));
-        await ws.setConfig({ ...(name !== "multi-env" ? { "analytics:baseUrl": server.url } : {}), ...valuesOf("plain") }, { "analytics:apiKey": server.apiKeys.examples ?? "", ...valuesOf("secret") });
+        await ws.setConfig(
+          { ...(name !== "multi-env" ? { "analytics:baseUrl": server.url } : {}), ...valuesOf("plain") },
+          { "analytics:apiKey": server.apiKeys.examples ?? "", ...valuesOf("secret") },
+        );
         for (const [key, value] of Object.entries(valuesOf("secret-path"))) await ws.pulumi(["config", "set", "--secret", "--path", key, "--", value]);
         const before = server.inspect.requestCount();
-        const policy = example.policyConfig ? ["--policy-pack", path.join(repoRoot, "policy-pack"), "--policy-pack-config", path.join(ws.programDir, example.policyConfig)] : [];
+        const policy = example.policyConfig
+          ? ["--policy-pack", path.join(repoRoot, "policy-pack"), "--policy-pack-config", path.join(ws.programDir, example.policyConfig)]
+          : [];
         const preview = await ws.pulumi(["preview", ...policy]);
         if (policy.length) expect(preview.stdout).toMatch(/✅ pulumi-analytics@v/);
         for (const create of example.creates) {

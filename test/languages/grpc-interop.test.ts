@@ -35,7 +35,10 @@ const INTEROP: PinnedGoTool = {
   moduleDir: MODULE_DIR,
   goPackage: ".",
   binary: "grpc-interop",
-  sources: fs.readdirSync(MODULE_DIR).filter((file) => file.endsWith(".go")).sort(),
+  sources: fs
+    .readdirSync(MODULE_DIR)
+    .filter((file) => file.endsWith(".go"))
+    .sort(),
 };
 
 /** What the program prints for a case. */
@@ -69,21 +72,29 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
 
   /** Runs the program's case `name` until it exits; `during` sees it running. */
   function runProgram(port: number, name: string, n: number | undefined, during: (child: ChildProcessWithoutNullStreams) => void): Promise<InteropResult> {
-    const child = spawn(binary, ["-addr", `127.0.0.1:${port}`, "-case", name, ...(n === undefined ? [] : ["-n", String(n)])], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(binary, ["-addr", `127.0.0.1:${port}`, "-case", name, ...(n === undefined ? [] : ["-n", String(n)])], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     during(child);
     return new Promise((resolve, reject) =>
-      child.on("close", (code) => (code === 0 ? resolve(JSON.parse(stdout) as InteropResult) : reject(new Error(`grpc-interop -case ${name} exited ${code}: ${stderr}`)))),
+      child.on("close", (code) =>
+        code === 0 ? resolve(JSON.parse(stdout) as InteropResult) : reject(new Error(`grpc-interop -case ${name} exited ${code}: ${stderr}`)),
+      ),
     );
   }
 
   /** Runs a case against a plugin of its own, configured for the reference server, and shuts that plugin down. */
   async function runCase(name: string, n?: number, during: (child: ChildProcessWithoutNullStreams) => void = () => undefined): Promise<CaseOutcome> {
     const plugin = await startPlugin(engine.address);
-    await call(plugin.client, "configure", new proto.ConfigureRequest().setName("second").setArgs(struct({ baseUrl: server.url, apiKey: server.apiKeys.alice! })));
+    await call(
+      plugin.client,
+      "configure",
+      new proto.ConfigureRequest().setName("second").setArgs(struct({ baseUrl: server.url, apiKey: server.apiKeys.alice! })),
+    );
     plugin.client.close();
     const before = server.inspect.requestCount();
     engine.logs.length = 0;
@@ -101,7 +112,12 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
       expect(required(MODULE_DIR, module), module).toBe(required(ENGINE_MODULE_DIR, module));
     }
     const engineSums = new Set(fs.readFileSync(path.join(ENGINE_MODULE_DIR, "go.sum"), "utf8").split("\n"));
-    expect(fs.readFileSync(path.join(MODULE_DIR, "go.sum"), "utf8").split("\n").filter((line) => line !== "" && !engineSums.has(line))).toEqual([]);
+    expect(
+      fs
+        .readFileSync(path.join(MODULE_DIR, "go.sum"), "utf8")
+        .split("\n")
+        .filter((line) => line !== "" && !engineSums.has(line)),
+    ).toEqual([]);
   });
 
   it("answers a request of 0 bytes (GetPluginInfo's Empty)", async () => {
@@ -114,13 +130,17 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
     ["64 KiB + 1", 64 * 1024 + 1],
     ["5 MiB, over grpc-go's default 4 MiB both ways", 5 * MiB],
     ["110 MiB", 110 * MiB],
-  ])("answers a Check of %s, its inputs echoed back whole", async (_label, size) => {
-    const { result, apiRequests } = await runCase("check-bytes", size);
-    expect([result.code, result.message, result.data?.requestBytes, result.data?.failures]).toEqual(["OK", "", size, 0]);
-    expect(result.data?.echoedNameLength).toBeGreaterThan(size - 100);
-    expect(result.data?.responseBytes).toBeGreaterThan(size - 100);
-    expect(apiRequests).toBe(0);
-  }, 300_000);
+  ])(
+    "answers a Check of %s, its inputs echoed back whole",
+    async (_label, size) => {
+      const { result, apiRequests } = await runCase("check-bytes", size);
+      expect([result.code, result.message, result.data?.requestBytes, result.data?.failures]).toEqual(["OK", "", size, 0]);
+      expect(result.data?.echoedNameLength).toBeGreaterThan(size - 100);
+      expect(result.data?.responseBytes).toBeGreaterThan(size - 100);
+      expect(apiRequests).toBe(0);
+    },
+    300_000,
+  );
 
   it("reads a length prefix split across DATA frames (raw HTTP/2)", async () => {
     const { result, apiRequests } = await runCase("split-prefix");
@@ -129,7 +149,12 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
 
   it("refuses two messages in one call with INTERNAL, creating nothing (raw HTTP/2)", async () => {
     const { result, apiRequests } = await runCase("two-messages");
-    expect([result.code, result.message, apiRequests, organizations("Twice")]).toEqual(["Internal", "The request carries more than one message; a unary call carries exactly one.", 0, []]);
+    expect([result.code, result.message, apiRequests, organizations("Twice")]).toEqual([
+      "Internal",
+      "The request carries more than one message; a unary call carries exactly one.",
+      0,
+      [],
+    ]);
   });
 
   it("fails a create with a 1 ms deadline DEADLINE_EXCEEDED; each object it made anyway is named in the engine's log and stderr", async () => {
@@ -137,7 +162,13 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
     expect([result.code, result.message]).toEqual(["DeadlineExceeded", "context deadline exceeded"]);
     const made = organizations("Deadline");
     expect(apiRequests).toBe(made.length);
-    expect(logs).toEqual(made.map((org) => ({ severity: LogSeverity.WARNING, urn: ORG_URN("deadline"), message: expect.stringContaining(`Organization "Deadline" (id ${org.id}) was created in the analytics service`) })));
+    expect(logs).toEqual(
+      made.map((org) => ({
+        severity: LogSeverity.WARNING,
+        urn: ORG_URN("deadline"),
+        message: expect.stringContaining(`Organization "Deadline" (id ${org.id}) was created in the analytics service`),
+      })),
+    );
     for (const { message } of logs) expect(stderr).toContain(`warning: ${message}\n`);
   });
 
@@ -152,7 +183,15 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
       expect([result.code, result.message, apiRequests]).toEqual(["Canceled", "context canceled", 1]);
       const [org] = organizations("Cancelled");
       expect(organizations("Cancelled")).toHaveLength(1);
-      expect(logs).toEqual([{ severity: LogSeverity.WARNING, urn: ORG_URN("cancelled"), message: expect.stringMatching(new RegExp(`^Organization "Cancelled" \\(id ${org!.id}\\) was created in the analytics service, but the engine stopped waiting`)) }]);
+      expect(logs).toEqual([
+        {
+          severity: LogSeverity.WARNING,
+          urn: ORG_URN("cancelled"),
+          message: expect.stringMatching(
+            new RegExp(`^Organization "Cancelled" \\(id ${org!.id}\\) was created in the analytics service, but the engine stopped waiting`),
+          ),
+        },
+      ]);
       expect(stderr).toContain(`warning: ${logs[0]!.message}\n`);
     } finally {
       server.faults.clear();
@@ -185,10 +224,16 @@ describe("the plugin's gRPC wire against grpc-go dialled as the engine dials", (
   it("caps an error of 100,000 characters at 16 KiB, its head and tail kept, and logs it whole under its resource", async () => {
     const { result, logs, apiRequests } = await runCase("long-error", 100_000);
     expect(result.code).toBe("Unknown");
-    expect(result.message).toMatch(/^The analytics provider has no resource type "analytics:index:T+ \[\.\.\. \d+ characters left out; the provider logged the whole message \.\.\.\] T+"\.$/);
+    expect(result.message).toMatch(
+      /^The analytics provider has no resource type "analytics:index:T+ \[\.\.\. \d+ characters left out; the provider logged the whole message \.\.\.\] T+"\.$/,
+    );
     expect(result.message.length).toBeLessThanOrEqual(16 * 1024);
     const whole = `The analytics provider has no resource type "${(result.data?.urn as string).split("::")[2]}".`;
-    expect([whole.length, logs, apiRequests]).toEqual([100_000, [{ severity: LogSeverity.WARNING, urn: result.data?.urn, message: `The whole error: ${whole}` }], 0]);
+    expect([whole.length, logs, apiRequests]).toEqual([
+      100_000,
+      [{ severity: LogSeverity.WARNING, urn: result.data?.urn, message: `The whole error: ${whole}` }],
+      0,
+    ]);
   });
 
   it("answers a gzip-compressed message UNIMPLEMENTED with grpc-accept-encoding identity (raw HTTP/2)", async () => {

@@ -50,7 +50,8 @@ afterAll(() => {
 
 /** The names inside a wheel (zip) or sdist (tar.gz), listed by Python's own modules. */
 async function archiveNames(file: string): Promise<string[]> {
-  const script = "import sys, tarfile, zipfile\nf = sys.argv[1]\nprint('\\n'.join(zipfile.ZipFile(f).namelist() if f.endswith('.whl') else tarfile.open(f).getnames()))";
+  const script =
+    "import sys, tarfile, zipfile\nf = sys.argv[1]\nprint('\\n'.join(zipfile.ZipFile(f).namelist() if f.endswith('.whl') else tarfile.open(f).getnames()))";
   return (await runPython(pyEnv.python, ["-c", script, file])).stdout.trim().split("\n");
 }
 
@@ -58,15 +59,20 @@ describe("sdk/python as a package", () => {
   it("builds into an sdist and a wheel with python -m build, writing nothing into the repository", async () => {
     expect(path.basename(dists.wheel)).toBe("pulumi_analytics-0.1.0-py3-none-any.whl");
     const wheel = await archiveNames(dists.wheel);
-    for (const file of ["__init__.py", "organization.py", "data_source.py", "provider.py", "config/vars.py", "py.typed", "pulumi-plugin.json"]) expect(wheel).toContain(`pulumi_analytics/${file}`);
+    for (const file of ["__init__.py", "organization.py", "data_source.py", "provider.py", "config/vars.py", "py.typed", "pulumi-plugin.json"])
+      expect(wheel).toContain(`pulumi_analytics/${file}`);
     expect(await archiveNames(dists.sdist)).toContain("pulumi_analytics-0.1.0/pyproject.toml");
     // Nothing new, tracked or ignored (build/, *.egg-info, dist/, __pycache__/), beside the sources.
-    const status = execFileSync("git", ["status", "--porcelain", "--ignored", "--untracked-files=all", "--", "sdk/python", "examples/python"], { cwd: repoRoot, encoding: "utf8" });
+    const status = execFileSync("git", ["status", "--porcelain", "--ignored", "--untracked-files=all", "--", "sdk/python", "examples/python"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
     expect(status.split("\n").filter((line) => line.startsWith("??") || line.startsWith("!!"))).toEqual([]);
   });
 
   it("has the README as the wheel's long description, and the project's URLs and author", async () => {
-    const script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())";
+    const script =
+      "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())";
     const metadata = (await runPython(pyEnv.python, ["-c", script, dists.wheel])).stdout;
     expect(metadata).toMatch(/^Description-Content-Type: text\/markdown$/m);
     expect(metadata).toMatch(/^Project-URL: Homepage, https:\/\/github\.com\/pulumi-analytics\/pulumi-analytics$/m);
@@ -92,7 +98,10 @@ describe("sdk/python as a package", () => {
 
 describe("examples/python type-checks with mypy against the installed SDK", () => {
   const mypy = (file: string) =>
-    runPython(pyEnv.python, ["-m", "mypy", "--strict", "--python-executable", venvPython, "--cache-dir", path.join(work, "mypy-cache"), file], { cwd: work, allowFailure: true });
+    runPython(pyEnv.python, ["-m", "mypy", "--strict", "--python-executable", venvPython, "--cache-dir", path.join(work, "mypy-cache"), file], {
+      cwd: work,
+      allowFailure: true,
+    });
 
   it("passes --strict, and so does the Automation API fixture", async () => {
     const example = await mypy(path.join(EXAMPLE, "__main__.py"));
@@ -116,7 +125,9 @@ describe("examples/python type-checks with mypy against the installed SDK", () =
     const callLine = source.split("\n").findIndex((line) => line.startsWith("warehouse = analytics.DataSource(")) + 1;
     const name = await mypy(path.join(work, "wrong_name.py"));
     expect(name.code).not.toBe(0);
-    expect(name.stdout).toContain(`wrong_name.py:${callLine}: error: Unexpected keyword argument "display_nam" for overloaded function "DataSource"; did you mean "display_name"?`);
+    expect(name.stdout).toContain(
+      `wrong_name.py:${callLine}: error: Unexpected keyword argument "display_nam" for overloaded function "DataSource"; did you mean "display_name"?`,
+    );
     const type = await mypy(path.join(work, "wrong_type.py"));
     expect(type.code).not.toBe(0);
     expect(type.stdout).toContain(`wrong_type.py:${callLine}: error: No overload variant of "DataSource" matches argument types`);
@@ -148,7 +159,11 @@ describe("a Python Automation API inline program with the SDK's wheel", () => {
       ANALYTICS_TEST_BASE_URL: server.url,
       ANALYTICS_TEST_API_KEY: server.apiKeys.auto!,
     };
-    const { stdout, stderr } = await runPython(venvPython, [path.join(repoRoot, "test/fixtures/python-automation/automation.py")], { env, cwd: root, timeout: 600_000 });
+    const { stdout, stderr } = await runPython(venvPython, [path.join(repoRoot, "test/fixtures/python-automation/automation.py")], {
+      env,
+      cwd: root,
+      timeout: 600_000,
+    });
     expectAutomationSteps(server, { stdout, stderr, backend: path.join(root, "backend"), apiKey: server.apiKeys.auto! });
   }, 600_000);
 });

@@ -20,7 +20,12 @@ import { repoRoot } from "../support/pulumi-workspace";
 const identity = projectIdentity();
 
 const read = (file: string): string => fs.readFileSync(path.join(repoRoot, file), "utf8");
-const schema = JSON.parse(read("src/native/schema.json")) as Record<string, unknown> & { name: string; version: string; keywords: string[]; resources: Record<string, { description: string }> };
+const schema = JSON.parse(read("src/native/schema.json")) as Record<string, unknown> & {
+  name: string;
+  version: string;
+  keywords: string[];
+  resources: Record<string, { description: string }>;
+};
 const toolchain = inject("pulumiToolchain");
 
 /** A page's front matter: its fields as key → value, and its comment lines. */
@@ -44,12 +49,19 @@ describe("the Registry pages", () => {
   it("_index.md shows the example in every language, each the program its example project holds", () => {
     const page = read(docs.PAGES.index);
     expect(page).toContain(`{{< chooser language "${examples.EXAMPLE_PROGRAMS.map((p) => p.language).join(",")}" >}}`);
-    for (const program of examples.EXAMPLE_PROGRAMS) expect(page).toContain(`{{% choosable language ${program.language} %}}\n\n\`\`\`${program.language}\n${read(program.file).trimEnd()}\n\`\`\``);
+    for (const program of examples.EXAMPLE_PROGRAMS)
+      expect(page).toContain(`{{% choosable language ${program.language} %}}\n\n\`\`\`${program.language}\n${read(program.file).trimEnd()}\n\`\`\``);
   });
 
   it("installation-configuration.md names each language's package and has a row per provider setting of src/kinds", () => {
     const page = read(docs.PAGES.installation);
-    for (const name of ["@pulumi-analytics/analytics", "pulumi_analytics", "github.com/pulumi-analytics/pulumi-analytics/sdk/go/analytics", "PulumiAnalytics.Analytics", "io.github.pulumi-analytics:analytics"]) {
+    for (const name of [
+      "@pulumi-analytics/analytics",
+      "pulumi_analytics",
+      "github.com/pulumi-analytics/pulumi-analytics/sdk/go/analytics",
+      "PulumiAnalytics.Analytics",
+      "io.github.pulumi-analytics:analytics",
+    ]) {
       expect(page).toContain(`\`${name}\``);
     }
     const rows = page.split("\n").filter((line) => /^\| `\w+` \|/.test(line));
@@ -65,7 +77,11 @@ describe("the Registry pages", () => {
 
 describe("the publisher's metadata", () => {
   it("is in the schema, from package.json's repository", () => {
-    expect(schema).toMatchObject({ publisher: "pulumi-analytics", homepage: "https://github.com/pulumi-analytics/pulumi-analytics", repository: identity.repository });
+    expect(schema).toMatchObject({
+      publisher: "pulumi-analytics",
+      homepage: "https://github.com/pulumi-analytics/pulumi-analytics",
+      repository: identity.repository,
+    });
     expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/pulumi-analytics/pulumi-analytics/main/${logo.LOGO_FILE}`);
     expect(schema.keywords).toEqual(["pulumi", "analytics", "category/database", "kind/native"]);
   });
@@ -97,7 +113,8 @@ describe("the publisher's metadata", () => {
     expect(csproj).toContain(`<PackageProjectUrl>${identity.homepage}</PackageProjectUrl>`);
     const pom = read("sdk/java/pom.xml");
     expect(pom).toContain("<groupId>io.github.pulumi-analytics</groupId>\n  <artifactId>analytics</artifactId>");
-    for (const element of ["name", "description", "url", "licenses", "developers", "scm"]) expect(pom, element).toMatch(new RegExp(`<${element}>[\\s\\S]+?</${element}>`));
+    for (const element of ["name", "description", "url", "licenses", "developers", "scm"])
+      expect(pom, element).toMatch(new RegExp(`<${element}>[\\s\\S]+?</${element}>`));
     for (const plugin of ["maven-source-plugin", "maven-javadoc-plugin"]) expect(pom).toMatch(new RegExp(`<artifactId>${plugin}</artifactId>\\s*<version>\\d`));
     expect(fs.existsSync(path.join(repoRoot, "sdk/java/src/main/java/io/github/pulumi_analytics/analytics/DataSource.java"))).toBe(true);
   });
@@ -109,8 +126,11 @@ describe("the example programs", () => {
 
   it("are in each resource's description, in every language, as Pulumi's docs generator reads them", () => {
     for (const resource of Object.values(schema.resources)) {
-      expect(resource.description).toMatch(/\{\{% examples %\}\}\n## Example Usage\n\{\{% example %\}\}\n### .+\n[\s\S]*\{\{% \/example %\}\}\n\{\{% \/examples %\}\}$/);
-      for (const program of examples.EXAMPLE_PROGRAMS) expect(resource.description).toContain(`\`\`\`${program.language}\n${read(program.file).trimEnd()}\n\`\`\``);
+      expect(resource.description).toMatch(
+        /\{\{% examples %\}\}\n## Example Usage\n\{\{% example %\}\}\n### .+\n[\s\S]*\{\{% \/example %\}\}\n\{\{% \/examples %\}\}$/,
+      );
+      for (const program of examples.EXAMPLE_PROGRAMS)
+        expect(resource.description).toContain(`\`\`\`${program.language}\n${read(program.file).trimEnd()}\n\`\`\``);
     }
   });
 
@@ -127,15 +147,27 @@ describe("the example programs", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-ts-example-"));
     temps.push(dir);
     const tsc = (file: string) => {
-      const compilerOptions = { strict: true, noEmit: true, module: "commonjs", moduleResolution: "node", target: "es2020", skipLibCheck: true, types: [], baseUrl: repoRoot,
-        paths: { "@pulumi-analytics/analytics": ["sdk/nodejs/index.ts"], "@pulumi/pulumi": ["node_modules/@pulumi/pulumi"] } };
+      const compilerOptions = {
+        strict: true,
+        noEmit: true,
+        module: "commonjs",
+        moduleResolution: "node",
+        target: "es2020",
+        skipLibCheck: true,
+        types: [],
+        baseUrl: repoRoot,
+        paths: { "@pulumi-analytics/analytics": ["sdk/nodejs/index.ts"], "@pulumi/pulumi": ["node_modules/@pulumi/pulumi"] },
+      };
       fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: [file] }));
       return spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", path.join(dir, "tsconfig.json")], { encoding: "utf8" });
     };
     const good = tsc(path.join(repoRoot, examples.CONVERTED_DIR, "index.ts"));
     expect(good.stdout + good.stderr).toBe("");
     expect(good.status).toBe(0);
-    fs.writeFileSync(path.join(dir, "wrong.ts"), read(`${examples.CONVERTED_DIR}/index.ts`).replace("analytics.DataSourceType.Direct", "analytics.DataSourceType.Indirect"));
+    fs.writeFileSync(
+      path.join(dir, "wrong.ts"),
+      read(`${examples.CONVERTED_DIR}/index.ts`).replace("analytics.DataSourceType.Direct", "analytics.DataSourceType.Indirect"),
+    );
     const wrong = tsc(path.join(dir, "wrong.ts"));
     expect(wrong.status).not.toBe(0);
     expect(wrong.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS2551: Property 'Indirect' does not exist on type '\{ readonly Direct: "direct"; \}'/);

@@ -51,7 +51,10 @@ describe("the generated SDKs", () => {
       for (const file of listFiles(path.join(SDK, language))) {
         if (file.endsWith(".png")) continue;
         // The plugin's download address keeps its `${VERSION}`: the engine fills it in.
-        const text = fs.readFileSync(path.join(SDK, language, file), "utf8").split(schema.pluginDownloadURL).join("");
+        const text = fs
+          .readFileSync(path.join(SDK, language, file), "utf8")
+          .split(schema.pluginDownloadURL)
+          .join("");
         expect(text, `sdk/${language}/${file}`).not.toContain("${VERSION}");
       }
     }
@@ -65,7 +68,9 @@ describe("the generated SDKs", () => {
   });
 
   it("carry a documented constant for each enum value of the schema, in every language", () => {
-    const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { types: Record<string, { enum: Array<{ name: string; value: string; description: string }> }> };
+    const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as {
+      types: Record<string, { enum: Array<{ name: string; value: string; description: string }> }>;
+    };
     const sources = {
       go: fs.readFileSync(path.join(SDK, "go/analytics/pulumiEnums.go"), "utf8"),
       python: fs.readFileSync(path.join(SDK, "python/pulumi_analytics/_enums.py"), "utf8"),
@@ -79,7 +84,11 @@ describe("the generated SDKs", () => {
       for (const { name, value, description } of values) {
         expect(sources.go, `${type}${name}`).toContain(`// ${description}\n\t${type}${name} = ${type}("${value}")`);
         expect(sources.python).toContain(`    ${name.toUpperCase()} = "${value}"\n    """\n    ${description}\n    """`);
-        expect(sources.nodejs).toMatch(new RegExp(`export const ${type} = \\{[\\s\\S]*?/\\*\\*\\n\\s+\\* ${description.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\s+\\*/\\n\\s+${name}: "${value}"`));
+        expect(sources.nodejs).toMatch(
+          new RegExp(
+            `export const ${type} = \\{[\\s\\S]*?/\\*\\*\\n\\s+\\* ${description.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\s+\\*/\\n\\s+${name}: "${value}"`,
+          ),
+        );
         expect(sources.dotnet).toContain(`public static ${type} ${name} { get; } = new ${type}("${value}");`);
         expect(java).toContain(`         * ${description}\n         * \n         */\n        ${name}("${value}")`);
       }
@@ -96,9 +105,13 @@ describe("the generated SDKs", () => {
     expect(pyproject).toContain(`"pulumi>=${PYTHON_SDK_FLOOR.pulumi},<4.0.0"`);
     expect(pyproject).toContain(`requires-python = "${PYTHON_SDK_FLOOR.requiresPython}"`);
     const wheels = path.join(toolchainModule.defaultCacheRoot(), "pip-floor", PYTHON_SDK_FLOOR.pulumi);
-    execFileSync("python3", ["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", wheels, `pulumi==${PYTHON_SDK_FLOOR.pulumi}`], { stdio: "pipe" });
+    execFileSync("python3", ["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", wheels, `pulumi==${PYTHON_SDK_FLOOR.pulumi}`], {
+      stdio: "pipe",
+    });
     const wheel = fs.readdirSync(wheels).find((f) => f.endsWith(".whl"));
-    const metadata = execFileSync("unzip", ["-p", path.join(wheels, wheel as string), `pulumi-${PYTHON_SDK_FLOOR.pulumi}.dist-info/METADATA`], { encoding: "utf8" });
+    const metadata = execFileSync("unzip", ["-p", path.join(wheels, wheel as string), `pulumi-${PYTHON_SDK_FLOOR.pulumi}.dist-info/METADATA`], {
+      encoding: "utf8",
+    });
     expect(/^Requires-Python: (.+)$/m.exec(metadata)?.[1]).toBe(PYTHON_SDK_FLOOR.requiresPython);
   }, 120_000);
 

@@ -52,7 +52,8 @@ function addToChangelog(changelog: string, line: string): string {
   const unreleased = changelog.indexOf("\n## Unreleased\n");
   const added = changelog.indexOf("\n### Added\n\n", unreleased);
   const next = changelog.indexOf("\n## ", unreleased + 1);
-  if (unreleased < 0 || added < 0 || (next >= 0 && added > next)) throw new Error("CHANGELOG.md has no `### Added` under `## Unreleased`, where the walkthrough puts its line");
+  if (unreleased < 0 || added < 0 || (next >= 0 && added > next))
+    throw new Error("CHANGELOG.md has no `### Added` under `## Unreleased`, where the walkthrough puts its line");
   const at = added + "\n### Added\n\n".length;
   return `${changelog.slice(0, at)}${line.trimEnd()}\n${changelog.slice(at)}`;
 }
@@ -60,7 +61,10 @@ function addToChangelog(changelog: string, line: string): string {
 /** A copy of the working tree (tracked files and new ones git does not ignore) as a git repository of one commit, sharing node_modules. */
 function copyOfTree(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "walkthrough-add-a-field-"));
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repoRoot }).toString("utf8").split("\0").filter(Boolean);
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repoRoot })
+    .toString("utf8")
+    .split("\0")
+    .filter(Boolean);
   for (const file of new Set(files)) {
     const from = path.join(repoRoot, file);
     if (!fs.existsSync(from)) continue; // deleted in the working tree
@@ -69,7 +73,11 @@ function copyOfTree(): string {
     fs.chmodSync(path.join(dir, file), fs.statSync(from).mode);
   }
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=walkthrough", "-c", "user.email=walkthrough@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: dir, stdio: "pipe" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=walkthrough", "-c", "user.email=walkthrough@example.com", "-c", "commit.gpgsign=false", ...args], {
+      cwd: dir,
+      stdio: "pipe",
+    });
   git("init", "-q");
   git("add", "-A");
   git("commit", "-q", "-m", "the tree before the walkthrough");
@@ -120,11 +128,17 @@ describe("CONTRIBUTING's walkthrough: add a field", () => {
       .map((line) => line.slice(3));
     const outsideSdks = changed.filter((file) => !file.startsWith("sdk/"));
     expect(outsideSdks.sort()).toEqual(["CHANGELOG.md", SPEC_FILE, "src/native/schema.json"].sort());
-    for (const language of ["go", "python", "nodejs", "dotnet", "java"]) expect(changed.some((file) => file.startsWith(`sdk/${language}/`)), `sdk/${language}/`).toBe(true);
+    for (const language of ["go", "python", "nodejs", "dotnet", "java"])
+      expect(
+        changed.some((file) => file.startsWith(`sdk/${language}/`)),
+        `sdk/${language}/`,
+      ).toBe(true);
 
     const docOf = (block: string): string => /\/\*\* (.*?) \*\//.exec(block)?.[1] ?? "";
     type Property = { description?: string };
-    const schema = JSON.parse(read(copy, "src/native/schema.json")) as { resources: Record<string, { inputProperties: Record<string, Property>; properties: Record<string, Property> }> };
+    const schema = JSON.parse(read(copy, "src/native/schema.json")) as {
+      resources: Record<string, { inputProperties: Record<string, Property>; properties: Record<string, Property> }>;
+    };
     const dataSource = schema.resources["analytics:index:DataSource"]!;
     expect(dataSource.inputProperties[field]?.description).toContain(docOf(inputStep!));
     expect(dataSource.properties[field]?.description).toContain(docOf(outputStep!));
@@ -153,7 +167,17 @@ describe("CONTRIBUTING's walkthrough: add a field", () => {
     const { [TEST_RUN_MARKER]: _mark, ...env } = process.env;
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), "walkthrough-cache-"));
     try {
-      const files = ["test/schema.test.ts", "test/schema-compat.test.ts", "test/hover-docs.test.ts", "src/kinds", "src/contract", "src/resources", "src/native/provider.test.ts", "src/reference-server/state", "src/reference-server/server.test.ts"];
+      const files = [
+        "test/schema.test.ts",
+        "test/schema-compat.test.ts",
+        "test/hover-docs.test.ts",
+        "src/kinds",
+        "src/contract",
+        "src/resources",
+        "src/native/provider.test.ts",
+        "src/reference-server/state",
+        "src/reference-server/server.test.ts",
+      ];
       await run(`node node_modules/vitest/vitest.mjs run --project unit ${files.join(" ")}`, copy, { ...env, PULUMI_ANALYTICS_CACHE_DIR: cache });
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });

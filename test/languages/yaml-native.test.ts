@@ -13,7 +13,6 @@ import { buildPluginArchive } from "../../tools/build-plugin-archive.js";
 import { expectImportRefused, expectNoCredentialLeak, expectRejectedKey, expectRenameReplaces, output } from "../support/example-lifecycle";
 import { PulumiWorkspace, repoRoot, resourcesOfType } from "../support/pulumi-workspace";
 
-
 const toolchain = inject("pulumiToolchain");
 const PASSWORD = "yaml-password-7f8e9d";
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
@@ -57,7 +56,12 @@ describe("a YAML program with the installed plugin archive", () => {
     const orgs = resourcesOfType(state, "analytics:index:Organization");
     const [ds] = resourcesOfType(state, "analytics:index:DataSource");
     const idOf = (name: string) => orgs.find((r) => r.urn.endsWith(`::${name}`))?.id;
-    expect(first.inspect.organizations().map((o) => o.id).sort()).toEqual([idOf("org"), idOf("org1")].sort());
+    expect(
+      first.inspect
+        .organizations()
+        .map((o) => o.id)
+        .sort(),
+    ).toEqual([idOf("org"), idOf("org1")].sort());
     // Each key's user owns what its provider created.
     expect(first.inspect.organization(idOf("org1")!)?.ownerUserName).toBe("carol");
     expect(first.inspect.organization(idOf("org")!)?.ownerUserName).toBe("alice");

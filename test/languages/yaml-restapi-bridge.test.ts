@@ -83,7 +83,11 @@ async function workspaceFor(side: Side, server: ReferenceServer, bridgeBinary: s
   if (side === "ours") {
     const dir = path.join(ws.programDir, "plugin-bin");
     fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, "pulumi-resource-analytics"), `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, "dist", "native", "bin.js")}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(dir, "pulumi-resource-analytics"),
+      `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, "dist", "native", "bin.js")}" "$@"\n`,
+      { mode: 0o755 },
+    );
     fs.appendFileSync(path.join(ws.programDir, "Pulumi.yaml"), yamlDataSources(N));
     await ws.setConfig({ "analytics:baseUrl": server.url }, { "analytics:apiKey": apiKey, password: PASSWORD });
   } else {
@@ -105,7 +109,14 @@ async function lifecycle(side: Side, bridgeBinary: string): Promise<LifecycleObs
     const result = await ws.pulumi(args, { allowFailure: true });
     recorded.push({ stdout: result.stdout, stderr: result.stderr, verbose });
     const output = `${result.stdout}\n${result.stderr}`;
-    return { code: result.code, requests: requestsSince(server, routes), creates: objectsOn(server) - objects, said: pulumiSummary(result.stdout), warnings: (output.match(/^\s*warning: /gm) ?? []).length, error: firstError(output) };
+    return {
+      code: result.code,
+      requests: requestsSince(server, routes),
+      creates: objectsOn(server) - objects,
+      said: pulumiSummary(result.stdout),
+      warnings: (output.match(/^\s*warning: /gm) ?? []).length,
+      error: firstError(output),
+    };
   };
   try {
     const freshPreview = await step(["preview"]);
@@ -118,13 +129,19 @@ async function lifecycle(side: Side, bridgeBinary: string): Promise<LifecycleObs
     const refresh = { ...(await step(["refresh", "--yes"])), stateObjects: await inState() };
     const upAfterRefresh = await step(["up", "--yes"]);
     const orgId = server.inspect.organizations()[0]!.id;
-    const importArgs = side === "ours" ? ["import", "analytics:index:Organization", "imported", orgId, "--yes"] : ["import", type, "imported", `/api/public/organizations/${orgId}`, "--yes", "--provider", `restapi=${await providerUrn(ws)}`];
+    const importArgs =
+      side === "ours"
+        ? ["import", "analytics:index:Organization", "imported", orgId, "--yes"]
+        : ["import", type, "imported", `/api/public/organizations/${orgId}`, "--yes", "--provider", `restapi=${await providerUrn(ws)}`];
     const importing = { ...(await step(importArgs)), stateObjects: await importedCount(ws) };
     const beforeDestroy = objectsOn(server);
     const destroy = { ...(await step(["destroy", "--yes"])), stateObjects: await inState(), serverRemoved: beforeDestroy - objectsOn(server) };
     const state = [...ws.backendFiles().values()].join("\n");
     const output = recorded.map((r) => (r.verbose ? r.stdout : `${r.stdout}\n${r.stderr}`)).join("\n");
-    const logs = recorded.filter((r) => r.verbose).map((r) => r.stderr).join("\n");
+    const logs = recorded
+      .filter((r) => r.verbose)
+      .map((r) => r.stderr)
+      .join("\n");
     const apiKey = server.apiKeys.alice!;
     const secrets = {
       passwordInState: occurrences(state, PASSWORD),
@@ -172,7 +189,10 @@ describe("restapi bridged into Pulumi beside the native plugin: same CLI, file:/
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
-    const schema = JSON.parse(execFileSync(bridgeBinary, ["-get-provider-info"], { encoding: "utf8" })) as { name: string; resources: Record<string, { tok: string }> };
+    const schema = JSON.parse(execFileSync(bridgeBinary, ["-get-provider-info"], { encoding: "utf8" })) as {
+      name: string;
+      resources: Record<string, { tok: string }>;
+    };
     expect(schema.name).toBe("restapi");
     expect(schema.resources.restapi_object?.tok).toBe("restapi:index/object:Object");
   }, 3_600_000);
@@ -183,7 +203,10 @@ describe("restapi bridged into Pulumi beside the native plugin: same CLI, file:/
     expect(o.secondUp.requests).toEqual({});
     expect(o.refresh.stateObjects).toBe(N + 1);
     expect(o.destroy.warnings).toBeGreaterThanOrEqual(N + 1);
-    expect(Object.values(o.secrets).every((n) => n === 0), JSON.stringify(o.secrets)).toBe(true);
+    expect(
+      Object.values(o.secrets).every((n) => n === 0),
+      JSON.stringify(o.secrets),
+    ).toBe(true);
   }, 900_000);
 
   it("the bridged restapi's YAML program: 1 + N creates, and what each later command sends to a create-only API", async () => {
@@ -204,7 +227,8 @@ describe("restapi bridged into Pulumi beside the native plugin: same CLI, file:/
     const oursColumn = tableColumn(page, OURS_COLUMN);
     for (const row of rows) expect(bridgeColumn.get(LIFECYCLE_ROWS[row]), `${BRIDGE_COLUMN}, ${row}; observed:\n${rendered}`).toBe(bridgeCells[row]);
     // The rows only this test measures hold its observation of the native plugin too.
-    for (const row of ["refresh", "rename", "importing"] as const) expect(oursColumn.get(LIFECYCLE_ROWS[row]), `${OURS_COLUMN}, ${row}; observed:\n${rendered}`).toBe(oursCells[row]);
+    for (const row of ["refresh", "rename", "importing"] as const)
+      expect(oursColumn.get(LIFECYCLE_ROWS[row]), `${OURS_COLUMN}, ${row}; observed:\n${rendered}`).toBe(oursCells[row]);
     // A row this test does not measure says nothing in the column.
     for (const [label, cell] of bridgeColumn) if (!Object.values(LIFECYCLE_ROWS).includes(label as never)) expect(cell, label).toBe("–");
   });

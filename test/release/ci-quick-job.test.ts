@@ -34,7 +34,14 @@ describe("the pull-request workflow's quick job, run by act on a copy of the rep
       job: "quick",
       payload: { ref: "refs/heads/main", after, repository: { full_name: "pulumi-analytics/pulumi-analytics" } },
       scratch,
-      env: { HOME: os.homedir(), PATH: "/usr/local/bin:/usr/bin:/bin", ACT_CHECKOUT_SOURCE: copy, npm_config_cache: npmCache, npm_config_prefer_offline: "true", npm_config_update_notifier: "false" },
+      env: {
+        HOME: os.homedir(),
+        PATH: "/usr/local/bin:/usr/bin:/bin",
+        ACT_CHECKOUT_SOURCE: copy,
+        npm_config_cache: npmCache,
+        npm_config_prefer_offline: "true",
+        npm_config_update_notifier: "false",
+      },
     });
     process.stderr.write(`${transcript("push, quick job", run)}\n`);
   }, 1_800_000);

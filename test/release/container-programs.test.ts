@@ -36,18 +36,34 @@ const toolchain = inject("pulumiToolchain");
 /** A key of the service's format, `analytics_key_` and 32 characters of [0-9A-Za-z]. */
 function newApiKey(): string {
   let secret = "";
-  while (secret.length < 32) secret += randomBytes(32).toString("base64").replace(/[^0-9A-Za-z]/g, "");
+  while (secret.length < 32)
+    secret += randomBytes(32)
+      .toString("base64")
+      .replace(/[^0-9A-Za-z]/g, "");
   return `analytics_key_${secret.slice(0, 32)}`;
 }
 
 /** POST `body` to `path` of the container's API with `key`; the status. */
 async function create(container: StartedContainer, key: string, urlPath: string, body: object): Promise<number> {
-  const answer = await fetch(`${container.url}${urlPath}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await fetch(`${container.url}${urlPath}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return answer.status;
 }
 
 /** The data source the restart check creates, of the spec's shape. */
-const PROBE = { type: "direct", dialect: "POSTGRES", displayName: "After restart", host: "db.example.com", port: 5432, databaseName: "analytics", username: "reader", password: "probe-password-1a2b" };
+const PROBE = {
+  type: "direct",
+  dialect: "POSTGRES",
+  displayName: "After restart",
+  host: "db.example.com",
+  port: 5432,
+  databaseName: "analytics",
+  username: "reader",
+  password: "probe-password-1a2b",
+};
 
 /** The stack config the examples read besides the service's: the database's host, user and password (secret). */
 async function configureDatabase(ws: PulumiWorkspace): Promise<void> {
@@ -83,7 +99,11 @@ describe("examples/yaml against the container, through a restart on the same vol
     container = await startContainer({ volume, env: { ANALYTICS_API_KEY: key } });
     const project = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-container-yaml-"));
     fs.copyFileSync(path.join(repoRoot, "examples", "yaml", "Pulumi.yaml"), path.join(project, "Pulumi.yaml"));
-    ws = await PulumiWorkspace.create(toolchain, { programDir: project, withoutNodeModules: true, env: { ANALYTICS_BASE_URL: container.url, ANALYTICS_API_KEY: key } });
+    ws = await PulumiWorkspace.create(toolchain, {
+      programDir: project,
+      withoutNodeModules: true,
+      env: { ANALYTICS_BASE_URL: container.url, ANALYTICS_API_KEY: key },
+    });
     fs.rmSync(project, { recursive: true, force: true });
     await ws.pulumi(["plugin", "install", "resource", "analytics", VERSION, "--file", path.join(release, PLATFORM_ARCHIVE)]);
     await configureDatabase(ws);
@@ -182,7 +202,9 @@ describe("examples/python against the container, with no Node.js on PATH", () =>
     const again = await ws.pulumi(["up", "--yes"]);
     expect(again.stdout).toMatch(/Resources:\n\s+3 unchanged\n/);
     expect(again.stdout).not.toMatch(/created|updated|replaced|deleted/);
-    expect((await container.waitForLogs(/POST \/api\/public\/organizations\/org_\w+\/data-sources 201/)).match(/POST \/api\/public\/organizations 201/g)).toHaveLength(1);
+    expect(
+      (await container.waitForLogs(/POST \/api\/public\/organizations\/org_\w+\/data-sources 201/)).match(/POST \/api\/public\/organizations 201/g),
+    ).toHaveLength(1);
     await expectNoCredentialLeak(ws, [key, DB_PASSWORD]);
   }, 600_000);
 });
@@ -198,7 +220,8 @@ describe("the service as a job in a container reaches it: by its name on a netwo
     await startContainer({ network, alias: "analytics", env: { ANALYTICS_ALLOWED_HOSTS: "analytics" } });
     await startContainer({ network, alias: "unnamed" });
     // A job's container: the same image, running the `ready` subcommand against the service's name.
-    const ask = (url: string) => run("podman", ["run", "--rm", "--network", network, "--entrypoint", "analytics-reference-server", image, "ready", "--url", url]);
+    const ask = (url: string) =>
+      run("podman", ["run", "--rm", "--network", network, "--entrypoint", "analytics-reference-server", image, "ready", "--url", url]);
     const named = await ask("http://analytics:8080");
     expect(named.code, named.stderr).toBe(0);
     const unnamed = await ask("http://unnamed:8080");

@@ -34,7 +34,11 @@ const PR = 7;
 
 /** Every file under `dir`, read as text. */
 function allText(dir: string): string {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name), "utf8")).join("\n");
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name), "utf8"))
+    .join("\n");
 }
 
 describe("examples/gitops' workflow, run by act on a fresh copy in a new repository", () => {
@@ -81,7 +85,15 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
       repo,
       workflow: WORKFLOW,
       scratch: path.join(scratch, "act"),
-      env: { ...env, npm_config_registry: registry.url, npm_config_cache: npmCache, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", ACT_CHECKOUT_SOURCE: repo },
+      env: {
+        ...env,
+        npm_config_registry: registry.url,
+        npm_config_cache: npmCache,
+        npm_config_update_notifier: "false",
+        npm_config_fund: "false",
+        npm_config_audit: "false",
+        ACT_CHECKOUT_SOURCE: repo,
+      },
       secrets: { ANALYTICS_API_KEY: key, GITHUB_TOKEN: `ghs_${randomBytes(12).toString("hex")}` },
       github: { GITHUB_API_URL: github.url },
     };
@@ -107,7 +119,15 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
   it("runs the preview job on a pull request, with the package's policy pack, and posts the plan as its comment, sending nothing to the analytics API", async () => {
     const before = await apiRequests();
     const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
-    const run = await runAct({ ...base, event: "pull_request", payload: { number: PR, pull_request: { number: PR, head: { ref: "change", sha: head }, base: { ref: "main" } }, repository: { full_name: "acme/analytics-infra" } } });
+    const run = await runAct({
+      ...base,
+      event: "pull_request",
+      payload: {
+        number: PR,
+        pull_request: { number: PR, head: { ref: "change", sha: head }, base: { ref: "main" } },
+        repository: { full_name: "acme/analytics-infra" },
+      },
+    });
     process.stderr.write(`${transcript("pull_request", run)}\n`);
     runs.push(run);
     expect(run.status, run.output).toBe(0);
@@ -158,7 +178,12 @@ describe("examples/gitops' workflow, run by act on a fresh copy in a new reposit
     expect(runs).toHaveLength(3);
     const state = allText(path.join(scratch, "state"));
     expect(state).toContain("warehouse");
-    for (const text of [...runs.map((run) => run.log + JSON.stringify(run.records)), state, await server.logs(), fs.readFileSync(path.join(repo, "Pulumi.production.yaml"), "utf8")]) {
+    for (const text of [
+      ...runs.map((run) => run.log + JSON.stringify(run.records)),
+      state,
+      await server.logs(),
+      fs.readFileSync(path.join(repo, "Pulumi.production.yaml"), "utf8"),
+    ]) {
       expect(text).not.toContain(key);
       expect(text).not.toContain(DB_PASSWORD);
     }

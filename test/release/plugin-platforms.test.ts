@@ -81,7 +81,9 @@ describe("the linux-arm64 single file, under qemu, as the engine's plugin", () =
   beforeAll(async () => {
     const registration = fs.existsSync(BINFMT_AARCH64) ? fs.readFileSync(BINFMT_AARCH64, "utf8") : "";
     if (!registration.startsWith("enabled")) {
-      throw new Error(`qemu-aarch64 is not registered with binfmt_misc (${BINFMT_AARCH64}), so the engine cannot exec an arm64 plugin: register it as .ci/run does`);
+      throw new Error(
+        `qemu-aarch64 is not registered with binfmt_misc (${BINFMT_AARCH64}), so the engine cannot exec an arm64 plugin: register it as .ci/run does`,
+      );
     }
     r = await startRehearsal(toolchain, {
       writeProject: (dir) => copyExample("yaml", dir, ["Pulumi.yaml"]),
@@ -164,20 +166,32 @@ describe("tools/smoke-plugin.js", () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const expected = [VERSION_LINE, "port: N", `GetPluginInfo: version ${VERSION}`, 'Check: Organization inputs {"name":"Acme"}, no failure', "ended when its stdin closed"];
+  const expected = [
+    VERSION_LINE,
+    "port: N",
+    `GetPluginInfo: version ${VERSION}`,
+    'Check: Organization inputs {"name":"Acme"}, no failure',
+    "ended when its stdin closed",
+  ];
 
   it.each([
     { platform: "linux", arch: "x64", launcher: [] },
     { platform: "linux", arch: "arm64", launcher: ["qemu-aarch64-static", "-L", ARM64_LIBRARIES] },
-  ])("passes on the $platform-$arch file of the release", async ({ platform, arch, launcher }) => {
-    const lines: string[] = [];
-    await smokePlugin(releasedExecutable(release, platform, arch, dir), { launcher, log: (line) => lines.push(line) });
-    expect(lines.map((line) => line.replace(/^port: \d+$/, "port: N"))).toEqual(expected);
-  }, 300_000);
+  ])(
+    "passes on the $platform-$arch file of the release",
+    async ({ platform, arch, launcher }) => {
+      const lines: string[] = [];
+      await smokePlugin(releasedExecutable(release, platform, arch, dir), { launcher, log: (line) => lines.push(line) });
+      expect(lines.map((line) => line.replace(/^port: \d+$/, "port: N"))).toEqual(expected);
+    },
+    300_000,
+  );
 
   it("fails, naming what it printed, on a file that prints another version", async () => {
     const impostor = path.join(dir, "impostor");
     fs.writeFileSync(impostor, "#!/bin/sh\necho '0.0.9 (Node.js v1.0.0)'\n", { mode: 0o755 });
-    await expect(smokePlugin(impostor, { log: () => {} })).rejects.toThrow(`--version printed "0.0.9 (Node.js v1.0.0)", not "${VERSION_LINE.slice("--version: ".length)}"`);
+    await expect(smokePlugin(impostor, { log: () => {} })).rejects.toThrow(
+      `--version printed "0.0.9 (Node.js v1.0.0)", not "${VERSION_LINE.slice("--version: ".length)}"`,
+    );
   });
 });

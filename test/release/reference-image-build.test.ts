@@ -59,7 +59,16 @@ function readTar(tar: Buffer): TarMember[] {
   const octal = (offset: number, length: number) => parseInt(text(offset, length) || "0", 8);
   for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
     const size = octal(at + 124, 12);
-    members.push({ name: text(at, 100), mode: octal(at + 100, 8) & 0o7777, uid: octal(at + 108, 8), gid: octal(at + 116, 8), mtime: octal(at + 136, 12), type: text(at + 156, 1), link: text(at + 157, 100), data: tar.subarray(at + 512, at + 512 + size) });
+    members.push({
+      name: text(at, 100),
+      mode: octal(at + 100, 8) & 0o7777,
+      uid: octal(at + 108, 8),
+      gid: octal(at + 116, 8),
+      mtime: octal(at + 136, 12),
+      type: text(at + 156, 1),
+      link: text(at + 157, 100),
+      data: tar.subarray(at + 512, at + 512 + size),
+    });
     at += 512 + Math.ceil(size / 512) * 512;
   }
   return members;
@@ -91,18 +100,33 @@ describe("the reference server's image, built from the Dockerfile", () => {
     const top = JSON.parse(fs.readFileSync(path.join(first.layout, "index.json"), "utf8"));
     expect(imageName(VERSION)).toMatch(new RegExp(`^ghcr\\.io/[a-z0-9-]+/analytics-reference-server:${VERSION.replace(/\./g, "\\.")}$`));
     expect(top.manifests).toEqual([
-      expect.objectContaining({ digest: first.indexDigest, mediaType: "application/vnd.oci.image.index.v1+json", annotations: { "org.opencontainers.image.ref.name": imageName(VERSION), "io.containerd.image.name": imageName(VERSION) } }),
+      expect.objectContaining({
+        digest: first.indexDigest,
+        mediaType: "application/vnd.oci.image.index.v1+json",
+        annotations: { "org.opencontainers.image.ref.name": imageName(VERSION), "io.containerd.image.name": imageName(VERSION) },
+      }),
     ]);
     const index = json(first.indexDigest);
-    expect(index.manifests.map((m: { platform: unknown }) => m.platform)).toEqual([{ os: "linux", architecture: "amd64" }, { os: "linux", architecture: "arm64" }]);
+    expect(index.manifests.map((m: { platform: unknown }) => m.platform)).toEqual([
+      { os: "linux", architecture: "amd64" },
+      { os: "linux", architecture: "arm64" },
+    ]);
     expect(first.manifests.map((m) => m.platform)).toEqual(["linux/amd64", "linux/arm64"]);
     for (const file of fs.readdirSync(path.join(first.layout, "blobs", "sha256"))) {
-      expect(crypto.createHash("sha256").update(fs.readFileSync(path.join(first.layout, "blobs", "sha256", file))).digest("hex")).toBe(file);
+      expect(
+        crypto
+          .createHash("sha256")
+          .update(fs.readFileSync(path.join(first.layout, "blobs", "sha256", file)))
+          .digest("hex"),
+      ).toBe(file);
     }
   });
 
   it("configures each image as the Dockerfile says: 65532 on 8080, the state in /data, the labels, and the health check in exec form", () => {
-    for (const [i, arch] of [[0, "amd64"], [1, "arm64"]] as const) {
+    for (const [i, arch] of [
+      [0, "amd64"],
+      [1, "arm64"],
+    ] as const) {
       const manifest = json(first.manifests[i]!.digest);
       const config = json(manifest.config.digest);
       expect(config).toMatchObject({ architecture: arch, os: "linux", created: TIME.toISOString().replace(".000Z", "Z") });
@@ -116,22 +140,46 @@ describe("the reference server's image, built from the Dockerfile", () => {
         StopSignal: "SIGTERM",
         Healthcheck: { Test: ["CMD", "/usr/local/bin/analytics-reference-server", "ready"], Interval: 2e9, Timeout: 5e9, StartPeriod: 30e9, Retries: 3 },
       });
-      expect(config.config.Labels).toMatchObject({ "org.opencontainers.image.title": "analytics-reference-server", "org.opencontainers.image.licenses": "Apache-2.0", "org.opencontainers.image.version": VERSION });
+      expect(config.config.Labels).toMatchObject({
+        "org.opencontainers.image.title": "analytics-reference-server",
+        "org.opencontainers.image.licenses": "Apache-2.0",
+        "org.opencontainers.image.version": VERSION,
+      });
       expect(Object.keys(config.config.Labels).sort()).toEqual([...LABELS, `${LABEL_NAMESPACE}.debian-packages`].sort());
-      expect(Object.entries(config.config.Labels).find(([key]) => key.endsWith(".debian-packages"))?.[1]).toMatch(/^libatomic1:amd64=\S+ libc6:amd64=\S+ libgcc-s1:amd64=\S+ libstdc\+\+6:amd64=\S+ libatomic1-arm64-cross=\S+ libc6-arm64-cross=\S+ libgcc-s1-arm64-cross=\S+ libstdc\+\+6-arm64-cross=\S+$/);
+      expect(Object.entries(config.config.Labels).find(([key]) => key.endsWith(".debian-packages"))?.[1]).toMatch(
+        /^libatomic1:amd64=\S+ libc6:amd64=\S+ libgcc-s1:amd64=\S+ libstdc\+\+6:amd64=\S+ libatomic1-arm64-cross=\S+ libc6-arm64-cross=\S+ libgcc-s1-arm64-cross=\S+ libstdc\+\+6-arm64-cross=\S+$/,
+      );
       const layers = manifest.layers as { digest: string; size: number }[];
-      expect(config.rootfs.diff_ids).toEqual(layers.map((layer) => `sha256:${crypto.createHash("sha256").update(zlib.gunzipSync(blob(layer.digest))).digest("hex")}`));
+      expect(config.rootfs.diff_ids).toEqual(
+        layers.map(
+          (layer) =>
+            `sha256:${crypto
+              .createHash("sha256")
+              .update(zlib.gunzipSync(blob(layer.digest)))
+              .digest("hex")}`,
+        ),
+      );
       expect(first.manifests[i]!.compressedSize).toBe(manifest.config.size + layers.reduce((sum, layer) => sum + layer.size, 0));
     }
   });
 
   it("puts each COPY of the Dockerfile in a layer, in order, then WORKDIR's empty one, every entry dated with the build's time", () => {
-    for (const [i, arch, triplet, loader] of [[0, "amd64", "x86_64-linux-gnu", "lib64/ld-linux-x86-64.so.2"], [1, "arm64", "aarch64-linux-gnu", "lib/ld-linux-aarch64.so.1"]] as const) {
+    for (const [i, arch, triplet, loader] of [
+      [0, "amd64", "x86_64-linux-gnu", "lib64/ld-linux-x86-64.so.2"],
+      [1, "arm64", "aarch64-linux-gnu", "lib/ld-linux-aarch64.so.1"],
+    ] as const) {
       const manifest = json(first.manifests[i]!.digest);
       const layers = (manifest.layers as { digest: string }[]).map((layer) => readTar(zlib.gunzipSync(blob(layer.digest))));
       const libraries = ["libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "libstdc++.so.6", "libgcc_s.so.1", "libatomic.so.1", path.basename(loader)];
       // Each layer's files and links: the libraries, the loader's link, /etc, /data (a folder alone), the executable, WORKDIR's.
-      expect(layers.map((members) => members.filter((m) => m.type !== "5").map((m) => m.name).sort())).toEqual([
+      expect(
+        layers.map((members) =>
+          members
+            .filter((m) => m.type !== "5")
+            .map((m) => m.name)
+            .sort(),
+        ),
+      ).toEqual([
         libraries.map((lib) => `lib/${triplet}/${lib}`).sort(),
         [loader],
         ["etc/group", "etc/passwd"],
@@ -156,7 +204,16 @@ describe("the reference server's image, built from the Dockerfile", () => {
   it("packs the layout into one tar, entries sorted, dated with the build's time and owned by no one", () => {
     const members = readTar(fs.readFileSync(first.archive));
     expect(path.basename(first.archive)).toBe(`analytics-reference-server-v${VERSION}-oci.tar`);
-    expect(members.map((m) => m.name)).toEqual(["blobs/", "blobs/sha256/", ...fs.readdirSync(path.join(first.layout, "blobs", "sha256")).sort().map((f) => `blobs/sha256/${f}`), "index.json", "oci-layout"]);
+    expect(members.map((m) => m.name)).toEqual([
+      "blobs/",
+      "blobs/sha256/",
+      ...fs
+        .readdirSync(path.join(first.layout, "blobs", "sha256"))
+        .sort()
+        .map((f) => `blobs/sha256/${f}`),
+      "index.json",
+      "oci-layout",
+    ]);
     expect(new Set(members.filter((m) => m.type === "0").map((m) => m.mtime))).toEqual(new Set([TIME.getTime() / 1000]));
     expect(new Set(members.map((m) => `${m.uid}:${m.gid}`))).toEqual(new Set(["0:0"]));
     expect(members.find((m) => m.name === "index.json")?.data.equals(fs.readFileSync(path.join(first.layout, "index.json")))).toBe(true);
@@ -164,7 +221,10 @@ describe("the reference server's image, built from the Dockerfile", () => {
 
   it("is loaded by `podman load` under its full name, not localhost/<version>", () => {
     const store = tempDir();
-    const podman = (...args: string[]) => execFileSync("podman", ["--root", path.join(store, "root"), "--runroot", path.join(store, "run"), "--storage-driver", "vfs", ...args], { encoding: "utf8" });
+    const podman = (...args: string[]) =>
+      execFileSync("podman", ["--root", path.join(store, "root"), "--runroot", path.join(store, "run"), "--storage-driver", "vfs", ...args], {
+        encoding: "utf8",
+      });
     expect(podman("load", "--quiet", "--input", first.archive)).toContain(`Loaded image: ${imageName(VERSION)}`);
     expect(podman("images", "--format", "{{.Repository}}:{{.Tag}}").trim()).toBe(imageName(VERSION));
   }, 120_000);
@@ -193,9 +253,18 @@ describe("BuildKit for one build (tools/lib/buildkit.js)", () => {
 
   it("starts buildkitd in a folder of its own, answering buildctl during the build, and stops it after, the folder gone", async () => {
     let seen: { pid: number; dir: string; workers: string; during: boolean; socket: boolean } | undefined;
-    await withBuildkitd(async ({ buildctl, pid, dir }) => {
-      seen = { pid, dir, workers: await buildctl(["debug", "workers"], "buildctl debug workers"), during: running(pid), socket: fs.existsSync(path.join(dir, "buildkitd.sock")) };
-    }, { log: () => {} });
+    await withBuildkitd(
+      async ({ buildctl, pid, dir }) => {
+        seen = {
+          pid,
+          dir,
+          workers: await buildctl(["debug", "workers"], "buildctl debug workers"),
+          during: running(pid),
+          socket: fs.existsSync(path.join(dir, "buildkitd.sock")),
+        };
+      },
+      { log: () => {} },
+    );
     expect(seen?.workers).toMatch(/linux\/amd64/);
     expect(seen).toMatchObject({ during: true, socket: true });
     expect(running(seen!.pid)).toBe(false);
@@ -204,10 +273,13 @@ describe("BuildKit for one build (tools/lib/buildkit.js)", () => {
 
   it("stops buildkitd when the build fails, and gives the failure", async () => {
     let started: { pid: number; dir: string } | undefined;
-    const failing = withBuildkitd(async ({ buildctl, pid, dir }) => {
-      started = { pid, dir };
-      await buildctl(["build", "--frontend", "dockerfile.v0", "--local", `context=${tempDir()}`, "--local", `dockerfile=${tempDir()}`], "buildctl build");
-    }, { log: () => {} });
+    const failing = withBuildkitd(
+      async ({ buildctl, pid, dir }) => {
+        started = { pid, dir };
+        await buildctl(["build", "--frontend", "dockerfile.v0", "--local", `context=${tempDir()}`, "--local", `dockerfile=${tempDir()}`], "buildctl build");
+      },
+      { log: () => {} },
+    );
     await expect(failing).rejects.toThrow(/^buildctl build failed/);
     expect(started).toBeDefined();
     expect(running(started!.pid)).toBe(false);
@@ -217,7 +289,9 @@ describe("BuildKit for one build (tools/lib/buildkit.js)", () => {
   it("takes no builder IMAGE_BUILDER does not name (buildctl, the default, or buildx)", async () => {
     vi.stubEnv("IMAGE_BUILDER", "kaniko");
     try {
-      await expect(buildReferenceServerImage({ binaries: fakeBinaries(), outDir: tempDir(), time: TIME, log: () => {} })).rejects.toThrow("IMAGE_BUILDER=kaniko is none of buildctl, buildx");
+      await expect(buildReferenceServerImage({ binaries: fakeBinaries(), outDir: tempDir(), time: TIME, log: () => {} })).rejects.toThrow(
+        "IMAGE_BUILDER=kaniko is none of buildctl, buildx",
+      );
     } finally {
       vi.unstubAllEnvs();
     }

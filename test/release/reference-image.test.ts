@@ -17,7 +17,17 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_SERVER, referenceServerArchiveName } from "../../tools/build-reference-server-binary.js";
 import { repoRoot } from "../support/pulumi-workspace";
-import { createNetwork, createVolume, podman, referenceImage, removeContainers, run, startContainer, type ReferenceImage, type StartedContainer } from "../support/reference-image";
+import {
+  createNetwork,
+  createVolume,
+  podman,
+  referenceImage,
+  removeContainers,
+  run,
+  startContainer,
+  type ReferenceImage,
+  type StartedContainer,
+} from "../support/reference-image";
 
 const LIMIT_BYTES = 60_000_000;
 const KEY = "analytics_key_0123456789abcdefghijklmnopqrstuv";
@@ -28,17 +38,23 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "reference-image-test-"));
 
 /** POST /api/public/organizations with `key`: the status and the body. */
 async function createOrganization(server: StartedContainer, key: string, name: string): Promise<{ status: number; body: string }> {
-  const response = await fetch(`${server.url}/api/public/organizations`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ name }) });
+  const response = await fetch(`${server.url}/api/public/organizations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
   return { status: response.status, body: await response.text() };
 }
 
 /** GET `path` with the Host header `host` (fetch sets its own). */
 function getWithHost(url: string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { host } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    }).on("error", reject);
+    http
+      .get(url, { headers: { host } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      })
+      .on("error", reject);
   });
 }
 
@@ -82,8 +98,19 @@ describe("the reference server's OCI image", () => {
     const rootfs = path.join(bundle, "rootfs");
     expect(fs.statSync(path.join(rootfs, "data"))).toMatchObject({ uid: 65532, gid: 65532 });
     expect(fs.statSync(path.join(rootfs, "tmp")).mode & 0o7777).toBe(0o1777);
-    expect(fs.readFileSync(path.join(rootfs, "usr/local/bin", REFERENCE_SERVER)).equals(fs.readFileSync(releasedExecutable(path.dirname(image.archive), "amd64")))).toBe(true);
-    expect(fs.readdirSync(path.join(rootfs, "lib/x86_64-linux-gnu")).sort()).toEqual(["ld-linux-x86-64.so.2", "libatomic.so.1", "libc.so.6", "libdl.so.2", "libgcc_s.so.1", "libm.so.6", "libpthread.so.0", "libstdc++.so.6"]);
+    expect(
+      fs.readFileSync(path.join(rootfs, "usr/local/bin", REFERENCE_SERVER)).equals(fs.readFileSync(releasedExecutable(path.dirname(image.archive), "amd64"))),
+    ).toBe(true);
+    expect(fs.readdirSync(path.join(rootfs, "lib/x86_64-linux-gnu")).sort()).toEqual([
+      "ld-linux-x86-64.so.2",
+      "libatomic.so.1",
+      "libc.so.6",
+      "libdl.so.2",
+      "libgcc_s.so.1",
+      "libm.so.6",
+      "libpthread.so.0",
+      "libstdc++.so.6",
+    ]);
   }, 300_000);
 
   it("is rebuilt byte for byte from the release's executables", async () => {
@@ -91,7 +118,15 @@ describe("the reference server's OCI image", () => {
     const out = path.join(scratch, "rebuilt");
     // In a child process: the tool as a user runs it (it writes its 110 MB tar synchronously, which would stall this worker).
     const tool = path.join(repoRoot, "tools", "build-reference-server-image.js");
-    await promisify(execFile)(process.execPath, [tool, "--amd64", releasedExecutable(release, "amd64"), "--arm64", releasedExecutable(release, "arm64"), "--out", out]);
+    await promisify(execFile)(process.execPath, [
+      tool,
+      "--amd64",
+      releasedExecutable(release, "amd64"),
+      "--arm64",
+      releasedExecutable(release, "arm64"),
+      "--out",
+      out,
+    ]);
     const rebuilt = JSON.parse(fs.readFileSync(path.join(out, `${REFERENCE_SERVER}-oci`, "index.json"), "utf8")).manifests[0].digest;
     process.stderr.write(`[image] index ${image.indexDigest}, rebuilt ${rebuilt}\n`);
     expect(rebuilt).toBe(image.indexDigest);
@@ -159,7 +194,8 @@ describe("a container of the image", () => {
     expect(await getWithHost(`${allowed.url}/_reference/ready`, "analytics")).toBe(200);
     await startContainer({ network, alias: "unlisted" });
     /** `analytics-reference-server ready --url <url>` in a second container of the image on the network. */
-    const readyFrom = (url: string) => run("podman", ["run", "--rm", "--network", network, "--entrypoint", `/usr/local/bin/${REFERENCE_SERVER}`, image.ref, "ready", "--url", url]);
+    const readyFrom = (url: string) =>
+      run("podman", ["run", "--rm", "--network", network, "--entrypoint", `/usr/local/bin/${REFERENCE_SERVER}`, image.ref, "ready", "--url", url]);
     const byAlias = await readyFrom("http://analytics:8080");
     expect(byAlias.code, byAlias.stderr).toBe(0);
     const unlisted = await readyFrom("http://unlisted:8080");
@@ -169,7 +205,10 @@ describe("a container of the image", () => {
 
   it("runs the linux/arm64 image under qemu", async () => {
     expect(await podman(["image", "inspect", "--format", "{{.Architecture}}", image.arm64Ref])).toBe("arm64");
-    const server = await startContainer({ platform: "linux/arm64", runOptions: ["--health-cmd", JSON.stringify([REFERENCE_SERVER, "ready"]), "--health-interval", "disable"] });
+    const server = await startContainer({
+      platform: "linux/arm64",
+      runOptions: ["--health-cmd", JSON.stringify([REFERENCE_SERVER, "ready"]), "--health-interval", "disable"],
+    });
     await server.waitForLogs("listening on http://0.0.0.0:8080");
     expect((await run("podman", ["healthcheck", "run", server.containerId], 60_000)).code).toBe(0);
   }, 300_000);

@@ -27,7 +27,14 @@ const NO_NODE = { PATH: path.join(os.tmpdir(), "no-node-here") };
 /** Where Debian's libc6-arm64-cross puts the arm64 dynamic loader and libraries the arm64 `node` links. */
 const ARM64_LIBRARIES = "/usr/aarch64-linux-gnu";
 /** What tools/smoke-reference-server.js prints on a file that works, the start time left out. */
-const SMOKE_LINES = [`--version: ${version} (Node.js v${supportedLine(PLUGIN_LINE).pinned})`, `openapi: OpenAPI 3.1.0, version ${version}`, "mint-key: a key", "listening: N ms after start", "POST /api/public/organizations: 201", "ended when sent SIGTERM"];
+const SMOKE_LINES = [
+  `--version: ${version} (Node.js v${supportedLine(PLUGIN_LINE).pinned})`,
+  `openapi: OpenAPI 3.1.0, version ${version}`,
+  "mint-key: a key",
+  "listening: N ms after start",
+  "POST /api/public/organizations: 201",
+  "ended when sent SIGTERM",
+];
 
 let dir: string;
 let release: string;
@@ -83,7 +90,11 @@ async function serve(binary: string, args: string[]): Promise<Serving> {
 
 /** POSTs `body` to `route` with `key`. */
 async function post(url: string, key: string, route: string, body: object): Promise<{ status: number; data: { id: string } }> {
-  const res = await fetch(`${url}${route}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}${route}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, data: ((await res.json()) as { data: { id: string } }).data };
 }
 
@@ -98,7 +109,10 @@ afterAll(() => {
 
 describe("the reference server's single files in the release", () => {
   it("are one archive per platform built here, each holding the executable and LICENSE", () => {
-    const list = (target: { os: string; arch: string }) => spawnSync("tar", ["-tzf", path.join(release, referenceServerArchiveName(version, target))], { encoding: "utf8" }).stdout.trim().split("\n");
+    const list = (target: { os: string; arch: string }) =>
+      spawnSync("tar", ["-tzf", path.join(release, referenceServerArchiveName(version, target))], { encoding: "utf8" })
+        .stdout.trim()
+        .split("\n");
     expect(targetsBuiltOn().map((target) => [`${target.os}-${target.arch}`, list(target)])).toEqual([
       ["linux-amd64", [REFERENCE_SERVER, "LICENSE"]],
       ["linux-arm64", [REFERENCE_SERVER, "LICENSE"]],
@@ -107,8 +121,12 @@ describe("the reference server's single files in the release", () => {
   });
 
   it("build from this checkout to the release's bytes (linux-amd64 and linux-arm64, each with its snapshot)", async () => {
-    const again = await buildReferenceServerBinaries(path.join(dir, "again"), { targets: [targetOf("linux", "x64"), targetOf("linux", "arm64")], log: () => {} });
-    for (const { archive } of again) expect(fs.readFileSync(archive).equals(fs.readFileSync(path.join(release, path.basename(archive)))), path.basename(archive)).toBe(true);
+    const again = await buildReferenceServerBinaries(path.join(dir, "again"), {
+      targets: [targetOf("linux", "x64"), targetOf("linux", "arm64")],
+      log: () => {},
+    });
+    for (const { archive } of again)
+      expect(fs.readFileSync(archive).equals(fs.readFileSync(path.join(release, path.basename(archive)))), path.basename(archive)).toBe(true);
   }, 600_000);
 });
 
@@ -140,7 +158,11 @@ describe("the linux-amd64 single file, with no Node.js on PATH", () => {
     const server = await serve(binary, ["--inspection"]);
     try {
       const page = path.join(repoRoot, "src", "reference-server", "control", "console-page");
-      for (const [route, file] of [["", "console.html"], ["/console.js", "console.js"], ["/console.css", "console.css"]] as const) {
+      for (const [route, file] of [
+        ["", "console.html"],
+        ["/console.js", "console.js"],
+        ["/console.css", "console.css"],
+      ] as const) {
         const res = await fetch(`${server.url}/_reference/console${route}`);
         expect([res.status, Buffer.from(await res.arrayBuffer()).equals(fs.readFileSync(path.join(page, file)))], file).toEqual([200, true]);
       }
@@ -158,10 +180,25 @@ describe("the linux-amd64 single file, with no Node.js on PATH", () => {
     try {
       const org = await post(server.url, key, "/api/public/organizations", { name: "Synced" });
       expect(org.status).toBe(201);
-      const source = { type: "direct", dialect: "POSTGRES", displayName: "Warehouse", host: db.host, port: db.port, databaseName: db.databaseName, username: db.username, password: db.password ?? "unused", sslEnabled: false };
+      const source = {
+        type: "direct",
+        dialect: "POSTGRES",
+        displayName: "Warehouse",
+        host: db.host,
+        port: db.port,
+        databaseName: db.databaseName,
+        username: db.username,
+        password: db.password ?? "unused",
+        sslEnabled: false,
+      };
       const created = await post(server.url, key, `/api/public/organizations/${org.data.id}/data-sources`, source);
       expect(created.status).toBe(201);
-      const inspect = async () => ((await (await fetch(`${server.url}/_reference/data-sources/${created.data.id}`)).json()) as { data: { lastSyncStatus: string; syncErrorMessage: string | null; tables: Array<{ name: string }> | null } }).data;
+      const inspect = async () =>
+        (
+          (await (await fetch(`${server.url}/_reference/data-sources/${created.data.id}`)).json()) as {
+            data: { lastSyncStatus: string; syncErrorMessage: string | null; tables: Array<{ name: string }> | null };
+          }
+        ).data;
       await expect.poll(async () => (await inspect()).lastSyncStatus, { timeout: 60_000, interval: 250 }).toMatch(/^(SUCCEEDED|FAILED)$/);
       const synced = await inspect();
       expect([synced.lastSyncStatus, synced.syncErrorMessage]).toEqual(["SUCCEEDED", null]);

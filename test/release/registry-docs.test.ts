@@ -112,11 +112,13 @@ const where = `datasource/_index.md (${DATA_SOURCE})`;
 
 type Break = (schema: PackageSchema, pages: Map<string, string>) => void;
 /** Replaces `from` in the DataSource's page (or `page`). */
-const editPage = (from: string | RegExp, to: string, page = "datasource/_index.md"): Break => (_schema, pages) => {
-  const text = pages.get(page)!;
-  expect(text).toMatch(from);
-  pages.set(page, text.replace(from, to));
-};
+const editPage =
+  (from: string | RegExp, to: string, page = "datasource/_index.md"): Break =>
+  (_schema, pages) => {
+    const text = pages.get(page)!;
+    expect(text).toMatch(from);
+    pages.set(page, text.replace(from, to));
+  };
 const portGo = /(<span id="port_go">[\s\S]*?<dd>)[\s\S]*?(<\/dd>)/;
 const portDescription = committed.resources[DATA_SOURCE]!.inputProperties!.port!.description;
 
@@ -136,16 +138,32 @@ describe("the page check, on the pages of a schema with examples", () => {
 
   it.each<[string, Break, string]>([
     ["a page that is not there", (_s, p) => p.delete("organization/_index.md"), "organization/_index.md (analytics:index:Organization): no page"],
-    ["a page with another title", editPage('title: "Organization"', 'title: "Org"', "organization/_index.md"), "organization/_index.md (analytics:index:Organization): not titled Organization"],
+    [
+      "a page with another title",
+      editPage('title: "Organization"', 'title: "Org"', "organization/_index.md"),
+      "organization/_index.md (analytics:index:Organization): not titled Organization",
+    ],
     ["an input one language does not list", editPage('id="host_python"', 'id="gone_python"'), `${where} inputs: Python does not list host`],
-    ["an input one language shows without its description", editPage(portGo, "$1$2"), `${where} inputs: Go shows port without its description "${portDescription}"`],
+    [
+      "an input one language shows without its description",
+      editPage(portGo, "$1$2"),
+      `${where} inputs: Go shows port without its description "${portDescription}"`,
+    ],
     ["an output one language does not list", editPage('id="lastsyncstatus_csharp"', 'id="gone_csharp"'), `${where} outputs: C# does not list lastSyncStatus`],
     ["an example that is not there", editPage("### A Postgres data source", "### Renamed"), `${where}: example "A Postgres data source" is missing`],
     ["an example without its Java snippet", editPage("// Java: new", "// Java: old"), `${where}: example "A Postgres data source" is missing its Java snippet`],
-    ["a two-language example without its Python snippet", editPage('name="Acme")', 'name="Other")'), `${where}: example "An organization alone" is missing its Python snippet`],
+    [
+      "a two-language example without its Python snippet",
+      editPage('name="Acme")', 'name="Other")'),
+      `${where}: example "An organization alone" is missing its Python snippet`,
+    ],
     [
       "an example snippet in a language the pages do not render",
-      (s) => (s.resources[DATA_SOURCE]!.description = s.resources[DATA_SOURCE]!.description!.replace("```python\nanalytics.", "```hcl\nx = 1\n```\n```python\nanalytics.")),
+      (s) =>
+        (s.resources[DATA_SOURCE]!.description = s.resources[DATA_SOURCE]!.description!.replace(
+          "```python\nanalytics.",
+          "```hcl\nx = 1\n```\n```python\nanalytics.",
+        )),
       `${where}: example "An organization alone" has a hcl snippet, a language the pages do not render`,
     ],
   ])("finds %s", (_label, breakIt, problem) => {

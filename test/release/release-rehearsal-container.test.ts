@@ -124,14 +124,22 @@ describe("the release's container image, as the release workflow publishes it", 
     /** POST an organization named `name` with the key through the container's published port: the status. */
     const createOrganization = async (id: string, name: string) => {
       const port = /:(\d+)$/.exec(await dockerd.docker(["port", id, "8080/tcp"]))![1];
-      const answer = await fetch(`http://127.0.0.1:${port}/api/public/organizations`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name }) });
+      const answer = await fetch(`http://127.0.0.1:${port}/api/public/organizations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+      });
       return answer.status;
     };
 
     it("pulls the index by digest, runs it healthy by its own HEALTHCHECK, stops within 2 s keeping the state, and starts again on the same volume", async () => {
       const image = `${registry.host}/${REPOSITORY}@${digest}`;
       await dockerd.docker(["pull", "--quiet", image], 300_000);
-      expect(JSON.parse(await dockerd.docker(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", image]))).toEqual(["CMD", "/usr/local/bin/analytics-reference-server", "ready"]);
+      expect(JSON.parse(await dockerd.docker(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", image]))).toEqual([
+        "CMD",
+        "/usr/local/bin/analytics-reference-server",
+        "ready",
+      ]);
       const volume = `analytics-rehearsal-${process.pid}`;
       const first = await runDetached(["--volume", `${volume}:/data`, "--env", `ANALYTICS_API_KEY=${KEY}`], image);
       expect(await settledHealth(first)).toBe("healthy");
@@ -178,9 +186,9 @@ describe("the release's container image, as the release workflow publishes it", 
     fs.writeFileSync(path.join(layout, "index.json"), JSON.stringify(index));
     execFileSync("tar", ["-cf", path.join(copy, containerArchiveName()), "-C", layout, "."]);
     const before = await (await fetch(`http://${registry.host}/v2/_catalog`)).text();
-    await expect(publish("container", { release: copy, repository: `${registry.host}/other/analytics-reference-server`, "tls-verify": "false" })).rejects.toThrow(
-      /index\.json names 2 descriptors, not one image index/,
-    );
+    await expect(
+      publish("container", { release: copy, repository: `${registry.host}/other/analytics-reference-server`, "tls-verify": "false" }),
+    ).rejects.toThrow(/index\.json names 2 descriptors, not one image index/);
     expect(await (await fetch(`http://${registry.host}/v2/_catalog`)).text()).toBe(before);
   }, 120_000);
 });

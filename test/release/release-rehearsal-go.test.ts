@@ -66,8 +66,16 @@ describe("the release, as a Go user installs it", () => {
 
   it("takes the SDK from the tag sdk/v<version> with git, at the released commit, and records it in go.mod and go.sum", () => {
     expect(TAG).toBe(`sdk/v${VERSION}`);
-    const info = JSON.parse(fs.readFileSync(path.join(r.scratch, "gomodcache", "cache", "download", MODULE, "@v", `v${VERSION}.info`), "utf8")) as { Origin?: Record<string, string> };
-    expect(info.Origin).toMatchObject({ VCS: "git", URL: `https://${REPOSITORY}`, Subdir: TAG.slice(0, TAG.lastIndexOf("/v")), Ref: `refs/tags/${TAG}`, Hash: released });
+    const info = JSON.parse(fs.readFileSync(path.join(r.scratch, "gomodcache", "cache", "download", MODULE, "@v", `v${VERSION}.info`), "utf8")) as {
+      Origin?: Record<string, string>;
+    };
+    expect(info.Origin).toMatchObject({
+      VCS: "git",
+      URL: `https://${REPOSITORY}`,
+      Subdir: TAG.slice(0, TAG.lastIndexOf("/v")),
+      Ref: `refs/tags/${TAG}`,
+      Hash: released,
+    });
     expect(fs.readFileSync(path.join(r.ws.programDir, "go.mod"), "utf8")).toContain(`${MODULE} v${VERSION}`);
     expect(fs.readFileSync(path.join(r.ws.programDir, "go.sum"), "utf8")).toMatch(new RegExp(`^${MODULE.replace(/\./g, "\\.")} v${VERSION} h1:`, "m"));
   });

@@ -18,7 +18,6 @@ import { sharedReleaseRun } from "../support/release-folder";
 import { servePublishedPypi } from "../support/release-run-registries";
 import { copyExample, publish, runLifecycle, startRehearsal, VERSION, type Rehearsal } from "../support/release-rehearsal";
 
-
 const toolchain = inject("pulumiToolchain");
 
 describe("the release, as a Python user installs it", () => {
@@ -46,13 +45,16 @@ describe("the release, as a Python user installs it", () => {
   it("serves the release's sdist and wheel as the release workflow uploaded them, byte for byte, and pip installs that wheel", async () => {
     const uploaded = fs.readdirSync(path.join(r.scratch, "pypi", "packages")).sort();
     expect(uploaded).toEqual(pythonDistributions(r.release).map((file) => path.basename(file)));
-    for (const file of uploaded) expect(fs.readFileSync(path.join(r.scratch, "pypi", "packages", file)).equals(fs.readFileSync(path.join(r.release, file)))).toBe(true);
+    for (const file of uploaded)
+      expect(fs.readFileSync(path.join(r.scratch, "pypi", "packages", file)).equals(fs.readFileSync(path.join(r.release, file)))).toBe(true);
     const { stdout } = await runPython(venvPython, ["-m", "pip", "show", "pulumi_analytics"]);
     expect(stdout).toMatch(new RegExp(`^Version: ${VERSION.replace(/\./g, "\\.")}$`, "m"));
   });
 
   it("refuses an upload without the server's credentials", async () => {
-    await expect(publish("pypi", { release: r.release, registry: pypi.url, python: tools.python }, { TWINE_USERNAME: pypi.username, TWINE_PASSWORD: "wrong" })).rejects.toThrow(/403 Forbidden|401 Unauthorized/);
+    await expect(
+      publish("pypi", { release: r.release, registry: pypi.url, python: tools.python }, { TWINE_USERNAME: pypi.username, TWINE_PASSWORD: "wrong" }),
+    ).rejects.toThrow(/403 Forbidden|401 Unauthorized/);
   });
 
   it("runs examples/python: fetches the plugin from the release by itself, previews, creates, fails a rejected key, replaces a rename, refuses an import and destroys", async () => {

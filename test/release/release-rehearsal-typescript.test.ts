@@ -43,8 +43,15 @@ describe("the release, as a TypeScript user installs the native types", () => {
       writeProject: (dir) => {
         copyExample("typescript", dir, ["Pulumi.yaml", "tsconfig.json", "index.ts"]);
         // The example's build script (it runs compiled), beside the versions the repository's lock pins.
-        const { scripts } = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "typescript", "package.json"), "utf8")) as { scripts: Record<string, string> };
-        const manifest = { name: "analytics-rehearsal-typescript", scripts, dependencies: locked("@pulumi/pulumi"), devDependencies: locked("typescript", "@types/node") };
+        const { scripts } = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "typescript", "package.json"), "utf8")) as {
+          scripts: Record<string, string>;
+        };
+        const manifest = {
+          name: "analytics-rehearsal-typescript",
+          scripts,
+          dependencies: locked("@pulumi/pulumi"),
+          devDependencies: locked("typescript", "@types/node"),
+        };
         fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
       },
     });
@@ -68,10 +75,14 @@ describe("the release, as a TypeScript user installs the native types", () => {
   });
 
   it("installs the package from the registry, with its pulumi block naming the plugin and the schema's download URL", () => {
-    const installed = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "node_modules", ...SDK.name.split("/"), "package.json"), "utf8")) as { pulumi: unknown };
+    const installed = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "node_modules", ...SDK.name.split("/"), "package.json"), "utf8")) as {
+      pulumi: unknown;
+    };
     expect(installed.pulumi).toEqual({ resource: true, name: "analytics", version: VERSION, server: PLUGIN_DOWNLOAD_URL });
     // The lock records the tarball npm took (its `resolved` URL only where npm's config keeps registry URLs in locks).
-    const lock = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "package-lock.json"), "utf8")) as { packages: Record<string, { resolved?: string; integrity: string }> };
+    const lock = JSON.parse(fs.readFileSync(path.join(r.ws.programDir, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { resolved?: string; integrity: string }>;
+    };
     const entry = lock.packages[`node_modules/${SDK.name}`]!;
     if (entry.resolved) expect(entry.resolved.startsWith(registry.url)).toBe(true);
     expect(entry.integrity).toBe(integrity(path.join(r.release, SDK.tarball)));

@@ -15,7 +15,17 @@ import * as path from "node:path";
 import type { PulumiToolchain } from "../../toolchain/src/pulumi-cli";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { yamlPackageFileName } from "../../tools/release.js";
-import { copyExample, renameInFile, runLifecycle, serveFolder, startRehearsal, VERSION, PLATFORM_ARCHIVE, PLUGIN_DOWNLOAD_URL, type Rehearsal } from "../support/release-rehearsal";
+import {
+  copyExample,
+  renameInFile,
+  runLifecycle,
+  serveFolder,
+  startRehearsal,
+  VERSION,
+  PLATFORM_ARCHIVE,
+  PLUGIN_DOWNLOAD_URL,
+  type Rehearsal,
+} from "../support/release-rehearsal";
 
 const toolchain = inject("pulumiToolchain");
 const newest = inject("newestPulumiToolchain");
@@ -26,7 +36,9 @@ async function installByHand(cli: PulumiToolchain, server: string, checksum: str
   try {
     const args = ["plugin", "install", "resource", "analytics", VERSION, "--server", `${server}/`, "--checksum", checksum];
     const output = await new Promise<string>((resolve) => {
-      execFile(cli.pulumi, args, { env: { ...process.env, PULUMI_HOME: home, PULUMI_SKIP_UPDATE_CHECK: "true" }, timeout: 300_000 }, (_error, stdout, stderr) => resolve(`${stdout}${stderr}`));
+      execFile(cli.pulumi, args, { env: { ...process.env, PULUMI_HOME: home, PULUMI_SKIP_UPDATE_CHECK: "true" }, timeout: 300_000 }, (_error, stdout, stderr) =>
+        resolve(`${stdout}${stderr}`),
+      );
     });
     return { output, installed: fs.existsSync(path.join(home, "plugins", `resource-analytics-v${VERSION}`, "pulumi-resource-analytics")) };
   } finally {
@@ -66,7 +78,11 @@ describe("the release, as a YAML user installs it", () => {
     try {
       const right = await installByHand(newest, files.url, checksum);
       expect(right.installed, right.output).toBe(true);
-      const wrong = await installByHand(newest, files.url, checksum.replace(/^./, (c) => (c === "0" ? "1" : "0")));
+      const wrong = await installByHand(
+        newest,
+        files.url,
+        checksum.replace(/^./, (c) => (c === "0" ? "1" : "0")),
+      );
       expect(wrong.installed).toBe(false);
       expect(wrong.output).toMatch(/invalid checksum/);
       const pinned = await installByHand(toolchain, files.url, checksum);

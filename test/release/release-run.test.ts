@@ -31,21 +31,32 @@ describe("the release workflow, run by act on the push of the version's tag", ()
 
   it("runs version, test, build on Linux x64, platforms on arm64, release and the publishing jobs but nuget, each passing; the test job's npm ci and npm test, the suite itself, do not run", () => {
     expect(release.run.status).toBe(0);
-    for (const name of ["version", "test", "build", "platforms", "release", "npm", "pypi", "maven", "go", "container"]) expect(job(name)?.result, name).toBe("success");
+    for (const name of ["version", "test", "build", "platforms", "release", "npm", "pypi", "maven", "go", "container"])
+      expect(job(name)?.result, name).toBe("success");
     expect(job("nuget")?.result).not.toBe("success");
     expect(job("build")!.steps.map((step) => `${step.step}: ${step.result}`)).toEqual(
-      expect.arrayContaining(["Build the release folder: success", "Start the single files built for this runner: success", "Start the linux-arm64 single files under qemu: success"]),
+      expect.arrayContaining([
+        "Build the release folder: success",
+        "Start the single files built for this runner: success",
+        "Start the linux-arm64 single files under qemu: success",
+      ]),
     );
     expect(job("platforms")!.steps.map((step) => `${step.step}: ${step.result}`)).toContain("Start the single files: success");
     expect(job("test")!.steps.map((step) => step.step)).not.toEqual(expect.arrayContaining([expect.stringMatching(/^npm /)]));
     // The test and build jobs run side by side, so their steps' records come in either order.
-    expect(inputsOf("actions/setup-go").map((inputs) => inputs["go-version-file"]).sort()).toEqual(["toolchain/go/pulumi/go.mod", "tools/pinned/cyclonedx-gomod/go.mod"]);
+    expect(
+      inputsOf("actions/setup-go")
+        .map((inputs) => inputs["go-version-file"])
+        .sort(),
+    ).toEqual(["toolchain/go/pulumi/go.mod", "tools/pinned/cyclonedx-gomod/go.mod"]);
     expect(release.run.output).not.toMatch(/^Tests: /m);
   });
 
   it("pushes the Go SDK's tag sdk/v<version> on the released commit, from the go job after the release, with no token in the remote", () => {
     expect(job("go")?.result).toBe("success");
-    expect(job("go")!.steps.map((step) => `${step.step}: ${step.result}`)).toContain('node tools/publish.js go --remote "https://github.com/$GITHUB_REPOSITORY.git": success');
+    expect(job("go")!.steps.map((step) => `${step.step}: ${step.result}`)).toContain(
+      'node tools/publish.js go --remote "https://github.com/$GITHUB_REPOSITORY.git": success',
+    );
     const tagged = execFileSync("git", ["rev-parse", `refs/tags/sdk/${TAG}^{commit}`], { cwd: release.goRemote, encoding: "utf8" }).trim();
     expect(tagged).toBe(release.run.commit);
     expect(execFileSync("git", ["for-each-ref", "--format=%(refname)"], { cwd: release.goRemote, encoding: "utf8" }).trim()).toBe(`refs/tags/sdk/${TAG}`);
@@ -60,13 +71,23 @@ describe("the release workflow, run by act on the push of the version's tag", ()
     ]);
     // platforms' and container's, release's, then npm's, pypi's and maven's, which run in no set order.
     const downloads = inputsOf("actions/download-artifact").map((inputs) => `${inputs.name || inputs.pattern} → ${inputs.path}`);
-    expect(downloads.sort()).toEqual(["release → release", "release → release", "release → release", "release-* → artifacts", "release-linux-amd64 → release", "release-linux-amd64 → release"]);
+    expect(downloads.sort()).toEqual([
+      "release → release",
+      "release → release",
+      "release → release",
+      "release-* → artifacts",
+      "release-linux-amd64 → release",
+      "release-linux-amd64 → release",
+    ]);
     expect(files(release.folder)).toEqual(expect.arrayContaining(["SHA256SUMS", "go-proxy", `pulumi-resource-analytics-v${version}-linux-arm64.tar.gz`]));
   });
 
   it("attests SHA256SUMS and the SBOMs, and publishes a GitHub release that holds every asset of the assembled folder", () => {
     // The release's attestation, then the container job's of the image (below).
-    expect(inputsOf("actions/attest-build-provenance")).toEqual([expect.objectContaining({ "subject-path": "release/SHA256SUMS\nrelease/*.cdx.json\n" }), expect.objectContaining({ "push-to-registry": "true" })]);
+    expect(inputsOf("actions/attest-build-provenance")).toEqual([
+      expect.objectContaining({ "subject-path": "release/SHA256SUMS\nrelease/*.cdx.json\n" }),
+      expect.objectContaining({ "push-to-registry": "true" }),
+    ]);
     expect(inputsOf("gh").map((inputs) => inputs.args!.split(" ").slice(0, 2).join(" "))).toEqual(["release create", "release view", "release edit"]);
     expect(inputsOf("gh")[0]!.args).toContain(`release create ${TAG} --repo pulumi-analytics/pulumi-analytics --draft --verify-tag`);
     expect(fs.existsSync(path.join(release.releases, `${TAG}.draft`))).toBe(false);
@@ -75,7 +96,11 @@ describe("the release workflow, run by act on the push of the version's tag", ()
     expect(files(assets)).toEqual(expect.arrayContaining(["go-proxy.tar.gz", `pulumi-resource-analytics-v${version}-windows-amd64.tar.gz`]));
     expect(files(assets).filter((file) => file.includes("darwin"))).toEqual([]);
     expect(() => execFileSync("sha256sum", ["-c", "--quiet", "SHA256SUMS"], { cwd: assets })).not.toThrow();
-    const listed = fs.readFileSync(path.join(assets, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => line.split(/\s+/)[1]);
+    const listed = fs
+      .readFileSync(path.join(assets, "SHA256SUMS"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/\s+/)[1]);
     expect(listed.sort()).toEqual(files(assets).filter((file) => file !== "SHA256SUMS"));
   });
 });
@@ -111,22 +136,48 @@ describe("the release run's publishing jobs, each to its registry on 127.0.0.1",
     expect(released).toContain(`${artifactId}-${version}.jar`);
     for (const file of released) {
       expect(read(path.join(deployed, file)).equals(read(path.join(release.assembled, file))), file).toBe(true);
-      expect(verifySignature(path.dirname(release.registries.publicKey), release.registries.publicKey, path.join(deployed, file), path.join(deployed, `${file}.asc`))).toBe(facts.fingerprint);
+      expect(
+        verifySignature(
+          path.dirname(release.registries.publicKey),
+          release.registries.publicKey,
+          path.join(deployed, file),
+          path.join(deployed, `${file}.asc`),
+        ),
+      ).toBe(facts.fingerprint);
     }
-    const requests = fs.readFileSync(release.registries.portal, "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    const requests = fs
+      .readFileSync(release.registries.portal, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as unknown);
     expect(requests).toEqual([{ method: "POST", url: `/manual/upload/defaultRepository/${groupId}?publishing_type=automatic`, authorized: true }]);
   });
 
   it("pushes the image index by its digest and tags it, logged in with the job token through stdin, and attests that digest", () => {
     const digest = containerIndexDigest(path.join(release.folder, containerArchiveName()));
-    const repository = path.join(release.registries.container, "storage", "docker", "registry", "v2", "repositories", "pulumi-analytics", "analytics-reference-server");
+    const repository = path.join(
+      release.registries.container,
+      "storage",
+      "docker",
+      "registry",
+      "v2",
+      "repositories",
+      "pulumi-analytics",
+      "analytics-reference-server",
+    );
     expect(fs.readFileSync(path.join(repository, "_manifests", "tags", version, "current", "link"), "utf8")).toBe(digest);
     const records = release.run.records;
-    expect(records.filter((record) => record.action === "docker").map((record) => record.inputs)).toEqual([{ args: `login ${facts.containerRegistry} --username nektos/act --password-stdin` }]);
+    expect(records.filter((record) => record.action === "docker").map((record) => record.inputs)).toEqual([
+      { args: `login ${facts.containerRegistry} --username nektos/act --password-stdin` },
+    ]);
     const auth = JSON.parse(fs.readFileSync(release.registries.auth, "utf8")) as { auths: Record<string, { auth: string }> };
     expect(Buffer.from(auth.auths[facts.containerRegistry]!.auth, "base64").toString()).toBe("nektos/act:release-run-job-token");
     expect(records.filter((record) => record.action === "actions/attest-build-provenance").map((record) => record.inputs)).toContainEqual(
-      expect.objectContaining({ "subject-name": `${facts.containerRegistry}/pulumi-analytics/analytics-reference-server`, "subject-digest": digest, "push-to-registry": "true" }),
+      expect.objectContaining({
+        "subject-name": `${facts.containerRegistry}/pulumi-analytics/analytics-reference-server`,
+        "subject-digest": digest,
+        "push-to-registry": "true",
+      }),
     );
   });
 

@@ -21,7 +21,6 @@ import { checkTag } from "../../tools/publish.js";
 import { repoRoot } from "../support/pulumi-workspace";
 import { resolvePythonTool } from "../support/python-tool";
 
-
 const ACTIONLINT: PinnedGoTool = {
   name: "actionlint",
   version: "1.7.12",
@@ -56,7 +55,11 @@ function jobs(workflow: string): Map<string, string> {
 /** The job names a job's `needs:` lists. */
 function needs(job: string): string[] {
   const value = /^    needs: (.+)$/m.exec(job)?.[1] ?? "";
-  return value.replace(/[[\]]/g, "").split(",").map((name) => name.trim()).filter(Boolean);
+  return value
+    .replace(/[[\]]/g, "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
 }
 
 /** actionlint over one workflow file, without the shellcheck and pyflakes it would look for on PATH. */
@@ -84,7 +87,12 @@ describe("the release workflow", () => {
     try {
       const broken = path.join(dir, "release.yml");
       const text = fs.readFileSync(WORKFLOW, "utf8");
-      fs.writeFileSync(broken, text.replace("${{ matrix.runner }}", "${{ matrix.runnr }}").replace("needs: [version, test, build, platforms]", "needs: [version, test, bulid, platforms]"));
+      fs.writeFileSync(
+        broken,
+        text
+          .replace("${{ matrix.runner }}", "${{ matrix.runnr }}")
+          .replace("needs: [version, test, build, platforms]", "needs: [version, test, bulid, platforms]"),
+      );
       const result = actionlint(binary, broken);
       expect(result.status).not.toBe(0);
       expect(result.output).toMatch(/runnr/);
@@ -118,7 +126,10 @@ describe("the release workflow", () => {
       try {
         const broken = path.join(dir, "release.yml");
         const text = fs.readFileSync(WORKFLOW, "utf8");
-        fs.writeFileSync(broken, text.replace(/\n\s+with:\n\s+persist-credentials: false/g, "").replace(/actions\/setup-java@[0-9a-f]{40} # (v[\d.]+)/g, "actions/setup-java@$1"));
+        fs.writeFileSync(
+          broken,
+          text.replace(/\n\s+with:\n\s+persist-credentials: false/g, "").replace(/actions\/setup-java@[0-9a-f]{40} # (v[\d.]+)/g, "actions/setup-java@$1"),
+        );
         const result = zizmor(zizmorBinary, [broken]);
         expect(result.status).not.toBe(0);
         expect(result.output).toMatch(/artipacked/);
@@ -159,7 +170,9 @@ describe("the release workflow", () => {
     // The suite's own commands are skipped only for an event carrying `act` (test/support/release-run.ts),
     // which no GitHub event does; no job but the release (on a tag) and NuGet (not under act, which
     // has no .NET SDK) has a condition of its own.
-    expect(all.get("test")).toContain("      - run: npm ci\n        if: ${{ !github.event.act }}\n      - run: npm test\n        if: ${{ !github.event.act }}\n");
+    expect(all.get("test")).toContain(
+      "      - run: npm ci\n        if: ${{ !github.event.act }}\n      - run: npm test\n        if: ${{ !github.event.act }}\n",
+    );
     const conditions = [...all].filter(([, text]) => /^ {4}if:/m.test(text)).map(([job]) => job);
     expect(conditions).toEqual(["release", "nuget"]);
     expect(all.get("nuget")).toContain("    if: ${{ !github.event.act }}\n");
@@ -174,14 +187,20 @@ describe("the release workflow", () => {
     expect(platforms(all.get("build")!)).toEqual(["linux-amd64", ...TARGETS.filter((t) => !t.npmNode).map(name)]);
     expect(platforms(all.get("platforms")!)).toEqual(TARGETS.filter((t) => t.npmNode && name(t) !== "linux-amd64").map(name));
     expect(all.get("build")).toContain('node tools/smoke-plugin.js smoke/"$PLATFORM"/pulumi-resource-analytics\n');
-    expect(all.get("build")).toContain("node tools/smoke-plugin.js smoke/linux-arm64/pulumi-resource-analytics -- qemu-aarch64-static -L /usr/aarch64-linux-gnu");
+    expect(all.get("build")).toContain(
+      "node tools/smoke-plugin.js smoke/linux-arm64/pulumi-resource-analytics -- qemu-aarch64-static -L /usr/aarch64-linux-gnu",
+    );
     expect(all.get("build")).toContain('node tools/smoke-reference-server.js smoke/"$PLATFORM"/analytics-reference-server\n');
-    expect(all.get("build")).toContain("node tools/smoke-reference-server.js smoke/linux-arm64/analytics-reference-server -- qemu-aarch64-static -L /usr/aarch64-linux-gnu");
-    expect(all.get("build")).toMatch(/if: runner\.os == 'macOS'\n(?:.*\n){2}\s+run: \|\n\s+codesign --verify --strict .*pulumi-resource-analytics\n\s+codesign --verify --strict .*analytics-reference-server\n/);
+    expect(all.get("build")).toContain(
+      "node tools/smoke-reference-server.js smoke/linux-arm64/analytics-reference-server -- qemu-aarch64-static -L /usr/aarch64-linux-gnu",
+    );
+    expect(all.get("build")).toMatch(
+      /if: runner\.os == 'macOS'\n(?:.*\n){2}\s+run: \|\n\s+codesign --verify --strict .*pulumi-resource-analytics\n\s+codesign --verify --strict .*analytics-reference-server\n/,
+    );
     expect(all.get("platforms")).toContain('node tools/smoke-plugin.js smoke/"$EXECUTABLE"');
     expect(all.get("platforms")).toContain('node tools/smoke-reference-server.js smoke/"$SERVER"');
     // Each macOS build's archives (every build of the matrix succeeded, or the job would not run).
-    expect(all.get("release")).toContain('for folder in artifacts/release-darwin-*; do');
+    expect(all.get("release")).toContain("for folder in artifacts/release-darwin-*; do");
     expect(all.get("release")).toContain('cp "$folder"/analytics-reference-server-v*-"$platform".tar.gz release/');
     expect(all.get("platforms")).toMatch(/name: release-linux-amd64\n/);
     const upload = all.get("build")!.indexOf("actions/upload-artifact");
@@ -191,7 +210,9 @@ describe("the release workflow", () => {
 
   it("makes the release a draft, uploads every asset, checks the draft holds them all, then publishes it", () => {
     const release = jobs(fs.readFileSync(WORKFLOW, "utf8")).get("release")!;
-    const order = ["gh release create", "--draft", "gh release view", "gh release edit \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --draft=false"].map((text) => release.indexOf(text));
+    const order = ["gh release create", "--draft", "gh release view", 'gh release edit "$TAG" --repo "$GITHUB_REPOSITORY" --draft=false'].map((text) =>
+      release.indexOf(text),
+    );
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(release).not.toMatch(/gh release upload/);
@@ -213,7 +234,8 @@ describe("the release workflow", () => {
       const text = fs.readFileSync(workflow, "utf8");
       expect(text.slice(0, text.indexOf("\njobs:\n"))).not.toMatch(/secrets\.|id-token/);
       for (const [name, job] of jobs(text)) {
-        if (/secrets\.|id-token: write/.test(job) && !(workflow === GITOPS_WORKFLOW && name === "preview")) expect(job, name).toMatch(/^    environment: \S+$/m);
+        if (/secrets\.|id-token: write/.test(job) && !(workflow === GITOPS_WORKFLOW && name === "preview"))
+          expect(job, name).toMatch(/^    environment: \S+$/m);
       }
     }
     const gitops = jobs(fs.readFileSync(GITOPS_WORKFLOW, "utf8"));
@@ -225,14 +247,21 @@ describe("the release workflow", () => {
   it("pushes the reference server's image index to ghcr.io by digest from the Linux x64 folder, logged in through stdin, with provenance pushed beside it", () => {
     const job = jobs(fs.readFileSync(WORKFLOW, "utf8")).get("container")!;
     expect(job).toMatch(/^    environment: ghcr$/m);
-    const permissions = /^    permissions:\n((?:      .+\n)+)/m.exec(job)![1]!.split("\n").filter(Boolean).map((line) => line.trim().replace(/ #.*$/, ""));
+    const permissions = /^    permissions:\n((?:      .+\n)+)/m
+      .exec(job)![1]!
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.trim().replace(/ #.*$/, ""));
     expect(permissions.sort()).toEqual(["attestations: write", "contents: read", "id-token: write", "packages: write"]);
     expect(job).toMatch(/uses: actions\/download-artifact@[0-9a-f]{40} # v[\d.]+\n\s+with:\n\s+name: release-linux-amd64\n\s+path: release\n/);
     // The token only in the environment, piped to --password-stdin: never in an argument or a URL.
     expect(job).toMatch(/^      CONTAINER_REGISTRY: \$\{\{ vars\.CONTAINER_REGISTRY \|\| 'ghcr\.io' \}\}\n/m);
-    expect(job).toMatch(/GH_TOKEN: \$\{\{ github\.token \}\}\n\s+run: printf '%s' "\$GH_TOKEN" \| docker login "\$CONTAINER_REGISTRY" --username "\$GITHUB_ACTOR" --password-stdin\n/);
+    expect(job).toMatch(
+      /GH_TOKEN: \$\{\{ github\.token \}\}\n\s+run: printf '%s' "\$GH_TOKEN" \| docker login "\$CONTAINER_REGISTRY" --username "\$GITHUB_ACTOR" --password-stdin\n/,
+    );
     expect(job).not.toMatch(/--password[ =]|-p |:\/\/[^/\s]*@|token@/);
-    const push = 'id: push\n        run: node tools/publish.js container --release release --repository "$CONTAINER_REGISTRY/${GITHUB_REPOSITORY_OWNER,,}/analytics-reference-server"\n';
+    const push =
+      'id: push\n        run: node tools/publish.js container --release release --repository "$CONTAINER_REGISTRY/${GITHUB_REPOSITORY_OWNER,,}/analytics-reference-server"\n';
     expect(job).toContain(push);
     expect(job).toMatch(
       /uses: actions\/attest-build-provenance@[0-9a-f]{40} # v[\d.]+\n\s+with:\n\s+subject-name: \$\{\{ steps\.push\.outputs\.name \}\}\n\s+subject-digest: \$\{\{ steps\.push\.outputs\.digest \}\}\n\s+push-to-registry: true\n/,
@@ -248,12 +277,21 @@ describe("the release workflow", () => {
     const all = jobs(fs.readFileSync(WORKFLOW, "utf8"));
     /** The step running `command` with `option "$NAME"`, NAME the variable's value or `fallback`. */
     const addressed = (command: string, option: string, name: string, fallback: string) =>
-      new RegExp(`- run: node tools/publish\\.js ${command} ${option} "\\$${name}".*\\n\\s+env:\\n(?:\\s+\\w+: .+\\n)*?\\s+${name}: \\$\\{\\{ vars\\.${name} \\|\\| '${fallback.replace(/[.]/g, "\\.")}' \\}\\}\\n`);
+      new RegExp(
+        `- run: node tools/publish\\.js ${command} ${option} "\\$${name}".*\\n\\s+env:\\n(?:\\s+\\w+: .+\\n)*?\\s+${name}: \\$\\{\\{ vars\\.${name} \\|\\| '${fallback.replace(/[.]/g, "\\.")}' \\}\\}\\n`,
+      );
     expect(all.get("npm")).toMatch(addressed("npm", "--release release --registry", "NPM_REGISTRY", "https://registry.npmjs.org/"));
     // Provenance on GitHub; under act, which has no OIDC token to sign it with, none.
     expect(all.get("npm")).toMatch(/NPM_CONFIG_PROVENANCE: \$\{\{ !github\.event\.act \}\}/);
     expect(all.get("pypi")).toMatch(addressed("pypi", "--release release --registry", "PYPI_REGISTRY", "https://upload.pypi.org/legacy/"));
-    expect(all.get("maven")).toMatch(addressed("maven", "--release release --registry", "MAVEN_REGISTRY", "https://ossrh-staging-api.central.sonatype.com/service/local/staging/deploy/maven2/"));
+    expect(all.get("maven")).toMatch(
+      addressed(
+        "maven",
+        "--release release --registry",
+        "MAVEN_REGISTRY",
+        "https://ossrh-staging-api.central.sonatype.com/service/local/staging/deploy/maven2/",
+      ),
+    );
     expect(all.get("maven")).toMatch(addressed("central-portal", "--api", "CENTRAL_PORTAL_API", "https://ossrh-staging-api.central.sonatype.com/"));
     expect(all.get("go")).toContain('node tools/publish.js go --remote "https://github.com/$GITHUB_REPOSITORY.git"');
     expect(all.get("nuget")).toContain("node tools/publish.js nuget --registry https://api.nuget.org/v3/index.json");
@@ -280,7 +318,8 @@ describe("the pull-request workflow", () => {
     expect(runs(all.get("test")!)).toEqual(["bash .ci/install-packages", "npm ci", "npm test"]);
     for (const job of all.values()) expect(job).toMatch(/^    runs-on: ubuntu-24\.04$/m);
     // The long job sets up what release.yml's test job sets up for the same `npm test`.
-    const setup = (job: string) => [...job.matchAll(/uses: (actions\/setup-\w+@\S+)(?: #.*)?\n\s+with:\n((?:\s{10}.+\n)+)/g)].map((match) => `${match[1]}\n${match[2]}`);
+    const setup = (job: string) =>
+      [...job.matchAll(/uses: (actions\/setup-\w+@\S+)(?: #.*)?\n\s+with:\n((?:\s{10}.+\n)+)/g)].map((match) => `${match[1]}\n${match[2]}`);
     expect(setup(all.get("test")!)).toEqual(setup(jobs(fs.readFileSync(WORKFLOW, "utf8")).get("test")!));
   });
 
@@ -291,7 +330,9 @@ describe("the pull-request workflow", () => {
       expect(permissions, name).toBe("contents: read");
     }
     expect(text).not.toMatch(/secrets\.|id-token|environment:/);
-    expect([...text.matchAll(/uses: actions\/checkout@\S+.*\n\s+with:\n\s+persist-credentials: false/g)]).toHaveLength([...text.matchAll(/uses: actions\/checkout@/g)].length);
+    expect([...text.matchAll(/uses: actions\/checkout@\S+.*\n\s+with:\n\s+persist-credentials: false/g)]).toHaveLength(
+      [...text.matchAll(/uses: actions\/checkout@/g)].length,
+    );
     expect(text).not.toMatch(/^\s+cache: (?!false)/m);
     expect([...text.matchAll(/package-manager-cache: false/g)]).toHaveLength([...text.matchAll(/uses: actions\/setup-node@/g)].length);
   });
@@ -305,7 +346,10 @@ describe("the pull-request workflow", () => {
   it("installs the Debian packages .ci/run installs, from one list that names podman's network DNS, a package only recommended", () => {
     expect(fs.readFileSync(path.join(repoRoot, ".ci", "run"), "utf8")).toMatch(/^bash \.ci\/install-packages$/m);
     expect(fs.readFileSync(path.join(repoRoot, ".ci", "install-packages"), "utf8")).toContain('list="$(dirname "$0")/debian-packages"');
-    const listed = fs.readFileSync(path.join(repoRoot, ".ci", "debian-packages"), "utf8").split("\n").filter((line) => line && !line.startsWith("#"));
+    const listed = fs
+      .readFileSync(path.join(repoRoot, ".ci", "debian-packages"), "utf8")
+      .split("\n")
+      .filter((line) => line && !line.startsWith("#"));
     expect(listed).toEqual(expect.arrayContaining(["podman", "netavark", "aardvark-dns", "chromium", "docker-registry", "wine64 no-recommends"]));
     for (const line of listed) expect(line).toMatch(/^[a-z0-9][a-z0-9.+-]*( no-recommends)?$/);
   });

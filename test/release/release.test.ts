@@ -111,11 +111,14 @@ describe("the release command", () => {
    */
   let validated: Promise<Map<string, string>> | undefined;
   const schemaErrors = async (file: string): Promise<string | undefined> => {
-    validated ??= cyclonedxSchemaErrors(pyEnv.python, [
-      { file: `${REFERENCE_SERVER}-v${version}.cdx.json`, specVersion: "1.5" },
-      { file: `pulumi-resource-analytics-v${version}.cdx.json`, specVersion: "1.5" },
-      ...[SBOMS.python, SBOMS.go, SBOMS.java].map((sbom) => ({ file: sbom, specVersion: "1.6" })),
-    ].map(({ file, specVersion }) => ({ file: path.join(out, file), specVersion })));
+    validated ??= cyclonedxSchemaErrors(
+      pyEnv.python,
+      [
+        { file: `${REFERENCE_SERVER}-v${version}.cdx.json`, specVersion: "1.5" },
+        { file: `pulumi-resource-analytics-v${version}.cdx.json`, specVersion: "1.5" },
+        ...[SBOMS.python, SBOMS.go, SBOMS.java].map((sbom) => ({ file: sbom, specVersion: "1.6" })),
+      ].map(({ file, specVersion }) => ({ file: path.join(out, file), specVersion })),
+    );
     return (await validated).get(file);
   };
 
@@ -179,8 +182,17 @@ describe("the release command", () => {
   });
 
   it("serves the Go SDK to `go mod download` through GOPROXY=file://", () => {
-    const env = { ...process.env, GOPROXY: `file://${path.join(out, "go-proxy")}`, GOSUMDB: "off", GOFLAGS: "-mod=mod", GOMODCACHE: path.join(tmp, "gomodcache") };
-    const downloaded = JSON.parse(execFileSync("go", ["mod", "download", "-json", `${GO_MODULE}@v${version}`], { cwd: tmp, env, encoding: "utf8" })) as { Dir: string; Error?: string };
+    const env = {
+      ...process.env,
+      GOPROXY: `file://${path.join(out, "go-proxy")}`,
+      GOSUMDB: "off",
+      GOFLAGS: "-mod=mod",
+      GOMODCACHE: path.join(tmp, "gomodcache"),
+    };
+    const downloaded = JSON.parse(execFileSync("go", ["mod", "download", "-json", `${GO_MODULE}@v${version}`], { cwd: tmp, env, encoding: "utf8" })) as {
+      Dir: string;
+      Error?: string;
+    };
     expect(downloaded.Error).toBeUndefined();
     expect(fs.readFileSync(path.join(downloaded.Dir, "go.mod"), "utf8")).toBe(fs.readFileSync(path.join(repoRoot, "sdk", "go.mod"), "utf8"));
     expect(fs.existsSync(path.join(downloaded.Dir, "go", "analytics"))).toBe(true);
@@ -198,30 +210,43 @@ describe("the release command", () => {
     expect(names(`pulumi-resource-analytics-v${version}.cdx.json`)).toEqual(expect.arrayContaining(["@pulumi/pulumi", "google-protobuf", "undici", "zod"]));
   });
 
-  it("names in the reference server's SBOM, valid CycloneDX 1.5, the packages its single files bundle (pg among them) and the Node.js they embed", async () => {
-    const file = path.join(out, `${REFERENCE_SERVER}-v${version}.cdx.json`);
-    expect(await schemaErrors(file)).toBe("");
-    const bom = JSON.parse(fs.readFileSync(file, "utf8")) as Bom;
-    expect(bom.metadata.component).toMatchObject({ name: REFERENCE_SERVER, version });
-    const names = bom.components.map((c) => c.name);
-    expect(names).toEqual(expect.arrayContaining(["pg", "pg-protocol", "pg-pool", "zod", "node"]));
-    expect(names).not.toContain("pg-native");
-    expect(bom.components.find((c) => c.name === "node")?.version).toBe(supportedLine(PLUGIN_LINE).pinned);
-  }, SCHEMA_CHECK_MS);
+  it(
+    "names in the reference server's SBOM, valid CycloneDX 1.5, the packages its single files bundle (pg among them) and the Node.js they embed",
+    async () => {
+      const file = path.join(out, `${REFERENCE_SERVER}-v${version}.cdx.json`);
+      expect(await schemaErrors(file)).toBe("");
+      const bom = JSON.parse(fs.readFileSync(file, "utf8")) as Bom;
+      expect(bom.metadata.component).toMatchObject({ name: REFERENCE_SERVER, version });
+      const names = bom.components.map((c) => c.name);
+      expect(names).toEqual(expect.arrayContaining(["pg", "pg-protocol", "pg-pool", "zod", "node"]));
+      expect(names).not.toContain("pg-native");
+      expect(bom.components.find((c) => c.name === "node")?.version).toBe(supportedLine(PLUGIN_LINE).pinned);
+    },
+    SCHEMA_CHECK_MS,
+  );
 
-  it("names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single files embed: the pinned release, with each npm package's sha512", async () => {
-    const file = path.join(out, `pulumi-resource-analytics-v${version}.cdx.json`);
-    expect(await schemaErrors(file)).toBe("");
-    const bom = JSON.parse(fs.readFileSync(file, "utf8")) as { specVersion: string; components: EmbeddedNode[] };
-    const { pinned, integrity } = supportedLine(PLUGIN_LINE);
-    const node = bom.components.find((c) => c.name === "node");
-    expect(node).toMatchObject({ type: "platform", version: pinned, purl: `pkg:generic/node@${pinned}`, cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*` });
-    const hashes = node!.externalReferences.flatMap((reference) => reference.hashes ?? []);
-    expect(hashes.map((hash) => `sha512-${Buffer.from(hash.content, "hex").toString("base64")}`)).toEqual(Object.values(integrity!));
-    const dir = fs.mkdtempSync(path.join(tmp, "binary-"));
-    execFileSync("tar", ["-xzf", path.join(out, platformArchiveName(version, pulumiPlatform())), "-C", dir]);
-    expect(execFileSync(path.join(dir, "pulumi-resource-analytics"), ["--version"], { encoding: "utf8" })).toBe(`${version} (Node.js v${pinned})\n`);
-  }, SCHEMA_CHECK_MS);
+  it(
+    "names in the plugin's SBOM, valid CycloneDX 1.5, the Node.js its single files embed: the pinned release, with each npm package's sha512",
+    async () => {
+      const file = path.join(out, `pulumi-resource-analytics-v${version}.cdx.json`);
+      expect(await schemaErrors(file)).toBe("");
+      const bom = JSON.parse(fs.readFileSync(file, "utf8")) as { specVersion: string; components: EmbeddedNode[] };
+      const { pinned, integrity } = supportedLine(PLUGIN_LINE);
+      const node = bom.components.find((c) => c.name === "node");
+      expect(node).toMatchObject({
+        type: "platform",
+        version: pinned,
+        purl: `pkg:generic/node@${pinned}`,
+        cpe: `cpe:2.3:a:nodejs:node.js:${pinned}:*:*:*:*:*:*:*`,
+      });
+      const hashes = node!.externalReferences.flatMap((reference) => reference.hashes ?? []);
+      expect(hashes.map((hash) => `sha512-${Buffer.from(hash.content, "hex").toString("base64")}`)).toEqual(Object.values(integrity!));
+      const dir = fs.mkdtempSync(path.join(tmp, "binary-"));
+      execFileSync("tar", ["-xzf", path.join(out, platformArchiveName(version, pulumiPlatform())), "-C", dir]);
+      expect(execFileSync(path.join(dir, "pulumi-resource-analytics"), ["--version"], { encoding: "utf8" })).toBe(`${version} (Node.js v${pinned})\n`);
+    },
+    SCHEMA_CHECK_MS,
+  );
 
   it("names the npm package's SBOM after the package, dated with the release, with no random serial number or path of the build", () => {
     const text = fs.readFileSync(path.join(out, `pulumi-analytics-v${version}.npm.cdx.json`), "utf8");
@@ -242,7 +267,9 @@ describe("the release command", () => {
     expect(entries(jars[2]!)).toContain(`${pkg}/enums/DataSourceType.html`);
     const page = execFileSync("unzip", ["-p", path.join(out, jars[2]!), `${pkg}/enums/DataSourceType.html`], { encoding: "utf8" });
     expect(page).toContain("The service connects to the database itself");
-    expect(fs.readFileSync(path.join(out, pom), "utf8")).toMatch(/<groupId>io\.github\.pulumi-analytics<\/groupId>\s*<artifactId>analytics<\/artifactId>\s*<version>/);
+    expect(fs.readFileSync(path.join(out, pom), "utf8")).toMatch(
+      /<groupId>io\.github\.pulumi-analytics<\/groupId>\s*<artifactId>analytics<\/artifactId>\s*<version>/,
+    );
   });
 
   it("dates the jar's and the wheel's entries with the release's time (SOURCE_DATE_EPOCH), not the build's", async () => {
@@ -251,7 +278,11 @@ describe("the release command", () => {
       const { RELEASE_STEPS, release } = require(${JSON.stringify(path.join(repoRoot, "tools", "release.js"))});
       const steps = RELEASE_STEPS.filter((step) => step.name === "Python SDK" || step.name === "Java SDK");
       release({ out: ${JSON.stringify(dir)}, python: ${JSON.stringify(pyEnv.python)}, steps, log: () => {} }).catch((error) => { console.error(error); process.exit(1); });`;
-    await execFileAsync(process.execPath, ["-e", script], { cwd: repoRoot, env: { ...process.env, SOURCE_DATE_EPOCH: "978307200", TZ: "UTC" }, maxBuffer: 64 * 1024 * 1024 });
+    await execFileAsync(process.execPath, ["-e", script], {
+      cwd: repoRoot,
+      env: { ...process.env, SOURCE_DATE_EPOCH: "978307200", TZ: "UTC" },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const dates = "import sys, zipfile\nprint('\\n'.join(sorted({'%04d-%02d-%02d' % i.date_time[:3] for i in zipfile.ZipFile(sys.argv[1]).infolist()})))";
     for (const archive of [...javaSdkFiles(version).jars, `pulumi_analytics-${version}-py3-none-any.whl`]) {
       expect(execFileSync(pyEnv.python, ["-c", dates, path.join(dir, archive)], { encoding: "utf8" }).trim(), archive).toBe("2001-01-01");
@@ -261,21 +292,30 @@ describe("the release command", () => {
   it.each([
     { sdk: "Python", file: SBOMS.python, self: { name: "pulumi_analytics", version }, pulumi: { name: "pulumi" } },
     { sdk: "Go", file: SBOMS.go, self: { name: GO_MODULE, version: `v${version}` }, pulumi: { name: "github.com/pulumi/pulumi/sdk/v3" } },
-    { sdk: "Java", file: SBOMS.java, self: { group: "io.github.pulumi-analytics", name: "analytics", version }, pulumi: { group: "com.pulumi", name: "pulumi" } },
-  ])("has the $sdk SDK's SBOM: valid CycloneDX naming the SDK and its pulumi dependency, no path of the build machine in it", async ({ file, self, pulumi }) => {
-    const text = fs.readFileSync(path.join(out, file), "utf8");
-    expect(await schemaErrors(path.join(out, file))).toBe("");
-    const bom = JSON.parse(text) as Bom;
-    expect(bom.bomFormat).toBe("CycloneDX");
-    expect(bom.metadata.component).toMatchObject(self);
-    const dependency = bom.components.find((c) => c.name === pulumi.name && c.group === (pulumi as { group?: string }).group);
-    expect(dependency?.version).toMatch(/^v?\d+\.\d+\.\d+/);
-    expect(directRefs(bom)).toContain(dependency!["bom-ref"]);
-    const refs = new Set([bom.metadata.component["bom-ref"], ...bom.components.map((c) => c["bom-ref"])]);
-    expect(bom.dependencies.flatMap((d) => [d.ref, ...(d.dependsOn ?? [])]).filter((ref) => !refs.has(ref))).toEqual([]);
-    const goModCache = (await execFileAsync("go", ["env", "GOMODCACHE"], { encoding: "utf8" })).stdout.trim();
-    for (const machinePath of [os.tmpdir(), os.homedir(), repoRoot, out, pyEnv.dir, goModCache]) expect(text).not.toContain(machinePath);
-  }, SCHEMA_CHECK_MS);
+    {
+      sdk: "Java",
+      file: SBOMS.java,
+      self: { group: "io.github.pulumi-analytics", name: "analytics", version },
+      pulumi: { group: "com.pulumi", name: "pulumi" },
+    },
+  ])(
+    "has the $sdk SDK's SBOM: valid CycloneDX naming the SDK and its pulumi dependency, no path of the build machine in it",
+    async ({ file, self, pulumi }) => {
+      const text = fs.readFileSync(path.join(out, file), "utf8");
+      expect(await schemaErrors(path.join(out, file))).toBe("");
+      const bom = JSON.parse(text) as Bom;
+      expect(bom.bomFormat).toBe("CycloneDX");
+      expect(bom.metadata.component).toMatchObject(self);
+      const dependency = bom.components.find((c) => c.name === pulumi.name && c.group === (pulumi as { group?: string }).group);
+      expect(dependency?.version).toMatch(/^v?\d+\.\d+\.\d+/);
+      expect(directRefs(bom)).toContain(dependency!["bom-ref"]);
+      const refs = new Set([bom.metadata.component["bom-ref"], ...bom.components.map((c) => c["bom-ref"])]);
+      expect(bom.dependencies.flatMap((d) => [d.ref, ...(d.dependsOn ?? [])]).filter((ref) => !refs.has(ref))).toEqual([]);
+      const goModCache = (await execFileAsync("go", ["env", "GOMODCACHE"], { encoding: "utf8" })).stdout.trim();
+      for (const machinePath of [os.tmpdir(), os.homedir(), repoRoot, out, pyEnv.dir, goModCache]) expect(text).not.toContain(machinePath);
+    },
+    SCHEMA_CHECK_MS,
+  );
 
   it("lists in the Python SBOM the wheel's dependency closure, not the rest of the environment that built it", () => {
     const bom = JSON.parse(fs.readFileSync(path.join(out, SBOMS.python), "utf8")) as Bom;
@@ -307,11 +347,24 @@ describe("the release command", () => {
 
   it("has the Node.js SDK as an npm package: compiled with its types, and the pulumi block naming the plugin and its server", () => {
     const tarball = path.join(out, `pulumi-analytics-analytics-${version}.tgz`);
-    expect(tarList(tarball)).toEqual(expect.arrayContaining(["package/index.js", "package/index.d.ts", "package/dataSource.js", "package/dataSource.d.ts", "package/config/vars.js", "package/package.json"]));
+    expect(tarList(tarball)).toEqual(
+      expect.arrayContaining([
+        "package/index.js",
+        "package/index.d.ts",
+        "package/dataSource.js",
+        "package/dataSource.d.ts",
+        "package/config/vars.js",
+        "package/package.json",
+      ]),
+    );
     expect(tarList(tarball).filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toEqual([]);
     const manifest = JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>;
     const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { pluginDownloadURL: string };
-    expect(manifest).toMatchObject({ name: "@pulumi-analytics/analytics", version, pulumi: { resource: true, name: "analytics", version, server: schema.pluginDownloadURL } });
+    expect(manifest).toMatchObject({
+      name: "@pulumi-analytics/analytics",
+      version,
+      pulumi: { resource: true, name: "analytics", version, server: schema.pluginDownloadURL },
+    });
     for (const field of BUILD_ONLY_FIELDS) expect(Object.keys(manifest)).not.toContain(field);
   });
 

@@ -35,7 +35,11 @@ function badHeaderArb(key: string): fc.Arbitrary<string | undefined> {
     fc.constant(undefined),
     fc.constantFrom("", " ", "Bearer", "Bearer ", `Bearer  ${key} ${key}`, key, `Token ${key}`, `Basic ${Buffer.from(`alice:${key}`).toString("base64")}`),
     fc.constantFrom("other", "analytic", "ANALYTICS", "analytics_", "xanalytics").map((prefix) => `Bearer ${prefix}_key_${secret}`),
-    fc.integer({ min: 0, max: 31 }).chain((i) => fc.constantFrom("0", "Z", "-", "_", "é", "\u0000".replace("\u0000", "%")).map((c) => `Bearer ${key.slice(0, 14 + i)}${c}${key.slice(15 + i)}`)),
+    fc
+      .integer({ min: 0, max: 31 })
+      .chain((i) =>
+        fc.constantFrom("0", "Z", "-", "_", "é", "\u0000".replace("\u0000", "%")).map((c) => `Bearer ${key.slice(0, 14 + i)}${c}${key.slice(15 + i)}`),
+      ),
     fc.integer({ min: 1, max: 31 }).map((n) => `Bearer ${key.slice(0, key.length - n)}`),
     fc.string({ minLength: 1, maxLength: 8 }).map((extra) => `Bearer ${key}${extra.replace(/[^\x21-\x7e]/g, "x")}`),
     fc.string({ maxLength: 60 }).map((s) => `Bearer ${s.replace(/[^\x20-\x7e]/g, "")}`),
@@ -71,7 +75,18 @@ describe("item 8: authentication", () => {
       expect(huge.status).toBe(431);
       expect(JSON.parse(huge.text)).toEqual({ error: { title: "PayloadTooLarge", detail: expect.any(String) } });
       expect(server.inspect.organizations()).toEqual([]);
-      recordFigures({ item: 8, path: "service", scenario: `${runs} generated bad Authorization headers + one over the header limit`, faultsInjected: requests + 1, operations: requests + 1, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: 0 });
+      recordFigures({
+        item: 8,
+        path: "service",
+        scenario: `${runs} generated bad Authorization headers + one over the header limit`,
+        faultsInjected: requests + 1,
+        operations: requests + 1,
+        duplicates: 0,
+        lostObjects: 0,
+        crashes: 0,
+        serverErrors: 0,
+        plaintextHits: 0,
+      });
     },
     TIMEOUT_MS,
   );
@@ -101,7 +116,11 @@ describe("item 8: authentication", () => {
     const created = await post(first.url, ORGANIZATIONS_PATH, { authorization: `Bearer ${key}` }, { name: "Digest Org" });
     expect(created.status).toBe(201);
     // Inspection shows users and objects, never a key or a digest.
-    const inspected = JSON.stringify([await inspectJson(first.url, "users"), await inspectJson(first.url, "organizations"), await inspectJson(first.url, "requests")]);
+    const inspected = JSON.stringify([
+      await inspectJson(first.url, "users"),
+      await inspectJson(first.url, "organizations"),
+      await inspectJson(first.url, "requests"),
+    ]);
     expect(inspected).not.toContain(key);
     expect(inspected).not.toContain(digestApiKey(key));
     await first.stop();

@@ -14,7 +14,19 @@ import { startReferenceServer, type ReferenceServer, type RequestLogEntry } from
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { unusedPort } from "../support/tcp-server";
 import { TIMEOUT_MS, recordFigures, scale, totalInjected } from "./support/campaign";
-import { CLI_PATHS, NOTICE_PREFIX, PASSWORD, TYPES, auditWorkspace, cliLabel, manyWorkspace, output, resourceFailures, stateIds, type CliPath } from "./support/pulumi-runs";
+import {
+  CLI_PATHS,
+  NOTICE_PREFIX,
+  PASSWORD,
+  TYPES,
+  auditWorkspace,
+  cliLabel,
+  manyWorkspace,
+  output,
+  resourceFailures,
+  stateIds,
+  type CliPath,
+} from "./support/pulumi-runs";
 
 const toolchain = inject("pulumiToolchain");
 const ORG_ROUTE = "POST /api/public/organizations";
@@ -101,7 +113,9 @@ describe("item 1: connection refused on the first create", () => {
       const text = output(refused);
       expect(retryAttempts(text, cliPath, 'organization "Reliability Org" in \\d+ s')).toEqual(["1", "2", "3"]);
       expect(text).not.toMatch(/attempt \d failed: (?!ECONNREFUSED)/);
-      expect(errorUnder(text, cliPath, "org")).toMatch(/^error: Could not reach the analytics API at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED: [^)]*\) after 4 attempts; the organization "Reliability Org" was not created/);
+      expect(errorUnder(text, cliPath, "org")).toMatch(
+        /^error: Could not reach the analytics API at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED: [^)]*\) after 4 attempts; the organization "Reliability Org" was not created/,
+      );
       expect(await stateIds(ws)).toEqual({ orgs: [], dataSources: [] });
 
       const s = await server({ port });
@@ -112,7 +126,18 @@ describe("item 1: connection refused on the first create", () => {
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 1, path: cliPath, scenario: `${cliLabel(cliPath)}: up against a refused port, then up after start`, faultsInjected: 4, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({
+        item: 1,
+        path: cliPath,
+        scenario: `${cliLabel(cliPath)}: up against a refused port, then up after start`,
+        faultsInjected: 4,
+        operations: ws.transcript.length + s.inspect.requestCount(),
+        duplicates,
+        lostObjects: lost,
+        crashes: 0,
+        serverErrors: nonInjected5xx(s),
+        plaintextHits: hits.length,
+      });
     },
     TIMEOUT_MS,
   );
@@ -162,7 +187,18 @@ describe("item 1: connection refused on the first create", () => {
         }
       }
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 1, path: "service", scenario: `client: ${rounds} rounds, 1-3 refused attempts each`, faultsInjected: refusals, operations: requests + refusals, duplicates, lostObjects: lost, crashes: 0, serverErrors: 0, plaintextHits: 0 });
+      recordFigures({
+        item: 1,
+        path: "service",
+        scenario: `client: ${rounds} rounds, 1-3 refused attempts each`,
+        faultsInjected: refusals,
+        operations: requests + refusals,
+        duplicates,
+        lostObjects: lost,
+        crashes: 0,
+        serverErrors: 0,
+        plaintextHits: 0,
+      });
     },
     TIMEOUT_MS,
   );
@@ -275,7 +311,18 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 3, path: cliPath, scenario: `${cliLabel(cliPath)}: ${retries}x 429 and ${retries}x 503 with Retry-After 1 s`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({
+        item: 3,
+        path: cliPath,
+        scenario: `${cliLabel(cliPath)}: ${retries}x 429 and ${retries}x 503 with Retry-After 1 s`,
+        faultsInjected: totalInjected(s.faults.injected()),
+        operations: ws.transcript.length + s.inspect.requestCount(),
+        duplicates,
+        lostObjects: lost,
+        crashes: 0,
+        serverErrors: nonInjected5xx(s),
+        plaintextHits: hits.length,
+      });
     },
     TIMEOUT_MS,
   );
@@ -288,7 +335,9 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
       expect(up.code).not.toBe(0);
       expect(retryAttempts(output(up), cliPath, 'organization "Reliability Org" in 1 s')).toEqual(["1", "2", "3"]);
-      expect(errorUnder(output(up), cliPath, "org")).toMatch(/^error: RateLimited: Too many requests; retry after 1 seconds\. \(HTTP 429\) Nothing was created; the retries were used up \(the server asked to wait 1 s\)\. Try again later\./);
+      expect(errorUnder(output(up), cliPath, "org")).toMatch(
+        /^error: RateLimited: Too many requests; retry after 1 seconds\. \(HTTP 429\) Nothing was created; the retries were used up \(the server asked to wait 1 s\)\. Try again later\./,
+      );
       const orgRequests = entries(s, ORG_ROUTE);
       expect(orgRequests.map((e) => e.status)).toEqual([429, 429, 429, 429]);
       for (const gap of gaps(orgRequests)) expect(gap).toBeGreaterThanOrEqual(900);
@@ -301,7 +350,18 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 3, path: cliPath, scenario: `${cliLabel(cliPath)}: persistent 429, bounded to 4 attempts, then up`, faultsInjected: injected, operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({
+        item: 3,
+        path: cliPath,
+        scenario: `${cliLabel(cliPath)}: persistent 429, bounded to 4 attempts, then up`,
+        faultsInjected: injected,
+        operations: ws.transcript.length + s.inspect.requestCount(),
+        duplicates,
+        lostObjects: lost,
+        crashes: 0,
+        serverErrors: nonInjected5xx(s),
+        plaintextHits: hits.length,
+      });
     },
     TIMEOUT_MS,
   );
@@ -320,7 +380,9 @@ describe("item 3: 429, 503 and 5xx on create", () => {
           const up = await ws.pulumi(["up", "--yes"], { allowFailure: true });
           expect(up.code).not.toBe(0);
           const title = status === 500 ? "InternalError" : "ServiceUnavailable";
-          expect(errorUnder(output(up), cliPath, "org")).toMatch(new RegExp(`^error: ${title}: .*\\(HTTP ${status}\\)\\. The organization "Reliability Org" may or may not have been created\\.`));
+          expect(errorUnder(output(up), cliPath, "org")).toMatch(
+            new RegExp(`^error: ${title}: .*\\(HTTP ${status}\\)\\. The organization "Reliability Org" may or may not have been created\\.`),
+          );
           expect(output(up)).not.toContain("Retrying");
           expect(entries(s, ORG_ROUTE).length - before).toBe(1);
           expect(s.inspect.organizations()).toEqual([]);
@@ -333,7 +395,18 @@ describe("item 3: 429, 503 and 5xx on create", () => {
       expect(hits).toEqual([]);
       const { duplicates, lost } = await compare(s, ws);
       expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-      recordFigures({ item: 3, path: cliPath, scenario: `${cliLabel(cliPath)}: ${rounds}x each of 500, 502, 504 on create`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates, lostObjects: lost, crashes: 0, serverErrors: nonInjected5xx(s), plaintextHits: hits.length });
+      recordFigures({
+        item: 3,
+        path: cliPath,
+        scenario: `${cliLabel(cliPath)}: ${rounds}x each of 500, 502, 504 on create`,
+        faultsInjected: totalInjected(s.faults.injected()),
+        operations: ws.transcript.length + s.inspect.requestCount(),
+        duplicates,
+        lostObjects: lost,
+        crashes: 0,
+        serverErrors: nonInjected5xx(s),
+        plaintextHits: hits.length,
+      });
     },
     TIMEOUT_MS,
   );
@@ -358,4 +431,3 @@ describe("item 3: 429, 503 and 5xx on create", () => {
     fs.mkdirSync(path.join(dir, "state"));
   });
 });
-

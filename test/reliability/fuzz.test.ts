@@ -40,7 +40,15 @@ const keyArb = (keys: { alice: string; bob: string }) =>
 
 const contentTypeArb = fc.oneof(
   { weight: 8, arbitrary: fc.constant("application/json") },
-  fc.constantFrom("application/json; charset=utf-8", "APPLICATION/JSON", "application/json; charset=latin1", "text/plain", "application/x-www-form-urlencoded", "", "application/jsonx"),
+  fc.constantFrom(
+    "application/json; charset=utf-8",
+    "APPLICATION/JSON",
+    "application/json; charset=latin1",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "",
+    "application/jsonx",
+  ),
   fc.constant(undefined),
 );
 
@@ -62,12 +70,22 @@ const keyName = fc.oneof(
 );
 
 /** JSON text written by hand, so `__proto__` stays a key and keys may repeat. */
-const objectText = fc.array(fc.tuple(keyName, boundaryValue), { maxLength: 8 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`);
+const objectText = fc
+  .array(fc.tuple(keyName, boundaryValue), { maxLength: 8 })
+  .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`);
 
 const validOrg = fc.string({ minLength: 1, maxLength: 40 }).map((name) => JSON.stringify({ name }));
-const validDs = fc
-  .record({ displayName: fc.string({ minLength: 1, maxLength: 30 }), port: fc.integer({ min: 0, max: 65535 }) })
-  .map((r) => JSON.stringify({ type: "direct", dialect: "POSTGRES", displayName: r.displayName, port: r.port, host: "127.0.0.1", username: "u", password: "fuzz-password-0a9b8c7d" }));
+const validDs = fc.record({ displayName: fc.string({ minLength: 1, maxLength: 30 }), port: fc.integer({ min: 0, max: 65535 }) }).map((r) =>
+  JSON.stringify({
+    type: "direct",
+    dialect: "POSTGRES",
+    displayName: r.displayName,
+    port: r.port,
+    host: "127.0.0.1",
+    username: "u",
+    password: "fuzz-password-0a9b8c7d",
+  }),
+);
 
 const bodyArb = fc.oneof(
   { weight: 4, arbitrary: fc.oneof(validOrg, validDs) },
@@ -77,7 +95,9 @@ const bodyArb = fc.oneof(
   fc.oneof(validOrg, validDs, objectText).chain((t) => fc.nat(t.length).map((n) => t.slice(0, n))),
   fc.string({ maxLength: 200, unit: "binary" }),
   fc.uint8Array({ maxLength: 200 }),
-  fc.constantFrom(31, 32, 33, 100, 5000).chain((d) => fc.constantFrom(`${"[".repeat(d)}${"]".repeat(d)}`, `${'{"a":'.repeat(d)}1${"}".repeat(d)}`, `{"name":${"[".repeat(d)}${"]".repeat(d)}}`)),
+  fc
+    .constantFrom(31, 32, 33, 100, 5000)
+    .chain((d) => fc.constantFrom(`${"[".repeat(d)}${"]".repeat(d)}`, `${'{"a":'.repeat(d)}1${"}".repeat(d)}`, `{"name":${"[".repeat(d)}${"]".repeat(d)}}`)),
   fc.constant(undefined),
 );
 
@@ -132,14 +152,25 @@ function storeSize(server: ReferenceServer): { orgs: number; ds: number } {
 }
 
 /** Checks one answer: JSON, envelope, not 5xx, and the store changed only by a 201. */
-function checkAnswer(tally: Tally, status: number, contentType: string | undefined, text: string, before: { orgs: number; ds: number }, after: { orgs: number; ds: number }, what: string): void {
+function checkAnswer(
+  tally: Tally,
+  status: number,
+  contentType: string | undefined,
+  text: string,
+  before: { orgs: number; ds: number },
+  after: { orgs: number; ds: number },
+  what: string,
+): void {
   if (status >= 500) tally.fiveXx++;
   expect(status, what).toBeLessThan(500);
   expect(contentType, what).toBe("application/json; charset=utf-8");
   const json = JSON.parse(text) as Record<string, unknown>;
   if (status >= 400) {
     tally.rejected++;
-    const ok = Object.keys(json).join() === "error" && Object.keys(json.error as object).join() === "title,detail" && typeof (json.error as { detail: unknown }).detail === "string";
+    const ok =
+      Object.keys(json).join() === "error" &&
+      Object.keys(json.error as object).join() === "title,detail" &&
+      typeof (json.error as { detail: unknown }).detail === "string";
     if (!ok) tally.envelopeViolations++;
     expect(ok, `${what}: ${text}`).toBe(true);
     if (after.orgs !== before.orgs || after.ds !== before.ds) tally.storeViolations++;

@@ -100,20 +100,27 @@ describe("hostile provider settings", () => {
 
   /** Text the user can see: the given messages, the engine's log and the plugin's stderr. */
   const expectNeverShown = (texts: string[], never: string[]) => {
-    for (const value of never) for (const text of [...texts, JSON.stringify(engine.logs), plugin.stderr()]) expect(text.includes(value), `${value.slice(0, 12)}… shown`).toBe(false);
+    for (const value of never)
+      for (const text of [...texts, JSON.stringify(engine.logs), plugin.stderr()]) expect(text.includes(value), `${value.slice(0, 12)}… shown`).toBe(false);
   };
 
   it.each(CASES)("fails $what in the plugin's CheckConfig and create, and in the dynamic create, naming the setting, creating nothing", async (c) => {
     const settings = c.settings(server.url, server.apiKeys.alice!);
     const before = server.inspect.requestCount();
 
-    const checked = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "checkConfig", new proto.CheckRequest().setUrn(PROVIDER).setNews(struct({ ...settings, apiKey: secret(settings.apiKey) })));
+    const checked = await call<proto.CheckRequest, proto.CheckResponse>(
+      plugin.client,
+      "checkConfig",
+      new proto.CheckRequest().setUrn(PROVIDER).setNews(struct({ ...settings, apiKey: secret(settings.apiKey) })),
+    );
     const failures = checked.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() }));
     expect(failures).toEqual([{ property: c.setting, reason: expect.stringMatching(c.problem) }]);
     expect(failures[0]!.reason).toMatch(NAMED[c.setting]);
 
     await call(plugin.client, "configure", new proto.ConfigureRequest().setName("explicit").setArgs(struct({ ...settings, apiKey: secret(settings.apiKey) })));
-    const native = await call(plugin.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Never created" }))).catch((e: grpc.ServiceError) => e);
+    const native = await call(plugin.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Never created" }))).catch(
+      (e: grpc.ServiceError) => e,
+    );
     expect(native).toMatchObject({ code: grpc.status.UNKNOWN, details: expect.stringMatching(c.problem) });
     expect((native as grpc.ServiceError).details).toMatch(NAMED[c.setting]);
 
@@ -130,13 +137,23 @@ describe("hostile provider settings", () => {
   it("does not follow a redirect to another host: the key and the body stay, the error names the base URL", async () => {
     const before = server.inspect.requestCount();
     const settings = { apiKey: server.apiKeys.alice!, baseUrl: redirectorUrl };
-    const checked = await call<proto.CheckRequest, proto.CheckResponse>(plugin.client, "checkConfig", new proto.CheckRequest().setUrn(PROVIDER).setNews(struct(settings)));
+    const checked = await call<proto.CheckRequest, proto.CheckResponse>(
+      plugin.client,
+      "checkConfig",
+      new proto.CheckRequest().setUrn(PROVIDER).setNews(struct(settings)),
+    );
     expect(checked.getFailuresList()).toEqual([]);
     await call(plugin.client, "configure", new proto.ConfigureRequest().setName("explicit").setArgs(struct({ ...settings, apiKey: secret(settings.apiKey) })));
-    const native = (await call(plugin.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Redirected" }))).catch((e: grpc.ServiceError) => e)) as grpc.ServiceError;
+    const native = (await call(plugin.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Redirected" }))).catch(
+      (e: grpc.ServiceError) => e,
+    )) as grpc.ServiceError;
     const dynamic = (await dynamicCreate("organization", { name: "Redirected" }, settings).catch((e: Error) => e)) as Error;
-    const viaFetch = (await new AnalyticsClient({ ...settings, transport: fetchTransport() }).createOrganization({ name: "Redirected" }).catch((e: Error) => e)) as Error;
-    const redirect = new RegExp(`redirected the request to http://localhost:${server.port}, and redirects are not followed.*organization "Redirected" was not created.*(analytics:baseUrl|baseUrl)`);
+    const viaFetch = (await new AnalyticsClient({ ...settings, transport: fetchTransport() })
+      .createOrganization({ name: "Redirected" })
+      .catch((e: Error) => e)) as Error;
+    const redirect = new RegExp(
+      `redirected the request to http://localhost:${server.port}, and redirects are not followed.*organization "Redirected" was not created.*(analytics:baseUrl|baseUrl)`,
+    );
     for (const message of [native.details, dynamic.message, viaFetch.message]) expect(message).toMatch(redirect);
     expect(redirected).toHaveLength(3);
     expectNeverShown([native.details, dynamic.message, viaFetch.message], [server.apiKeys.alice!]);
@@ -148,9 +165,13 @@ describe("hostile provider settings", () => {
     const text = `{"analytics:apiKey": "${server.apiKeys.alice!}", "analytics:baseUrl": "${server.url}"`;
     const broken = await startPlugin(engine.address, [], { PULUMI_CONFIG: text });
     try {
-      const configured = (await call(broken.client, "configure", new proto.ConfigureRequest().setName("default")).catch((e: grpc.ServiceError) => e)) as grpc.ServiceError;
+      const configured = (await call(broken.client, "configure", new proto.ConfigureRequest().setName("default")).catch(
+        (e: grpc.ServiceError) => e,
+      )) as grpc.ServiceError;
       expect(configured.details).toMatch(/^The stack config in the PULUMI_CONFIG environment variable is not a JSON object/);
-      const createdAnyway = (await call(broken.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Never created" }))).catch((e: grpc.ServiceError) => e)) as grpc.ServiceError;
+      const createdAnyway = (await call(broken.client, "create", new proto.CreateRequest().setUrn(ORG).setProperties(struct({ name: "Never created" }))).catch(
+        (e: grpc.ServiceError) => e,
+      )) as grpc.ServiceError;
       expect(createdAnyway.details).toMatch(/No analytics API key is set/);
       for (const message of [configured.details, createdAnyway.details, broken.stderr()]) expect(message).not.toContain(server.apiKeys.alice!);
       expect(created()).toBe(0);

@@ -17,8 +17,29 @@ import * as path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import type { PulumiWorkspace } from "../support/pulumi-workspace";
 import { TIMEOUT_MS, recordFigures, scale } from "./support/campaign";
-import { CLI_PATHS, PASSWORD, TYPES, auditWorkspace, cliLabel, fileForAudit, resourceFailures, manyWorkspace, output, pollFor, stateIds, type CliPath } from "./support/pulumi-runs";
-import { inspectJson, serverDataSourceIds, serverOrganizationIds, serverRequests, setFaults, startServerProcess, type ServerProcess } from "./support/server-process";
+import {
+  CLI_PATHS,
+  PASSWORD,
+  TYPES,
+  auditWorkspace,
+  cliLabel,
+  fileForAudit,
+  resourceFailures,
+  manyWorkspace,
+  output,
+  pollFor,
+  stateIds,
+  type CliPath,
+} from "./support/pulumi-runs";
+import {
+  inspectJson,
+  serverDataSourceIds,
+  serverOrganizationIds,
+  serverRequests,
+  setFaults,
+  startServerProcess,
+  type ServerProcess,
+} from "./support/server-process";
 
 const toolchain = inject("pulumiToolchain");
 const DS_ROUTE = "POST /api/public/organizations/{orgId}/data-sources";
@@ -45,7 +66,11 @@ function expectFailuresNamed(text: string, cliPath: CliPath): void {
   for (const [heading, errors] of failed) {
     expect(heading.startsWith(`${TYPES[cliPath].dataSource} (`), `${heading}: ${errors.join(" ")}`).toBe(true);
     const index = /\(warehouse-(\d+)\)$/.exec(heading)?.[1];
-    expect(errors, heading).toEqual([expect.stringMatching(new RegExp(`^error: .*[Tt]he data source "Warehouse ${index}" in organization org_\\w+ (was not|may or may not have been) created`))]);
+    expect(errors, heading).toEqual([
+      expect.stringMatching(
+        new RegExp(`^error: .*[Tt]he data source "Warehouse ${index}" in organization org_\\w+ (was not|may or may not have been) created`),
+      ),
+    ]);
   }
 }
 
@@ -87,10 +112,13 @@ async function upWithKill(ws: PulumiWorkspace, cliPath: CliPath, server: ServerP
 }
 
 describe("item 4: server killed in the middle of a pulumi up of 50 data sources", () => {
-  const modes = scale([{ hold: true, rounds: 1 }], [
-    { hold: true, rounds: 4 },
-    { hold: false, rounds: 3 },
-  ]);
+  const modes = scale(
+    [{ hold: true, rounds: 1 }],
+    [
+      { hold: true, rounds: 4 },
+      { hold: false, rounds: 3 },
+    ],
+  );
   const cases = CLI_PATHS.flatMap((cliPath) => modes.map((mode) => ({ cliPath, ...mode })));
   it.each(cases)(
     "$cliPath: state holds exactly what the provider saw created, and reruns converge with 0 duplicates (held: $hold, rounds: $rounds)",

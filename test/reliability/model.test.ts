@@ -30,7 +30,12 @@ interface Real {
   stats: { requests: number; fiveXx: number };
 }
 
-async function post(real: Real, path: string, auth: string | undefined, body: string): Promise<{ status: number; json: { data?: { id: string; slug?: string }; error?: { title: string; detail: string } } }> {
+async function post(
+  real: Real,
+  path: string,
+  auth: string | undefined,
+  body: string,
+): Promise<{ status: number; json: { data?: { id: string; slug?: string }; error?: { title: string; detail: string } } }> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (auth !== undefined) headers.authorization = auth;
   const res = await fetch(`${real.server.url}${path}`, { method: "POST", headers, body });
@@ -44,7 +49,14 @@ async function post(real: Real, path: string, auth: string | undefined, body: st
 function checkStore(model: Model, real: Real): void {
   const orgs = real.server.inspect.organizations();
   expect(orgs.map((o) => ({ id: o.id, owner: o.ownerUserName, name: o.name, slug: o.slug, dataSourceIds: o.dataSourceIds, trial: o.trial !== null }))).toEqual(
-    model.orgs.map((o) => ({ id: o.id, owner: o.owner, name: o.name, slug: o.slug, dataSourceIds: o.dataSources.map((d) => d.id), trial: o.dataSources.length > 0 })),
+    model.orgs.map((o) => ({
+      id: o.id,
+      owner: o.owner,
+      name: o.name,
+      slug: o.slug,
+      dataSourceIds: o.dataSources.map((d) => d.id),
+      trial: o.dataSources.length > 0,
+    })),
   );
   const dataSources = real.server.inspect.dataSources();
   const expected = model.orgs.flatMap((o) => o.dataSources.map((d) => ({ ...d, organizationId: o.id })));
@@ -61,7 +73,11 @@ function expectedSlug(model: Model, name: string): string {
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-const nameArb = fc.oneof(fc.constantFrom("Acme", "acme", "ACME!", "Ünïcødé Org", "日本", ""), fc.string({ minLength: 0, maxLength: 20 }), fc.string({ minLength: 250, maxLength: 260 }));
+const nameArb = fc.oneof(
+  fc.constantFrom("Acme", "acme", "ACME!", "Ünïcødé Org", "日本", ""),
+  fc.string({ minLength: 0, maxLength: 20 }),
+  fc.string({ minLength: 250, maxLength: 260 }),
+);
 const authArb = fc.constantFrom<"own" | "missing" | "garbled" | "unknown">("own", "own", "own", "own", "missing", "garbled", "unknown");
 
 class CreateOrg implements fc.AsyncCommand<Model, Real> {
@@ -198,7 +214,18 @@ describe("item 6: model-based test of the reference server", () => {
       );
       expect(real.stats.fiveXx).toBe(0);
       expect(commandsRun).toBeGreaterThan(runs);
-      recordFigures({ item: 6, path: "service", scenario: `fc.commands: ${runs} runs, ${commandsRun} commands, 3 users`, faultsInjected: 0, operations: real.stats.requests, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: real.stats.fiveXx, plaintextHits: 0 });
+      recordFigures({
+        item: 6,
+        path: "service",
+        scenario: `fc.commands: ${runs} runs, ${commandsRun} commands, 3 users`,
+        faultsInjected: 0,
+        operations: real.stats.requests,
+        duplicates: 0,
+        lostObjects: 0,
+        crashes: 0,
+        serverErrors: real.stats.fiveXx,
+        plaintextHits: 0,
+      });
     },
     TIMEOUT_MS,
   );

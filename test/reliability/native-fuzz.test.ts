@@ -24,11 +24,24 @@ const SEED = 20_260_425;
 const DEADLINE_MS = 15_000;
 const KINDS: readonly KindSpec[] = [organizationSpec, dataSourceSpec];
 /** The gRPC request each call's `what` starts with. */
-const KIND_NAMES: Record<string, string> = { checkConfig: "CheckConfig", configure: "Configure", check: "Check", diff: "Diff", preview: "Create (preview)", create: "Create" };
+const KIND_NAMES: Record<string, string> = {
+  checkConfig: "CheckConfig",
+  configure: "Configure",
+  check: "Check",
+  diff: "Diff",
+  preview: "Create (preview)",
+  create: "Create",
+};
 const urnOf = (spec: KindSpec, name = "fuzzed") => `urn:pulumi:fuzz::native::${nativeTypeToken(spec)}::${name}`;
 
 /** The engine's signatures (pulumi/sdk/go/common/resource/sig). */
-const SIG = { secret: SECRET_SIG, output: "d0e6a833031e9bbcd3f4e8bde6ca49a4", asset: "c44067f5952c0a294b673a41bacd8c17", archive: "0def7320c3a5731c473e5ecbe6d01bc7", resource: "5cf8f73096256a8f31e491e813e4eb8e" };
+const SIG = {
+  secret: SECRET_SIG,
+  output: "d0e6a833031e9bbcd3f4e8bde6ca49a4",
+  asset: "c44067f5952c0a294b673a41bacd8c17",
+  archive: "0def7320c3a5731c473e5ecbe6d01bc7",
+  resource: "5cf8f73096256a8f31e491e813e4eb8e",
+};
 const secret = (value: unknown) => ({ [SIG_KEY]: SIG.secret, value });
 
 /** A credential: recognizable anywhere it leaks, and long enough for {@link plaintextHits}. */
@@ -55,8 +68,15 @@ const { value: valueArb } = fc.letrec((tie) => ({
     { depthSize: "small", withCrossShrink: true },
     { weight: 6, arbitrary: scalarArb },
     tie("value").map(secret),
-    fc.record({ value: tie("value"), secret: fc.boolean(), known: fc.boolean() }).map((o) => ({ [SIG_KEY]: SIG.output, ...o, dependencies: ["urn:pulumi:fuzz::native::x::y"] })),
-    fc.constantFrom({ [SIG_KEY]: SIG.asset, text: "asset" }, { [SIG_KEY]: SIG.archive, assets: {} }, { [SIG_KEY]: SIG.resource, urn: "urn:pulumi:fuzz::native::x::y", id: "x" }, { [SIG_KEY]: "not-a-signature" }),
+    fc
+      .record({ value: tie("value"), secret: fc.boolean(), known: fc.boolean() })
+      .map((o) => ({ [SIG_KEY]: SIG.output, ...o, dependencies: ["urn:pulumi:fuzz::native::x::y"] })),
+    fc.constantFrom(
+      { [SIG_KEY]: SIG.asset, text: "asset" },
+      { [SIG_KEY]: SIG.archive, assets: {} },
+      { [SIG_KEY]: SIG.resource, urn: "urn:pulumi:fuzz::native::x::y", id: "x" },
+      { [SIG_KEY]: "not-a-signature" },
+    ),
     fc.array(tie("value"), { maxLength: 4 }),
     fc.dictionary(fc.string({ maxLength: 8 }), tie("value"), { maxKeys: 4 }),
   ),
@@ -66,7 +86,10 @@ const { value: valueArb } = fc.letrec((tie) => ({
  * Rare, since the protobuf library takes milliseconds over each: a 70,000-character string, or a
  * value nested up to 64 levels (the engine's own protobuf library stops at 100).
  */
-const rareArb = fc.oneof(fc.constant("x".repeat(70_000)), fc.integer({ min: 20, max: 64 }).chain((depth) => scalarArb.map((leaf) => nested(depth, leaf))));
+const rareArb = fc.oneof(
+  fc.constant("x".repeat(70_000)),
+  fc.integer({ min: 20, max: 64 }).chain((depth) => scalarArb.map((leaf) => nested(depth, leaf))),
+);
 
 /** A value of the right type for a field, or one of the wrong ones. */
 function fieldArb(spec: KindSpec, name: string): fc.Arbitrary<unknown> {
@@ -81,7 +104,13 @@ function fieldArb(spec: KindSpec, name: string): fc.Arbitrary<unknown> {
         : field.type === "boolean"
           ? fc.boolean()
           : fc.string({ minLength: 1, maxLength: 30 });
-  const wrong: fc.Arbitrary<unknown> = secretField ? fc.oneof(credentialArb.map((c) => [c]), credentialArb.map((c) => ({ c })), valueArb) : valueArb;
+  const wrong: fc.Arbitrary<unknown> = secretField
+    ? fc.oneof(
+        credentialArb.map((c) => [c]),
+        credentialArb.map((c) => ({ c })),
+        valueArb,
+      )
+    : valueArb;
   return fc.oneof(
     { weight: 60, arbitrary: good },
     { weight: 20, arbitrary: good.map(secret) },
@@ -95,11 +124,20 @@ function fieldArb(spec: KindSpec, name: string): fc.Arbitrary<unknown> {
 /** A property map for `spec`: declared inputs (each may be absent), plus unknown fields now and then. */
 function propertiesArb(spec: KindSpec, orgId: string): fc.Arbitrary<Record<string, unknown>> {
   const declared = Object.fromEntries(
-    inputNames(spec).map((name) => [name, name === "orgId" ? fc.oneof({ weight: 6, arbitrary: fc.constant(orgId) }, fieldArb(spec, name)) : fieldArb(spec, name)]),
+    inputNames(spec).map((name) => [
+      name,
+      name === "orgId" ? fc.oneof({ weight: 6, arbitrary: fc.constant(orgId) }, fieldArb(spec, name)) : fieldArb(spec, name),
+    ]),
   );
-  const extraKey = fc.oneof(fc.constantFrom("__provider", "__proto__", "constructor", "toString", "unknownField", "id", "apiKey", "", "urn"), fc.string({ maxLength: 12, unit: "binary" }));
+  const extraKey = fc.oneof(
+    fc.constantFrom("__provider", "__proto__", "constructor", "toString", "unknownField", "id", "apiKey", "", "urn"),
+    fc.string({ maxLength: 12, unit: "binary" }),
+  );
   return fc
-    .tuple(fc.record(declared, { requiredKeys: [] }), fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, fc.array(fc.tuple(extraKey, valueArb), { maxLength: 3 })))
+    .tuple(
+      fc.record(declared, { requiredKeys: [] }),
+      fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, fc.array(fc.tuple(extraKey, valueArb), { maxLength: 3 })),
+    )
     .map(([values, extras]) => {
       const map: Record<string, unknown> = {};
       for (const [key, value] of extras) Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
@@ -154,7 +192,11 @@ describe("the native plugin's gRPC boundary, fuzzed", () => {
     engine = await startEngine();
     plugin = await startPlugin(engine.address);
     await configure({ baseUrl: server.url, apiKey: secret(server.apiKeys.alice!) });
-    const org = await call<proto.CreateRequest, proto.CreateResponse>(plugin.client, "create", new proto.CreateRequest().setUrn(urnOf(organizationSpec, "owner")).setProperties(struct({ name: "Fuzz owner" })));
+    const org = await call<proto.CreateRequest, proto.CreateResponse>(
+      plugin.client,
+      "create",
+      new proto.CreateRequest().setUrn(urnOf(organizationSpec, "owner")).setProperties(struct({ name: "Fuzz owner" })),
+    );
     orgId = org.getId();
   });
   afterAll(async () => {
@@ -165,7 +207,12 @@ describe("the native plugin's gRPC boundary, fuzzed", () => {
   });
 
   const configure = (args: Record<string, unknown>, name = "explicit") =>
-    call<proto.ConfigureRequest, proto.ConfigureResponse>(plugin.client, "configure", new proto.ConfigureRequest().setName(name).setArgs(struct(args)), DEADLINE_MS);
+    call<proto.ConfigureRequest, proto.ConfigureResponse>(
+      plugin.client,
+      "configure",
+      new proto.ConfigureRequest().setName(name).setArgs(struct(args)),
+      DEADLINE_MS,
+    );
 
   /** What every answer holds: it came (no hang, no crash), and a rejection is a message with no stack and no credential. */
   function answered<T>(result: Awaited<ReturnType<typeof outcome<T>>>, what: string): void {

@@ -30,7 +30,13 @@ const MARKER = "PLUGIN_PROCESS_TEST_RUN";
 
 /** A YAML program of one organization and {@link COUNT} data sources `ds<i>` named `<prefix> <i>`. */
 function writeProgram(dir: string, prefix: string): string {
-  return writeYamlProgram(dir, { project: `plugin-process-${prefix.toLowerCase()}`, orgName: `${prefix} Org`, count: COUNT, resourcePrefix: "ds", displayPrefix: prefix });
+  return writeYamlProgram(dir, {
+    project: `plugin-process-${prefix.toLowerCase()}`,
+    orgName: `${prefix} Org`,
+    count: COUNT,
+    resourcePrefix: "ds",
+    displayPrefix: prefix,
+  });
 }
 
 /** The live plugin processes started for a workspace marked `runId` (by `parent` only, when given). */
@@ -237,7 +243,11 @@ describe("the native plugin as a process under the real CLI", () => {
       // Nothing starts after the cancelled run: the server holds exactly what the state records.
       expect(run.inState.length).toBeLessThan(COUNT);
       expect(run.onServer.map((d) => d.id).sort()).toEqual([...run.inState].sort());
-      await upAgainAndRecord(run, prefix, `CLI (YAML, native plugin): ${COUNT} data sources, SIGINT (Ctrl-C) to pulumi up mid-up (${run.inState.length} recorded, none stored unrecorded)`);
+      await upAgainAndRecord(
+        run,
+        prefix,
+        `CLI (YAML, native plugin): ${COUNT} data sources, SIGINT (Ctrl-C) to pulumi up mid-up (${run.inState.length} recorded, none stored unrecorded)`,
+      );
     },
     TIMEOUT_MS,
   );

@@ -32,7 +32,13 @@ describe("schemathesis against the reference server's own OpenAPI document", () 
     "finds no failure of any check, no 5xx and no answer outside the document",
     async () => {
       const apiKey = server.apiKeys.fuzz!;
-      const { summary, output } = await runSchemathesis(pyEnv, { documentUrl: `${server.url}${OPENAPI_PATH}`, apiKey, maxExamples: MAX_EXAMPLES, seed: 1, timeoutMs: TIMEOUT_MS });
+      const { summary, output } = await runSchemathesis(pyEnv, {
+        documentUrl: `${server.url}${OPENAPI_PATH}`,
+        apiKey,
+        maxExamples: MAX_EXAMPLES,
+        seed: 1,
+        timeoutMs: TIMEOUT_MS,
+      });
       expect(summary.failures, output).toEqual([]);
       expect(summary.clean, output).toBe(true);
       expect(summary.generated).toBeGreaterThan(MAX_EXAMPLES);

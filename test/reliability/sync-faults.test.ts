@@ -51,7 +51,10 @@ function wrongPasswordServer() {
         socket.write(backendMessage("R", ask));
       }
       if (stage === 1 && buffer.length >= 5 && buffer.length >= 1 + buffer.readInt32BE(1)) {
-        const sent = buffer.subarray(5, 1 + buffer.readInt32BE(1)).toString("utf8").replace(/\0$/, "");
+        const sent = buffer
+          .subarray(5, 1 + buffer.readInt32BE(1))
+          .toString("utf8")
+          .replace(/\0$/, "");
         const fields = ["SFATAL", "VFATAL", "C28P01", `Mpassword authentication failed for user "reader" (got "${sent}")`].map((f) => Buffer.from(`${f}\0`));
         socket.end(backendMessage("E", Buffer.concat([...fields, Buffer.from([0])])));
         stage = 2;
@@ -108,7 +111,11 @@ async function setup(): Promise<Setup> {
 }
 
 async function api(server: ReferenceServer, key: string, route: string, body: unknown): Promise<{ status: number; data: { id: string } }> {
-  const res = await fetch(`${server.url}${route}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${route}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as { data: { id: string } };
   return { status: res.status, data: json.data };
 }
@@ -146,7 +153,18 @@ describe("item 9: schema-sync faults", () => {
   });
   afterAll(async () => {
     await db.close();
-    recordFigures({ item: 9, path: "service", scenario: "schema sync: Postgres down, wrong password, stalled, connection cut mid-sync", faultsInjected: figures.faults, operations: figures.operations, duplicates: 0, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: figures.hits });
+    recordFigures({
+      item: 9,
+      path: "service",
+      scenario: "schema sync: Postgres down, wrong password, stalled, connection cut mid-sync",
+      faultsInjected: figures.faults,
+      operations: figures.operations,
+      duplicates: 0,
+      lostObjects: 0,
+      crashes: 0,
+      serverErrors: 0,
+      plaintextHits: figures.hits,
+    });
   });
 
   it("Postgres down and a wrong password: FAILED without the password", async () => {

@@ -56,7 +56,18 @@ describe("item 5: a server slower than the client timeout", () => {
       await expectConverged(s, ws);
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
-      recordFigures({ item: 5, path: "dynamic", scenario: `CLI: ${rounds} creates held past a 1.5 s client timeout`, faultsInjected: totalInjected(s.faults.injected()), operations: ws.transcript.length + s.inspect.requestCount(), duplicates: s.inspect.dataSources().length - 1, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: hits.length });
+      recordFigures({
+        item: 5,
+        path: "dynamic",
+        scenario: `CLI: ${rounds} creates held past a 1.5 s client timeout`,
+        faultsInjected: totalInjected(s.faults.injected()),
+        operations: ws.transcript.length + s.inspect.requestCount(),
+        duplicates: s.inspect.dataSources().length - 1,
+        lostObjects: 0,
+        crashes: 0,
+        serverErrors: 0,
+        plaintextHits: hits.length,
+      });
     },
     TIMEOUT_MS,
   );
@@ -93,7 +104,18 @@ describe("item 5: a server slower than the client timeout", () => {
       await expectConverged(s, ws);
       const hits = auditWorkspace(ws, [PASSWORD, s.apiKeys.alice!]);
       expect(hits).toEqual([]);
-      recordFigures({ item: 5, path: "dynamic", scenario: "CLI: pulumi up SIGKILLed during a held create, then cancel + refresh --clear-pending-creates + up", faultsInjected: totalInjected(s.faults.injected()) + 1, operations: ws.transcript.length + s.inspect.requestCount(), duplicates: s.inspect.dataSources().length - 1, lostObjects: 0, crashes: 0, serverErrors: 0, plaintextHits: hits.length });
+      recordFigures({
+        item: 5,
+        path: "dynamic",
+        scenario: "CLI: pulumi up SIGKILLed during a held create, then cancel + refresh --clear-pending-creates + up",
+        faultsInjected: totalInjected(s.faults.injected()) + 1,
+        operations: ws.transcript.length + s.inspect.requestCount(),
+        duplicates: s.inspect.dataSources().length - 1,
+        lostObjects: 0,
+        crashes: 0,
+        serverErrors: 0,
+        plaintextHits: hits.length,
+      });
     },
     TIMEOUT_MS,
   );

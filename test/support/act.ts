@@ -137,7 +137,8 @@ function actArguments(options: ActOptions, actions: ServedAction[], eventFile: s
   args.push("--action-cache-path", path.join(options.scratch, "act-cache"), "--concurrent-jobs", "1");
   if (options.job) args.push("--job", options.job);
   for (const [key, values] of Object.entries(options.matrix ?? {})) for (const value of values) args.push("--matrix", `${key}:${value}`);
-  if (options.artifacts) args.push("--artifact-server-path", options.artifacts.dir, "--artifact-server-port", String(options.artifacts.port), "--env", "GITHUB_RUN_ID=1");
+  if (options.artifacts)
+    args.push("--artifact-server-path", options.artifacts.dir, "--artifact-server-port", String(options.artifacts.port), "--env", "GITHUB_RUN_ID=1");
   for (const served of actions) args.push("--local-repository", `${served.action}@${served.commit}=${served.dir}`);
   args.push("--secret-file", path.join(options.scratch, "secrets.env"));
   for (const [name, value] of Object.entries(options.github ?? {})) args.push("--env", `${name}=${value}`);
@@ -166,7 +167,13 @@ export async function seedNodeToolCache(scratch: string): Promise<string> {
 function ownStep(line: Record<string, unknown>): ActJob["steps"][number] | undefined {
   const own = Array.isArray(line.stepID) && line.stepID.length === 1;
   if (line.stage !== "Main" || !own || typeof line.stepResult !== "string") return undefined;
-  return { step: String(line.step).split("\n")[0]!.replace(/@[0-9a-f]{40}$/, ""), result: line.stepResult, seconds: Math.round(Number(line.executionTime ?? 0) / 1e8) / 10 };
+  return {
+    step: String(line.step)
+      .split("\n")[0]!
+      .replace(/@[0-9a-f]{40}$/, ""),
+    result: line.stepResult,
+    seconds: Math.round(Number(line.executionTime ?? 0) / 1e8) / 10,
+  };
 }
 
 /** Each job's result and duration, and its main steps', from act's JSON log lines. */
@@ -201,7 +208,9 @@ function progressLine(text: string, report: (line: string) => void): void {
 
 /** A run's jobs and their steps as one line, for a test's output (the transcripts a change's notes give). */
 export function transcript(event: string, run: ActRun): string {
-  const jobs = run.jobs.filter((job) => job.result).map((job) => `${job.job} ${job.result} in ${job.seconds} s (${job.steps.map((step) => `${step.step}: ${step.seconds} s`).join("; ")})`);
+  const jobs = run.jobs
+    .filter((job) => job.result)
+    .map((job) => `${job.job} ${job.result} in ${job.seconds} s (${job.steps.map((step) => `${step.step}: ${step.seconds} s`).join("; ")})`);
   const real = run.served.filter((served) => served.real).map((served) => served.action);
   return `[act] ${event}: ${jobs.join(", ")}; act ran ${run.seconds} s; real actions: ${real.join(", ") || "none"}`;
 }
@@ -241,8 +250,17 @@ export async function runAct(options: ActOptions): Promise<ActRun> {
       return [];
     }
   });
-  const output = lines.filter((line) => line.raw_output === true).map((line) => String(line.msg)).join("");
-  const records = fs.existsSync(record) ? fs.readFileSync(record, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as ActRun["records"][number]) : [];
+  const output = lines
+    .filter((line) => line.raw_output === true)
+    .map((line) => String(line.msg))
+    .join("");
+  const records = fs.existsSync(record)
+    ? fs
+        .readFileSync(record, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ActRun["records"][number])
+    : [];
   return { status, log, output, jobs: jobsOf(lines), records, served: actions, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 
@@ -275,7 +293,14 @@ export function tagCommit(dir: string, tag: string, commit: string): void {
 function gitEnv(): NodeJS.ProcessEnv {
   const name = "Actions Test";
   const email = "actions@127.0.0.1";
-  return { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
+  return {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email,
+  };
 }
 
 /** A request the GitHub API stand-in received. */

@@ -40,7 +40,11 @@ export async function expectFirstUp(ws: PulumiWorkspace, server: ReferenceServer
   const [ds] = resourcesOfType(state, DS_TYPE);
   expect(server.inspect.organizations().map((o) => o.id)).toEqual([org?.id]);
   expect(server.inspect.dataSources().map((d) => [d.id, d.displayName])).toEqual([[ds?.id, "Warehouse"]]);
-  expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({ orgId: org?.id, dataSourceId: ds?.id, lastSyncStatus: "PENDING" });
+  expect(JSON.parse((await ws.pulumi(["stack", "output", "--json"])).stdout)).toMatchObject({
+    orgId: org?.id,
+    dataSourceId: ds?.id,
+    lastSyncStatus: "PENDING",
+  });
   const requests = server.inspect.requestCount();
   await ws.pulumi(["preview", "--expect-no-changes"]);
   expect(server.inspect.requestCount()).toBe(requests);
@@ -80,7 +84,9 @@ export async function expectRenameReplaces(ws: PulumiWorkspace, server: Referenc
   // The preview just run is the one the up would run first: the up skips it either way.
   const up = await ws.pulumi(SETUP_UP);
   const planned = said ?? up;
-  const step = said ? /\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/ : /\+-\s+analytics:index:DataSource\s+warehouse\s+replaced\s+\([\d.]+s\)\s+\[diff: ~displayName\]/;
+  const step = said
+    ? /\+-\s+analytics:index:DataSource\s+warehouse\s+replace\s+\[diff: ~displayName\]/
+    : /\+-\s+analytics:index:DataSource\s+warehouse\s+replaced\s+\([\d.]+s\)\s+\[diff: ~displayName\]/;
   expect(planned.stdout).toMatch(step);
   expect(output(planned)).toMatch(new RegExp(`DataSource "${oldName}" \\(id ds_\\w+\\) will be replaced because displayName changed`));
   expect(output(up)).toMatch(new RegExp(`warning: DataSource "${oldName}" \\(id ds_\\w+\\) was left in the analytics service`));
@@ -156,7 +162,11 @@ export function expectAutomationSteps(server: ReferenceServer, run: { stdout: st
   expect(steps["up-again"]).toEqual({ changes: { same: 2 } });
   expect(String(steps.destroyed?.state)).not.toContain(ORG_TYPE);
   expect(run.stderr).toMatch(/was left in the analytics service/);
-  const stateFiles = fs.readdirSync(run.backend, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(run.backend, f)).isFile());
+  const stateFiles = fs
+    .readdirSync(run.backend, { recursive: true })
+    .map(String)
+    .filter((f) => fs.statSync(path.join(run.backend, f)).isFile());
   expect(stateFiles.length).toBeGreaterThan(0);
-  for (const text of [run.stdout, run.stderr, ...stateFiles.map((f) => fs.readFileSync(path.join(run.backend, f), "utf8"))]) expect(text).not.toContain(run.apiKey);
+  for (const text of [run.stdout, run.stderr, ...stateFiles.map((f) => fs.readFileSync(path.join(run.backend, f), "utf8"))])
+    expect(text).not.toContain(run.apiKey);
 }

@@ -25,7 +25,9 @@ export async function startFlakyServer(concurrent: number): Promise<FlakyServer>
       const { name } = JSON.parse(body) as { name: string };
       if (!seen.has(name)) {
         seen.add(name);
-        held.push(() => response.writeHead(503, { "content-type": "application/json", "retry-after": "0" }).end('{"error":{"title":"Unavailable","detail":"busy"}}'));
+        held.push(() =>
+          response.writeHead(503, { "content-type": "application/json", "retry-after": "0" }).end('{"error":{"title":"Unavailable","detail":"busy"}}'),
+        );
         if (held.length === concurrent) held.forEach((answer) => answer());
         return;
       }

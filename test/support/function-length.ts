@@ -33,7 +33,8 @@ function nameOf(node: ts.FunctionLikeDeclaration): string {
   if (node.name !== undefined && ts.isIdentifier(node.name)) return node.name.text;
   if (ts.isConstructorDeclaration(node)) return "constructor";
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && ts.isIdentifier(parent.name)) return parent.name.text;
+  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && ts.isIdentifier(parent.name))
+    return parent.name.text;
   return "<anonymous>";
 }
 

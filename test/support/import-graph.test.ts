@@ -43,7 +43,12 @@ describe("buildImportGraph", () => {
       "src/c/index.ts": `export { d } from "../d/d";`,
       "src/d/d.ts": `export const d = 1;`,
     });
-    expect(Object.fromEntries(graph)).toEqual({ "src/a.ts": ["src/b.ts", "src/c/index.ts"], "src/b.ts": [], "src/c/index.ts": ["src/d/d.ts"], "src/d/d.ts": [] });
+    expect(Object.fromEntries(graph)).toEqual({
+      "src/a.ts": ["src/b.ts", "src/c/index.ts"],
+      "src/b.ts": [],
+      "src/c/index.ts": ["src/d/d.ts"],
+      "src/d/d.ts": [],
+    });
     expect(unresolved).toEqual([`src/a.ts: "./missing"`]);
   });
 });
@@ -51,11 +56,22 @@ describe("buildImportGraph", () => {
 describe("findCycles", () => {
   const cases: Array<{ name: string; files: Record<string, string>; cycles: string[] }> = [
     { name: "no cycle", files: { "a.ts": `import "./b";`, "b.ts": `import "./c";`, "c.ts": `` }, cycles: [] },
-    { name: "two files through a type-only import", files: { "a.ts": `import "./b";`, "b.ts": `import type { A } from "./a";` }, cycles: ["a.ts → b.ts → a.ts"] },
+    {
+      name: "two files through a type-only import",
+      files: { "a.ts": `import "./b";`, "b.ts": `import type { A } from "./a";` },
+      cycles: ["a.ts → b.ts → a.ts"],
+    },
     { name: "a self-import", files: { "a.ts": `export * from "./a";` }, cycles: ["a.ts → a.ts"] },
     {
       name: "a long cycle beside a short one, each reported once, shortest way round",
-      files: { "a.ts": `import "./b";`, "b.ts": `import "./c"; import "./a";`, "c.ts": `import "./a";`, "x.ts": `import "./y";`, "y.ts": `import "./z";`, "z.ts": `import "./x"; import "./a";` },
+      files: {
+        "a.ts": `import "./b";`,
+        "b.ts": `import "./c"; import "./a";`,
+        "c.ts": `import "./a";`,
+        "x.ts": `import "./y";`,
+        "y.ts": `import "./z";`,
+        "z.ts": `import "./x"; import "./a";`,
+      },
       cycles: ["a.ts → b.ts → a.ts", "x.ts → y.ts → z.ts → x.ts"],
     },
   ];
@@ -78,6 +94,12 @@ describe("backArrows and forbiddenImports", () => {
   });
 
   it("finds imports a rule rejects", () => {
-    expect(forbiddenImports(graph, (file) => file.startsWith("state/"), (to) => to.startsWith("http/"))).toEqual([{ from: "state/b.ts", to: "other.ts" }]);
+    expect(
+      forbiddenImports(
+        graph,
+        (file) => file.startsWith("state/"),
+        (to) => to.startsWith("http/"),
+      ),
+    ).toEqual([{ from: "state/b.ts", to: "other.ts" }]);
   });
 });

@@ -72,7 +72,10 @@ describe("test stacks on the tier's KMS key", () => {
   it("needs the server to read them: with the KMS out of reach the CLI fails and prints no secret", async () => {
     const ws = await workspace();
     await ws.setConfig({}, { "fixture:password": SECRET });
-    const away = await ws.pulumi(["config", "get", "fixture:password"], { allowFailure: true, env: { AWS_ENDPOINT_URL_KMS: `http://127.0.0.1:${await unusedPort()}`, AWS_MAX_ATTEMPTS: "1" } });
+    const away = await ws.pulumi(["config", "get", "fixture:password"], {
+      allowFailure: true,
+      env: { AWS_ENDPOINT_URL_KMS: `http://127.0.0.1:${await unusedPort()}`, AWS_MAX_ATTEMPTS: "1" },
+    });
     expect(away.code).not.toBe(0);
     expect(`${away.stdout}${away.stderr}`).not.toContain(SECRET);
     expect(away.stderr).toMatch(/KMS: Decrypt.*connection refused/);

@@ -82,7 +82,11 @@ export function countText(count: number, n: number): string {
 }
 
 /** A route without its `/api/public` prefix and with ids as `{id}`; one the API does not serve (the inspection's `(unmatched)`) as `<unserved path>`. */
-const shortRoute = (route: string): string => route.replace("/api/public", "").replace(/\/(org|ds)_\w+/g, "/{id}").replace("(unmatched)", "<unserved path>");
+const shortRoute = (route: string): string =>
+  route
+    .replace("/api/public", "")
+    .replace(/\/(org|ds)_\w+/g, "/{id}")
+    .replace("(unmatched)", "<unserved path>");
 
 /** The requests of a step, e.g. "one `POST /organizations` (201), N `POST /organizations/{id}/data-sources` (201)"; "no request" when none. */
 export function requestsText(requests: RequestsByRoute, n: number): string {
@@ -107,7 +111,14 @@ const saidText = (step: StepObservation, n: number): string => {
 
 /** A step: its exit when not 0, its requests, its creates, what it said, its warnings and first error. */
 function stepText(step: StepObservation, n: number): string {
-  const parts = [step.code === 0 ? "" : `exit ${step.code}`, requestsText(step.requests, n), step.creates ? `${countText(step.creates, n)} created in the service` : "", saidText(step, n), step.warnings === 1 ? "one warning" : step.warnings ? `${countText(step.warnings, n)} warnings` : "no warning", step.error ? `error: ${step.error}` : ""];
+  const parts = [
+    step.code === 0 ? "" : `exit ${step.code}`,
+    requestsText(step.requests, n),
+    step.creates ? `${countText(step.creates, n)} created in the service` : "",
+    saidText(step, n),
+    step.warnings === 1 ? "one warning" : step.warnings ? `${countText(step.warnings, n)} warnings` : "no warning",
+    step.error ? `error: ${step.error}` : "",
+  ];
   return parts.filter((p) => p !== "").join("; ");
 }
 

@@ -46,7 +46,7 @@ describe("section", () => {
 describe("links", () => {
   it("finds inline links, images and definitions with their lines, not those in code", () => {
     const page = [
-      "See [a](docs/a.md#x) and ![logo](assets/logo.svg \"Logo\").",
+      'See [a](docs/a.md#x) and ![logo](assets/logo.svg "Logo").',
       "`[not](code.md)` but [b](<b c.md>)",
       "```md",
       "[nor](fenced.md)",

@@ -42,7 +42,9 @@ export async function startEngine(): Promise<{ address: string; logs: EngineLogE
       callback(null, new Empty());
     },
   } as never);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { address: `127.0.0.1:${port}`, logs, close: () => server.forceShutdown() };
 }
 
@@ -77,13 +79,9 @@ export async function startPluginCommand([command, ...args]: [string, ...string[
 export function call<Req, Res>(client: ResourceProviderClient, method: string, request: Req, deadlineMs?: number): Promise<Res> {
   return new Promise((resolve, reject) => {
     const options = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
-    (client as unknown as Record<string, (r: Req, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[method]!.call(
-      client,
-      request,
-      new grpc.Metadata(),
-      options,
-      (error, response) => (error ? reject(error) : resolve(response)),
-    );
+    (client as unknown as Record<string, (r: Req, m: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: Res) => void) => void>)[
+      method
+    ]!.call(client, request, new grpc.Metadata(), options, (error, response) => (error ? reject(error) : resolve(response)));
   });
 }
 

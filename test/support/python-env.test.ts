@@ -7,7 +7,9 @@ const requirements = fs.readFileSync(PYTHON_REQUIREMENTS, "utf8");
 
 describe("the Python environment's cache key", () => {
   it("names the pinned Pulumi SDK, the interpreter's version and the platform", () => {
-    expect(pythonEnvCacheKey(interpreter)).toMatch(new RegExp(`^python-env-pulumi${PINNED_PYTHON_SDK_VERSION.replace(/\./g, "\\.")}-py3\\.11\\.7-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
+    expect(pythonEnvCacheKey(interpreter)).toMatch(
+      new RegExp(`^python-env-pulumi${PINNED_PYTHON_SDK_VERSION.replace(/\./g, "\\.")}-py3\\.11\\.7-${process.platform}-${process.arch}-[0-9a-f]{12}$`),
+    );
     expect(pythonEnvCacheKey(interpreter, requirements)).toBe(pythonEnvCacheKey(interpreter));
   });
 

@@ -89,12 +89,19 @@ export interface PythonRunOptions {
 /** Runs `file ARGS` (an interpreter) with {@link pythonEnvironment}; throws with its output when it fails, unless `allowFailure`. */
 export async function runPython(file: string, args: string[], options: PythonRunOptions = {}): Promise<PythonRunResult> {
   try {
-    const { stdout, stderr } = await execFileAsync(file, args, { env: pythonEnvironment(options.env), cwd: options.cwd ?? os.tmpdir(), timeout: options.timeout ?? 300_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await execFileAsync(file, args, {
+      env: pythonEnvironment(options.env),
+      cwd: options.cwd ?? os.tmpdir(),
+      timeout: options.timeout ?? 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const { stdout = "", stderr = "", code } = err as { stdout?: string; stderr?: string; code?: unknown };
     if (options.allowFailure && typeof code === "number") return { code, stdout, stderr };
-    throw new Error(`${path.basename(file)} ${args.join(" ")} failed: ${err instanceof Error ? err.message : String(err)}\n${stdout}\n${stderr}`, { cause: err });
+    throw new Error(`${path.basename(file)} ${args.join(" ")} failed: ${err instanceof Error ? err.message : String(err)}\n${stdout}\n${stderr}`, {
+      cause: err,
+    });
   }
 }
 
@@ -132,9 +139,14 @@ export async function resolvePythonEnv(options: PythonEnvOptions = {}): Promise<
   const dir = path.join(options.cacheDir ?? defaultCacheRoot(env), pythonEnvCacheKey(interpreter));
   const marker = path.join(dir, ".complete");
   if (!fs.existsSync(marker)) {
-    await withLock(`${dir}.lock`, log, async () => {
-      if (!fs.existsSync(marker)) await createPythonEnv(interpreter.executable, dir, env, log);
-    }, "the Python environment");
+    await withLock(
+      `${dir}.lock`,
+      log,
+      async () => {
+        if (!fs.existsSync(marker)) await createPythonEnv(interpreter.executable, dir, env, log);
+      },
+      "the Python environment",
+    );
   }
   const { sitePackages } = JSON.parse(fs.readFileSync(marker, "utf8")) as { sitePackages: string };
   return { dir, python: path.join(dir, "bin", "python"), sitePackages, pythonVersion: interpreter.version };
@@ -142,7 +154,10 @@ export async function resolvePythonEnv(options: PythonEnvOptions = {}): Promise<
 
 async function createPythonEnv(baseExecutable: string, dir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
   const started = Date.now();
-  const count = fs.readFileSync(PYTHON_REQUIREMENTS, "utf8").split("\n").filter((line) => /^[\w.-]+==/.test(line)).length;
+  const count = fs
+    .readFileSync(PYTHON_REQUIREMENTS, "utf8")
+    .split("\n")
+    .filter((line) => /^[\w.-]+==/.test(line)).length;
   log(`[python] making the Python environment in ${dir} (first run only; about a minute)`);
   fs.rmSync(dir, { recursive: true, force: true });
   log(`[python] step 1/3: python3 -m venv`);

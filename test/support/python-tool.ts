@@ -30,7 +30,11 @@ export interface PythonTool {
 }
 
 /** The virtualenv of `requirements` (a file), named `name` in the cache; made on first use. */
-export async function resolvePythonTool(name: string, requirements: string, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<PythonTool> {
+export async function resolvePythonTool(
+  name: string,
+  requirements: string,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<PythonTool> {
   const env = pythonEnvironment();
   const { stdout } = await execFileAsync("python3", ["-c", "import sys, platform; print(sys.executable); print(platform.python_version())"], { env });
   const [executable, version] = stdout.trim().split("\n") as [string, string];
@@ -38,16 +42,25 @@ export async function resolvePythonTool(name: string, requirements: string, log:
   const dir = path.join(defaultCacheRoot(), `${name}-py${version}-${process.platform}-${process.arch}-${hash}`);
   const marker = path.join(dir, ".complete");
   if (!fs.existsSync(marker)) {
-    await withLock(`${dir}.lock`, log, async () => {
-      if (fs.existsSync(marker)) return;
-      const started = Date.now();
-      log(`[${name}] installing ${path.relative(process.cwd(), requirements)} into ${dir} (first run only)`);
-      fs.rmSync(dir, { recursive: true, force: true });
-      await execFileAsync(executable, ["-m", "venv", dir], { env });
-      await execFileAsync(path.join(dir, "bin", "python"), ["-m", "pip", "install", "--require-virtualenv", "--require-hashes", "-r", requirements], { env, timeout: 900_000, maxBuffer: 64 * 1024 * 1024 });
-      fs.writeFileSync(marker, "");
-      log(`[${name}] ready (${Math.round((Date.now() - started) / 1000)} s)`);
-    }, name);
+    await withLock(
+      `${dir}.lock`,
+      log,
+      async () => {
+        if (fs.existsSync(marker)) return;
+        const started = Date.now();
+        log(`[${name}] installing ${path.relative(process.cwd(), requirements)} into ${dir} (first run only)`);
+        fs.rmSync(dir, { recursive: true, force: true });
+        await execFileAsync(executable, ["-m", "venv", dir], { env });
+        await execFileAsync(path.join(dir, "bin", "python"), ["-m", "pip", "install", "--require-virtualenv", "--require-hashes", "-r", requirements], {
+          env,
+          timeout: 900_000,
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        fs.writeFileSync(marker, "");
+        log(`[${name}] ready (${Math.round((Date.now() - started) / 1000)} s)`);
+      },
+      name,
+    );
   }
   return { dir, python: path.join(dir, "bin", "python"), bin: (command) => path.join(dir, "bin", command) };
 }

@@ -64,15 +64,27 @@ export async function referenceImage(log: (line: string) => void = (line) => pro
   const ref = `${IMAGE_REPOSITORY}:${runImageTag(runId)}`;
   const image = { archive, version: version(), ref, arm64Ref: `${ref}-arm64` };
   const marker = path.join(runFolder(runId), ".image-loaded");
-  await withLock(`${runFolder(runId)}.image.lock`, log, async () => {
-    if (fs.existsSync(marker)) return;
-    for (const [arch, target] of [["amd64", image.ref], ["arm64", image.arm64Ref]]) {
-      const copied = await run("skopeo", ["copy", "--quiet", "--override-os", "linux", "--override-arch", arch, `oci-archive:${archive}`, `containers-storage:${target}`], 300_000);
-      if (copied.code !== 0) throw new Error(`skopeo could not load the ${arch} image of ${archive}:\n${copied.stderr}`);
-    }
-    log(`[image] loaded ${image.ref} and ${image.arm64Ref} from ${archive}`);
-    fs.writeFileSync(marker, "");
-  }, "the reference server image");
+  await withLock(
+    `${runFolder(runId)}.image.lock`,
+    log,
+    async () => {
+      if (fs.existsSync(marker)) return;
+      for (const [arch, target] of [
+        ["amd64", image.ref],
+        ["arm64", image.arm64Ref],
+      ]) {
+        const copied = await run(
+          "skopeo",
+          ["copy", "--quiet", "--override-os", "linux", "--override-arch", arch, `oci-archive:${archive}`, `containers-storage:${target}`],
+          300_000,
+        );
+        if (copied.code !== 0) throw new Error(`skopeo could not load the ${arch} image of ${archive}:\n${copied.stderr}`);
+      }
+      log(`[image] loaded ${image.ref} and ${image.arm64Ref} from ${archive}`);
+      fs.writeFileSync(marker, "");
+    },
+    "the reference server image",
+  );
   const raw = await run("skopeo", ["inspect", "--raw", `oci-archive:${archive}`]);
   if (raw.code !== 0) throw new Error(`skopeo inspect ${archive}: ${raw.stderr}`);
   return { ...image, indexDigest: `sha256:${crypto.createHash("sha256").update(raw.stdout).digest("hex")}` };

@@ -69,15 +69,20 @@ async function resolveVerdaccio(log: (line: string) => void): Promise<string> {
   const dir = path.join(defaultCacheRoot(), `verdaccio-${createHash("sha256").update(lock).digest("hex").slice(0, 12)}`);
   const marker = path.join(dir, ".complete");
   if (fs.existsSync(marker)) return dir;
-  await withLock(`${dir}.lock`, log, async () => {
-    if (fs.existsSync(marker)) return;
-    log(`[verdaccio] npm ci of tools/pinned/verdaccio into ${dir} (first run only)`);
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    for (const file of ["package.json", "package-lock.json"]) fs.copyFileSync(path.join(VERDACCIO_DIR, file), path.join(dir, file));
-    await execFileAsync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
-    fs.writeFileSync(marker, "");
-  }, "Verdaccio");
+  await withLock(
+    `${dir}.lock`,
+    log,
+    async () => {
+      if (fs.existsSync(marker)) return;
+      log(`[verdaccio] npm ci of tools/pinned/verdaccio into ${dir} (first run only)`);
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { recursive: true });
+      for (const file of ["package.json", "package-lock.json"]) fs.copyFileSync(path.join(VERDACCIO_DIR, file), path.join(dir, file));
+      await execFileAsync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+      fs.writeFileSync(marker, "");
+    },
+    "Verdaccio",
+  );
   return dir;
 }
 
@@ -128,7 +133,12 @@ export async function startPypiServer(dir: string, tools: PythonTool): Promise<R
   const password = randomBytes(18).toString("base64url");
   fs.mkdirSync(path.join(dir, "packages"), { recursive: true });
   const env = { ...pythonEnvironment(), REHEARSAL_PYPI_USER: username, REHEARSAL_PYPI_PASSWORD: password };
-  const { port, child } = await startListening(tools.python, ["-c", PYPISERVER_MAIN, path.join(dir, "packages"), path.join(dir, "htpasswd")], env, "pypiserver");
+  const { port, child } = await startListening(
+    tools.python,
+    ["-c", PYPISERVER_MAIN, path.join(dir, "packages"), path.join(dir, "htpasswd")],
+    env,
+    "pypiserver",
+  );
   return { url: `http://127.0.0.1:${port}/`, username, password, close: () => stop(child) };
 }
 
@@ -146,7 +156,8 @@ export function throwawayGpgKey(dir: string): ThrowawayKey {
   const home = path.join(dir, "gnupg");
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const passphrase = randomBytes(18).toString("base64url");
-  const gpg = (args: string[], input?: string) => execFileSync("gpg", ["--homedir", home, "--batch", "--pinentry-mode", "loopback", ...args], { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
+  const gpg = (args: string[], input?: string) =>
+    execFileSync("gpg", ["--homedir", home, "--batch", "--pinentry-mode", "loopback", ...args], { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
   gpg(["--passphrase-fd", "0", "--quick-generate-key", "Publish Rehearsal <rehearsal@127.0.0.1>", "ed25519", "sign", "1d"], passphrase);
   const fingerprint = /^fpr:+([0-9A-F]+):/m.exec(gpg(["--with-colons", "--list-secret-keys"]))![1]!;
   const secretKey = gpg(["--passphrase-fd", "0", "--armor", "--export-secret-keys", fingerprint], passphrase);
@@ -167,7 +178,10 @@ export function verifySignature(dir: string, publicKey: string, file: string, si
   fs.chmodSync(home, 0o700);
   try {
     execFileSync("gpg", ["--homedir", home, "--batch", "--import", publicKey], { stdio: "pipe" });
-    const status = execFileSync("gpg", ["--homedir", home, "--batch", "--status-fd", "1", "--verify", signature, file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const status = execFileSync("gpg", ["--homedir", home, "--batch", "--status-fd", "1", "--verify", signature, file], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const valid = /^\[GNUPG:\] VALIDSIG ([0-9A-F]+) /m.exec(status);
     if (!valid) throw new Error(`gpg found no valid signature in ${signature}:\n${status}`);
     return valid[1]!;
@@ -195,7 +209,10 @@ export async function startDockerRegistry(dir: string): Promise<ContainerRegistr
   const port = await unusedPort();
   fs.mkdirSync(path.join(dir, "storage"), { recursive: true });
   const config = path.join(dir, "config.yml");
-  fs.writeFileSync(config, `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${path.join(dir, "storage")}\nhttp:\n  addr: 127.0.0.1:${port}\n`);
+  fs.writeFileSync(
+    config,
+    `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${path.join(dir, "storage")}\nhttp:\n  addr: 127.0.0.1:${port}\n`,
+  );
   const child = spawn(DOCKER_REGISTRY, ["serve", config], { stdio: ["ignore", "ignore", "pipe"] });
   let output = "";
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));

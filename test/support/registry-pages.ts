@@ -140,9 +140,7 @@ export function choosable(text: string, values: string): string {
 export function listedProperties(list: string, language: DocLanguage): Map<string, string> {
   const entries = [...list.matchAll(/<span id="([^"]+)">[\s\S]*?<\/dt>\s*<dd>([\s\S]*?)<\/dd>/g)];
   const suffix = `_${language.id}`;
-  return new Map(
-    entries.filter(([, id]) => id!.endsWith(suffix)).map(([, id, dd]) => [id!.slice(0, -suffix.length).replace(/_/g, ""), plainText(dd!)]),
-  );
+  return new Map(entries.filter(([, id]) => id!.endsWith(suffix)).map(([, id, dd]) => [id!.slice(0, -suffix.length).replace(/_/g, ""), plainText(dd!)]));
 }
 
 /** Where a property list of one page in one language leaves a property out or shows it without its description. */

@@ -17,15 +17,20 @@ export async function sharedReleaseRun(log: (line: string) => void = (line) => p
   const dir = path.join(runFolder(currentRunId()), "release-run");
   const marker = path.join(dir, ".complete");
   if (!fs.existsSync(marker)) {
-    await withLock(`${dir}.lock`, log, async () => {
-      if (fs.existsSync(marker)) return;
-      const started = Date.now();
-      fs.rmSync(dir, { recursive: true, force: true });
-      fs.mkdirSync(dir, { recursive: true });
-      await runReleaseWorkflow(dir, log);
-      fs.writeFileSync(marker, "");
-      log(`[release] the release folder is ready (${Math.round((Date.now() - started) / 1000)} s)`);
-    }, "the release folder");
+    await withLock(
+      `${dir}.lock`,
+      log,
+      async () => {
+        if (fs.existsSync(marker)) return;
+        const started = Date.now();
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.mkdirSync(dir, { recursive: true });
+        await runReleaseWorkflow(dir, log);
+        fs.writeFileSync(marker, "");
+        log(`[release] the release folder is ready (${Math.round((Date.now() - started) / 1000)} s)`);
+      },
+      "the release folder",
+    );
   }
   return readReleaseRun(dir);
 }

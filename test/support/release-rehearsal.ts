@@ -32,11 +32,11 @@ import { configureExample } from "./plugin-shim";
 import { PulumiWorkspace, repoRoot } from "./pulumi-workspace";
 import { sharedReleaseFolder } from "./release-folder";
 
-
 /** The package's version, which the release carries. */
 export const VERSION = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 /** The schema's pluginDownloadURL: where a published release's plugin archives are. */
-export const PLUGIN_DOWNLOAD_URL = (JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { pluginDownloadURL: string }).pluginDownloadURL;
+export const PLUGIN_DOWNLOAD_URL = (JSON.parse(fs.readFileSync(path.join(repoRoot, "src/native/schema.json"), "utf8")) as { pluginDownloadURL: string })
+  .pluginDownloadURL;
 /** The archive of the single-file plugin for this machine, as the engine asks for it. */
 export const PLATFORM_ARCHIVE = platformArchiveName(VERSION, pulumiPlatform());
 /** A PATH holding no `node`: the CLI's own directories come first (pulumiEnvironment), then nothing. */
@@ -75,7 +75,10 @@ export function toolsPath(dir: string, names: readonly string[]): string {
   fs.mkdirSync(dir, { recursive: true });
   for (const name of names) {
     if (name === "node") throw new Error("a rehearsal without node cannot have node on its PATH");
-    const found = (process.env.PATH ?? "").split(path.delimiter).map((d) => path.join(d, name)).find((file) => fs.existsSync(file) && fs.statSync(file).isFile());
+    const found = (process.env.PATH ?? "")
+      .split(path.delimiter)
+      .map((d) => path.join(d, name))
+      .find((file) => fs.existsSync(file) && fs.statSync(file).isFile());
     if (!found) throw new Error(`${name} is not on PATH, and this rehearsal needs it`);
     fs.symlinkSync(fs.realpathSync(found), path.join(dir, name));
   }
@@ -137,10 +140,15 @@ export async function startRehearsal(toolchain: PulumiToolchain, options: Rehear
     const ws = await PulumiWorkspace.create(toolchain, { programDir: project, withoutNodeModules: true, env });
     const exec = (command: string, args: string[]) =>
       new Promise<string>((resolve, reject) => {
-        execFile(command, args, { cwd: ws.programDir, env: { ...userEnvironment(), ...env }, timeout: 900_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-          if (error) reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`));
-          else resolve(stdout);
-        });
+        execFile(
+          command,
+          args,
+          { cwd: ws.programDir, env: { ...userEnvironment(), ...env }, timeout: 900_000, maxBuffer: 64 * 1024 * 1024 },
+          (error, stdout, stderr) => {
+            if (error) reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout}\n${stderr}`));
+            else resolve(stdout);
+          },
+        );
       });
     const close = async () => {
       ws.dispose();
@@ -166,10 +174,15 @@ export async function startRehearsal(toolchain: PulumiToolchain, options: Rehear
 export function publish(command: string, options: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const args = [path.join(repoRoot, "tools", "publish.js"), command, ...Object.entries(options).flatMap(([name, value]) => [`--${name}`, value])];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: repoRoot, env: { ...userEnvironment(), ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`publish.js ${command} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(`${stdout}${stderr}`);
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: repoRoot, env: { ...userEnvironment(), ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`publish.js ${command} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(`${stdout}${stderr}`);
+      },
+    );
   });
 }
 

@@ -13,7 +13,16 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import { removeGpgHome, resolvePypiTools, startDockerRegistry, startPypiServer, startVerdaccio, throwawayGpgKey, type ContainerRegistry, type RegistryServer } from "./registries";
+import {
+  removeGpgHome,
+  resolvePypiTools,
+  startDockerRegistry,
+  startPypiServer,
+  startVerdaccio,
+  throwawayGpgKey,
+  type ContainerRegistry,
+  type RegistryServer,
+} from "./registries";
 import type { PythonTool } from "./python-tool";
 
 /** What the run gives act, and how to stop the registries. */
@@ -83,13 +92,21 @@ export async function startRunRegistries(dir: string, scratch: string, log: (lin
   const folders = registryFolders(dir);
   fs.mkdirSync(path.dirname(folders.pypi), { recursive: true });
   const tools = await resolvePypiTools();
-  const [npm, pypi, container] = await Promise.all([startVerdaccio(folders.npm, log), startPypiServer(path.dirname(folders.pypi), tools), startDockerRegistry(folders.container)]);
+  const [npm, pypi, container] = await Promise.all([
+    startVerdaccio(folders.npm, log),
+    startPypiServer(path.dirname(folders.pypi), tools),
+    startDockerRegistry(folders.container),
+  ]);
   const portalUser = "portal-user";
   const portalPassword = randomBytes(18).toString("base64url");
   const portal = await startPortal(folders.portal, portalUser, portalPassword);
   const key = throwawayGpgKey(scratch);
   fs.copyFileSync(key.publicKey, folders.publicKey);
-  const facts: RunFacts = { containerRegistry: container.host, fingerprint: key.fingerprint, secrets: [npm.password, pypi.password, portalPassword, key.passphrase] };
+  const facts: RunFacts = {
+    containerRegistry: container.host,
+    fingerprint: key.fingerprint,
+    secrets: [npm.password, pypi.password, portalPassword, key.passphrase],
+  };
   fs.writeFileSync(folders.facts, JSON.stringify(facts));
   const npmrc = path.join(scratch, "runner.npmrc");
   fs.writeFileSync(npmrc, `//${new URL(npm.url).host}/:_authToken=${npm.password}\n`, { mode: 0o600 });

@@ -136,11 +136,14 @@ export async function runReleaseWorkflow(dir: string, log: (line: string) => voi
 
 /** Each artifact of a run's folder of artifacts: its name, its files and their bytes. */
 function artifactSizes(dir: string): string[] {
-  return fs.readdirSync(dir).sort().map((name) => {
-    const files = fs.readdirSync(path.join(dir, name), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
-    const bytes = files.reduce((sum, entry) => sum + fs.statSync(path.join(entry.parentPath, entry.name)).size, 0);
-    return `${name} (${files.length} files, ${(bytes / 1e6).toFixed(1)} MB)`;
-  });
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const files = fs.readdirSync(path.join(dir, name), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      const bytes = files.reduce((sum, entry) => sum + fs.statSync(path.join(entry.parentPath, entry.name)).size, 0);
+      return `${name} (${files.length} files, ${(bytes / 1e6).toFixed(1)} MB)`;
+    });
 }
 
 /** The release run that left its files in `dir`. */

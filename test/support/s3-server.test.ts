@@ -27,7 +27,9 @@ describe("versitygw as a pinned Go tool", () => {
     expect(goMod).toMatch(new RegExp(`^require github\\.com/versity/versitygw v${VERSITYGW_VERSION.replace(/\./g, "\\.")}$`, "m"));
     expect(fs.readFileSync(path.join(VERSITYGW.moduleDir, "tools.go"), "utf8")).toContain(`_ "${VERSITYGW.goPackage}"`);
     // The build runs with -mod=readonly and never asks the checksum database.
-    expect(fs.readFileSync(path.join(VERSITYGW.moduleDir, "go.sum"), "utf8")).toMatch(new RegExp(`^github\\.com/versity/versitygw v${VERSITYGW_VERSION.replace(/\./g, "\\.")} h1:`, "m"));
+    expect(fs.readFileSync(path.join(VERSITYGW.moduleDir, "go.sum"), "utf8")).toMatch(
+      new RegExp(`^github\\.com/versity/versitygw v${VERSITYGW_VERSION.replace(/\./g, "\\.")} h1:`, "m"),
+    );
   });
 
   it("has a cache key of its own, from its version, the platform and its module's files", () => {

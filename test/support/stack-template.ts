@@ -29,15 +29,26 @@ const templates = new Map<string, Promise<StackTemplate>>();
 const root = (): string => path.join(runFolder(currentRunId()), "stack-templates");
 
 /** The files of a template in `dir`. */
-const filesOf = (dir: string, stack: string): StackTemplate => ({ backendDir: path.join(dir, "backend"), stackConfig: path.join(dir, "program", `Pulumi.${stack}.yaml`) });
+const filesOf = (dir: string, stack: string): StackTemplate => ({
+  backendDir: path.join(dir, "backend"),
+  stackConfig: path.join(dir, "program", `Pulumi.${stack}.yaml`),
+});
 
 /** Runs `pulumi stack init STACK` for the program of `programDir` in `dir`, with `env` and `secretsProvider` (the passphrase when none). */
-async function initTemplate(toolchain: PulumiToolchain, programDir: string, stack: string, env: NodeJS.ProcessEnv, secretsProvider: string | undefined, dir: string): Promise<void> {
+async function initTemplate(
+  toolchain: PulumiToolchain,
+  programDir: string,
+  stack: string,
+  env: NodeJS.ProcessEnv,
+  secretsProvider: string | undefined,
+  dir: string,
+): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
   const program = path.join(dir, "program");
   const backendDir = path.join(dir, "backend");
   for (const sub of [program, backendDir, path.join(dir, "home")]) fs.mkdirSync(sub, { recursive: true });
-  for (const file of ["Pulumi.yaml", `Pulumi.${stack}.yaml`]) if (fs.existsSync(path.join(programDir, file))) fs.copyFileSync(path.join(programDir, file), path.join(program, file));
+  for (const file of ["Pulumi.yaml", `Pulumi.${stack}.yaml`])
+    if (fs.existsSync(path.join(programDir, file))) fs.copyFileSync(path.join(programDir, file), path.join(program, file));
   const own = { ...env, PULUMI_HOME: path.join(dir, "home"), PULUMI_BACKEND_URL: `file://${backendDir}` };
   const args = ["stack", "init", stack, ...(secretsProvider ? ["--secrets-provider", secretsProvider] : [])];
   const result = await runPulumi(toolchain, args, { cwd: program, env: own });
@@ -45,15 +56,27 @@ async function initTemplate(toolchain: PulumiToolchain, programDir: string, stac
 }
 
 /** The template of `key` in the templates' folder, made under a lock unless another process made it. */
-async function madeTemplate(key: string, toolchain: PulumiToolchain, programDir: string, stack: string, env: NodeJS.ProcessEnv, secretsProvider: string | undefined): Promise<StackTemplate> {
+async function madeTemplate(
+  key: string,
+  toolchain: PulumiToolchain,
+  programDir: string,
+  stack: string,
+  env: NodeJS.ProcessEnv,
+  secretsProvider: string | undefined,
+): Promise<StackTemplate> {
   const dir = path.join(root(), createHash("sha256").update(key).digest("hex").slice(0, 16));
   const complete = path.join(dir, ".complete");
   if (!fs.existsSync(complete)) {
-    await withLock(`${dir}.lock`, () => {}, async () => {
-      if (fs.existsSync(complete)) return;
-      await initTemplate(toolchain, programDir, stack, env, secretsProvider, dir);
-      fs.writeFileSync(complete, "");
-    }, "a stack template");
+    await withLock(
+      `${dir}.lock`,
+      () => {},
+      async () => {
+        if (fs.existsSync(complete)) return;
+        await initTemplate(toolchain, programDir, stack, env, secretsProvider, dir);
+        fs.writeFileSync(complete, "");
+      },
+      "a stack template",
+    );
   }
   return filesOf(dir, stack);
 }
@@ -63,7 +86,13 @@ async function madeTemplate(key: string, toolchain: PulumiToolchain, programDir:
  * use, its secrets under `secretsProvider` (a KMS key, reached as `env` says) or, when none, under
  * the passphrase in `env`: every workspace of that template uses the same.
  */
-export function stackTemplate(toolchain: PulumiToolchain, programDir: string, stack: string, env: NodeJS.ProcessEnv, secretsProvider?: string): Promise<StackTemplate> {
+export function stackTemplate(
+  toolchain: PulumiToolchain,
+  programDir: string,
+  stack: string,
+  env: NodeJS.ProcessEnv,
+  secretsProvider?: string,
+): Promise<StackTemplate> {
   const secrets = secretsProvider ? [secretsProvider, env.AWS_ENDPOINT_URL_KMS] : [env.PULUMI_CONFIG_PASSPHRASE];
   const key = JSON.stringify([toolchain.pulumi, path.resolve(programDir), stack, ...secrets]);
   let template = templates.get(key);

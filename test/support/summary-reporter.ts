@@ -21,7 +21,12 @@ export function runReport(testModules: ReadonlyArray<TestModule>, root: string):
       else if (state === "failed") report.failed++;
       else report.skipped++;
     }
-    report.files.push({ file: path.relative(root, module.moduleId), project: module.project.name, ms: Math.round(module.diagnostic().duration), state: module.state() });
+    report.files.push({
+      file: path.relative(root, module.moduleId),
+      project: module.project.name,
+      ms: Math.round(module.diagnostic().duration),
+      state: module.state(),
+    });
   }
   report.files.sort((a, b) => b.ms - a.ms);
   return report;

@@ -32,7 +32,7 @@ describe("retryingSilentEnds", () => {
     "it exited (1) before printing its port: Error: listen EADDRINUSE",
     "/usr/lib/wine/wine64 plugin.exe --version exited 1: Fatal process out of memory",
     '--version printed "0.0.9 (Node.js v24.21.0)", not "0.1.0 (Node.js v24.21.0)"',
-    "GetPluginInfo answered version \"\", not 0.1.0",
+    'GetPluginInfo answered version "", not 0.1.0',
   ])("fails at once on a failure that says something: %s", async (message) => {
     const attempt = failing([message]);
     await expect(retryingSilentEnds(attempt.run, () => {})).rejects.toThrow(message);

@@ -21,7 +21,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const toolchain = await resolvePulumiToolchain();
   if (!argv.includes("--json")) {
-    process.stderr.write(toolchain.policyAnalyzer ? `policy analyzer: ${toolchain.policyAnalyzer}\n` : `no pulumi-analyzer-policy next to ${toolchain.pulumi}: --policy-pack needs one\n`);
+    process.stderr.write(
+      toolchain.policyAnalyzer
+        ? `policy analyzer: ${toolchain.policyAnalyzer}\n`
+        : `no pulumi-analyzer-policy next to ${toolchain.pulumi}: --policy-pack needs one\n`,
+    );
   }
   process.stdout.write(argv.includes("--json") ? `${JSON.stringify(toolchain)}\n` : `${toolchainPathDirs(toolchain).join(path.delimiter)}\n`);
   return 0;

@@ -125,7 +125,8 @@ export async function buildGoModule(build: GoModuleBuild, target: string, env: N
   const minimumGo = minimumGoVersion(build.moduleDir);
   const go = await goVersion(goEnv);
   if (!go) throw new ToolchainError(`\`go\` is not on PATH to build ${build.what}. ${build.install(minimumGo)}`);
-  if (compareVersions(go, minimumGo) < 0) throw new ToolchainError(`Go ${go} is older than ${minimumGo}, which ${build.what} needs. ${build.install(minimumGo)}`);
+  if (compareVersions(go, minimumGo) < 0)
+    throw new ToolchainError(`Go ${go} is older than ${minimumGo}, which ${build.what} needs. ${build.install(minimumGo)}`);
 
   const staging = `${target}.tmp-${process.pid}`;
   const binDir = path.join(staging, "bin");
@@ -137,7 +138,15 @@ export async function buildGoModule(build: GoModuleBuild, target: string, env: N
 
   log(`[toolchain] building ${build.what} with Go ${go} into ${target} (first run only; ${build.duration})`);
   log(`[toolchain] ${build.steps}step 1/${count}: downloading Go modules`);
-  await runWithProgress("go", ["mod", "download", "-x"], build.moduleDir, goEnv, (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`, log, missingProxyHint);
+  await runWithProgress(
+    "go",
+    ["mod", "download", "-x"],
+    build.moduleDir,
+    goEnv,
+    (lines) => `[toolchain]   ${lines} module files fetched or checked (${elapsed()})`,
+    log,
+    missingProxyHint,
+  );
 
   log(`[toolchain] ${build.steps}step 2/${count}: compiling ${build.compiling}`);
   const total = await countPackages(build.moduleDir, goEnv, build.packages);
@@ -173,7 +182,11 @@ export function newerReleases(listOutput: string, version: string): string[] {
  */
 export async function newerOnProxy(modulePath: string, version: string, env: NodeJS.ProcessEnv): Promise<{ newer: string[] } | { unavailable: string }> {
   try {
-    const { stdout } = await execFileAsync("go", ["list", "-m", "-versions", modulePath], { cwd: os.tmpdir(), env: { ...env, GOTOOLCHAIN: "local" }, timeout: 30_000 });
+    const { stdout } = await execFileAsync("go", ["list", "-m", "-versions", modulePath], {
+      cwd: os.tmpdir(),
+      env: { ...env, GOTOOLCHAIN: "local" },
+      timeout: 30_000,
+    });
     return { newer: newerReleases(stdout, version) };
   } catch (err) {
     const { stderr, message } = err as { stderr?: string; message: string };
@@ -235,7 +248,11 @@ function runWithProgress(
         resolve();
         return;
       }
-      reject(new ToolchainError(`\`${command} ${args.slice(0, 2).join(" ")}\` in ${cwd} failed with exit code ${code}.${hint(tail)}\n${tail.trim().split("\n").slice(-15).join("\n")}`));
+      reject(
+        new ToolchainError(
+          `\`${command} ${args.slice(0, 2).join(" ")}\` in ${cwd} failed with exit code ${code}.${hint(tail)}\n${tail.trim().split("\n").slice(-15).join("\n")}`,
+        ),
+      );
     });
   });
 }

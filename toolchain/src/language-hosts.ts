@@ -157,9 +157,14 @@ async function entryOrWarn(entry: HostEntry, cacheRoot: string, env: NodeJS.Proc
   const complete = () => fs.existsSync(path.join(dir, ".complete")) && entry.binaries.every((b) => fs.existsSync(path.join(binDir, b)));
   if (complete()) return binDir;
   try {
-    await withLock(`${dir}.lock`, log, async () => {
-      if (!complete()) await entry.build(dir, env, log);
-    }, entry.building);
+    await withLock(
+      `${dir}.lock`,
+      log,
+      async () => {
+        if (!complete()) await entry.build(dir, env, log);
+      },
+      entry.building,
+    );
     return binDir;
   } catch (err) {
     log(`[toolchain] ${entry.missing}: ${err instanceof Error ? err.message : String(err)}`);
@@ -199,7 +204,8 @@ function singleHostEntry(host: SingleHost): HostEntry {
           ldflags: `-X ${host.versionSymbol}=v${host.version}`,
           version: host.version,
           duration: "a minute or a few",
-          install: (minimumGo) => `Put Pulumi's ${host.binary} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
+          install: (minimumGo) =>
+            `Put Pulumi's ${host.binary} next to \`pulumi\` or on PATH, or install Go >= ${minimumGo} with access to the Go module proxy to build it.`,
         },
         target,
         env,
@@ -272,7 +278,11 @@ const JAVA_ENTRY = singleHostEntry({
  * module the build just verified against go.sum.
  */
 async function copyPythonExec(binDir: string, goEnv: NodeJS.ProcessEnv): Promise<void> {
-  const { stdout } = await execFileAsync("go", ["mod", "download", "-json", "github.com/pulumi/pulumi/sdk/v3"], { cwd: langhostsModuleDir(), env: goEnv, timeout: 300_000 });
+  const { stdout } = await execFileAsync("go", ["mod", "download", "-json", "github.com/pulumi/pulumi/sdk/v3"], {
+    cwd: langhostsModuleDir(),
+    env: goEnv,
+    timeout: 300_000,
+  });
   const sdkDir = (JSON.parse(stdout) as { Dir?: string }).Dir;
   if (!sdkDir) throw new ToolchainError("`go mod download` did not report where github.com/pulumi/pulumi/sdk/v3 is.");
   fs.copyFileSync(path.join(sdkDir, "python", "cmd", PYTHON_EXEC), path.join(binDir, PYTHON_EXEC));
@@ -302,7 +312,8 @@ export async function installedLanguageHosts(pulumiBinDir: string, cacheRoot: st
   if (goHost) hosts.goLanguageHost = goHost;
   if (pythonHost) hosts.pythonLanguageHost = pythonHost;
   if (dotnet) hosts.dotnetGenerator = dotnet;
-  const java = findOnPath(JAVA_LANGUAGE_HOST, lookup) ?? (await entryOrWarn(JAVA_ENTRY, cacheRoot, env, log).then((dir) => dir && path.join(dir, JAVA_LANGUAGE_HOST)));
+  const java =
+    findOnPath(JAVA_LANGUAGE_HOST, lookup) ?? (await entryOrWarn(JAVA_ENTRY, cacheRoot, env, log).then((dir) => dir && path.join(dir, JAVA_LANGUAGE_HOST)));
   if (java) hosts.javaLanguageHost = java;
   return hosts;
 }
@@ -346,5 +357,7 @@ export async function newestEngineLanguageHosts(engineBinDir: string, cacheRoot:
 
 /** Directories of the hosts, for the PATH the CLI gets: the YAML, Go, Python and Java hosts' (duplicates included; the caller keeps the first). */
 export function languageHostDirs(hosts: LanguageHosts): string[] {
-  return [hosts.yamlLanguageHost, hosts.goLanguageHost, hosts.pythonLanguageHost, hosts.javaLanguageHost].filter((host): host is string => !!host).map((host) => path.dirname(host));
+  return [hosts.yamlLanguageHost, hosts.goLanguageHost, hosts.pythonLanguageHost, hosts.javaLanguageHost]
+    .filter((host): host is string => !!host)
+    .map((host) => path.dirname(host));
 }

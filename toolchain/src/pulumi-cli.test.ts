@@ -119,7 +119,11 @@ describe("version pins agree", () => {
     expect(hostsMod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION}`);
     const goLine = (mod: string) => /^go .*$/m.exec(mod)?.[0];
     expect(goLine(hostsMod)).toBe(goLine(engineMod));
-    const replaces = (mod: string) => mod.split("\n").filter((l) => l.startsWith("replace ")).sort();
+    const replaces = (mod: string) =>
+      mod
+        .split("\n")
+        .filter((l) => l.startsWith("replace "))
+        .sort();
     expect(replaces(hostsMod)).toEqual(replaces(engineMod));
     expect(langhostsCacheKey()).toMatch(new RegExp(`^pulumi-langhosts-v${PINNED_PULUMI_VERSION.replace(/\./g, "\\.")}-`));
   });
@@ -136,7 +140,9 @@ describe("version pins agree", () => {
     expect(replaces(yamlMod)).toEqual(replaces(engineMod));
     expect(fs.readFileSync(path.join(yamlModuleDir(), "tools.go"), "utf8")).toContain(`_ "github.com/pulumi/pulumi-yaml/cmd/${YAML_LANGUAGE_HOST}"`);
     // go.sum is complete: the build runs with -mod=readonly and never asks the checksum database.
-    expect(fs.readFileSync(path.join(yamlModuleDir(), "go.sum"), "utf8")).toMatch(new RegExp(`^github\\.com/pulumi/pulumi-yaml v${PINNED_YAML_VERSION.replace(/\./g, "\\.")} h1:`, "m"));
+    expect(fs.readFileSync(path.join(yamlModuleDir(), "go.sum"), "utf8")).toMatch(
+      new RegExp(`^github\\.com/pulumi/pulumi-yaml v${PINNED_YAML_VERSION.replace(/\./g, "\\.")} h1:`, "m"),
+    );
   });
 });
 
@@ -373,7 +379,9 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     expect(newestOnProxyLine({ newer: ["3.280.0", "3.281.1"] })).toBe(
       `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: 3.280.0, 3.281.1; pin 3.281.1 in toolchain/go/pulumi-newest (docs/maintainers/toolchain.md)`,
     );
-    expect(newestOnProxyLine({ newer: [] })).toBe(`[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest github.com/pulumi/pulumi/pkg/v3 the Go module proxy serves`);
+    expect(newestOnProxyLine({ newer: [] })).toBe(
+      `[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest github.com/pulumi/pulumi/pkg/v3 the Go module proxy serves`,
+    );
     expect(newestOnProxyLine({ unavailable: "dial tcp: lookup proxy.golang.org: no such host" })).toContain("so going on with it: dial tcp");
   });
 
@@ -385,7 +393,8 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     const doc = read(root, "docs/maintainers/toolchain.md");
     const section = doc.slice(doc.indexOf("\n## The newest Pulumi CLI\n"));
     expect(section.length).toBeGreaterThan(30);
-    for (const text of [`Pulumi ${NEWEST_PULUMI_VERSION}`, `pulumi-yaml ${NEWEST_YAML_VERSION}`, `Version=v${NEWEST_PULUMI_VERSION}`]) expect(section).toContain(text);
+    for (const text of [`Pulumi ${NEWEST_PULUMI_VERSION}`, `pulumi-yaml ${NEWEST_YAML_VERSION}`, `Version=v${NEWEST_PULUMI_VERSION}`])
+      expect(section).toContain(text);
   });
 
   it("has cache keys of its own, from its versions, the platform and its modules' files, apart from the pinned engine's", () => {
@@ -406,8 +415,13 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     const newest = resolved();
     const cacheRoot = defaultCacheRoot();
     expect(newest).toMatchObject({ version: NEWEST_PULUMI_VERSION, binDir: path.join(cacheRoot, newestEngineCacheKey(), "bin") });
-    expect(execFileSync(newest.pulumi, ["version"], { env: pulumiEnvironment(newest) }).toString().trim()).toBe(`v${NEWEST_PULUMI_VERSION}`);
-    const sameFile = (link: string, entry: string, name: string) => expect(fs.statSync(link).ino, name).toBe(fs.statSync(path.join(cacheRoot, entry, "bin", name)).ino);
+    expect(
+      execFileSync(newest.pulumi, ["version"], { env: pulumiEnvironment(newest) })
+        .toString()
+        .trim(),
+    ).toBe(`v${NEWEST_PULUMI_VERSION}`);
+    const sameFile = (link: string, entry: string, name: string) =>
+      expect(fs.statSync(link).ino, name).toBe(fs.statSync(path.join(cacheRoot, entry, "bin", name)).ino);
     expect(newest.yamlLanguageHost).toBe(path.join(newest.binDir, YAML_LANGUAGE_HOST));
     sameFile(newest.yamlLanguageHost!, newestYamlHostCacheKey(), YAML_LANGUAGE_HOST);
     expect(newest.pythonLanguageHost).toBe(path.join(newest.binDir, PYTHON_LANGUAGE_HOST));
@@ -420,8 +434,15 @@ describe("the newest CLI, a second engine for the compatibility tier", () => {
     const dir = tempDir();
     const cli = fakePulumi(dir, "3.300.0");
     const lines: string[] = [];
-    const found = await resolveNewestPulumiToolchain({ env: { ...process.env, PULUMI_CLI: cli, PATH: `${dir}:${process.env.PATH}` }, log: (l) => lines.push(l) });
-    expect(found).toMatchObject({ version: NEWEST_PULUMI_VERSION, source: "cache", pulumi: path.join(defaultCacheRoot(), newestEngineCacheKey(), "bin", "pulumi") });
+    const found = await resolveNewestPulumiToolchain({
+      env: { ...process.env, PULUMI_CLI: cli, PATH: `${dir}:${process.env.PATH}` },
+      log: (l) => lines.push(l),
+    });
+    expect(found).toMatchObject({
+      version: NEWEST_PULUMI_VERSION,
+      source: "cache",
+      pulumi: path.join(defaultCacheRoot(), newestEngineCacheKey(), "bin", "pulumi"),
+    });
     // Nothing built: the one line is what the Go module proxy lists (or why it could not be asked).
     expect(lines).toEqual([expect.stringMatching(/^\[toolchain\] .*Go module proxy/)]);
   });

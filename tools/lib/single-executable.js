@@ -104,7 +104,9 @@ async function pinnedBaseNode(building = THIS_NODE, log = undefined, target = ta
   if (onLinuxX64(building) && target.npmNode) return nodeExecutable(PLUGIN_LINE, target.npmNode, log ? { log } : {});
   const pinned = /** @type {string} */ (supportedLine(PLUGIN_LINE).pinned);
   if (!isTarget(target, building.platform, building.arch)) {
-    throw new Error(`The single file for ${target.os}-${target.arch} is built on linux-x64 or on ${target.os}-${target.arch} itself, not on ${building.platform}-${building.arch}`);
+    throw new Error(
+      `The single file for ${target.os}-${target.arch} is built on linux-x64 or on ${target.os}-${target.arch} itself, not on ${building.platform}-${building.arch}`,
+    );
   }
   if (building.version === pinned) return building.execPath;
   throw new Error(
@@ -162,7 +164,9 @@ function buildSea(build, output) {
     execFileSync(command, [...args, ...flags, "--build-sea", "sea-config.json"], { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"] });
   } catch (error) {
     const stderr = /** @type {{ stderr?: Buffer }} */ (error).stderr?.toString().trim();
-    throw new Error(`node --build-sea of ${path.basename(output)} (${builder}) failed: ${stderr || (error instanceof Error ? error.message : String(error))}`, { cause: error });
+    throw new Error(`node --build-sea of ${path.basename(output)} (${builder}) failed: ${stderr || (error instanceof Error ? error.message : String(error))}`, {
+      cause: error,
+    });
   }
 }
 

@@ -72,7 +72,13 @@ const ZOD_ENGLISH_ONLY = {
     // The module's name, which the bundle keeps, is relative to the checkout: an absolute one would differ between checkouts.
     build.onResolve({ filter: /^\.\.\/locales\/index\.cjs$/ }, (args) =>
       args.importer.includes(`${path.sep}zod${path.sep}`)
-        ? { path: path.relative(ROOT, path.join(path.dirname(args.importer), args.path)).split(path.sep).join("/"), namespace: "zod-english-only" }
+        ? {
+            path: path
+              .relative(ROOT, path.join(path.dirname(args.importer), args.path))
+              .split(path.sep)
+              .join("/"),
+            namespace: "zod-english-only",
+          }
         : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
@@ -97,7 +103,9 @@ function loadedOnFirstUse(builtIns) {
     setup(build) {
       const filter = new RegExp(`^(${builtIns.join("|")})$`);
       // The module's own require of the built-in is the built-in itself.
-      build.onResolve({ filter }, (args) => (args.namespace === "first-use" ? { path: args.path, external: true } : { path: args.path, namespace: "first-use" }));
+      build.onResolve({ filter }, (args) =>
+        args.namespace === "first-use" ? { path: args.path, external: true } : { path: args.path, namespace: "first-use" },
+      );
       build.onLoad({ filter: /.*/, namespace: "first-use" }, (args) => ({
         contents: `let loaded;\nmodule.exports = new Proxy({}, { get: (_, name) => (name === "__esModule" ? true : (loaded ??= require(${JSON.stringify(args.path)}))[name]) });\n`,
         loader: "js",

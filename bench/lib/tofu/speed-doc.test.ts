@@ -32,7 +32,11 @@ const RESULT: TofuResult = {
   versions: { opentofu: "1.10.7", restapi: "1.20.0" },
   runs: [
     runOf("tofu", 100, true, [stepOf("apply", 1390, { creates: 101, providerCpuS: 0.65, allCpuS: 1.85 })]),
-    runOf("tofu", 300, true, [stepOf("apply", 3210, { creates: 301, providerCpuS: 1.6, allCpuS: 4.94 }), stepOf("plan -refresh=false", 900), stepOf("destroy", 2110)]),
+    runOf("tofu", 300, true, [
+      stepOf("apply", 3210, { creates: 301, providerCpuS: 1.6, allCpuS: 4.94 }),
+      stepOf("plan -refresh=false", 900),
+      stepOf("destroy", 2110),
+    ]),
     runOf("yaml", 300, true, [stepOf("up", 31720, { creates: 301, providerCpuS: 2.5, allCpuS: 41.7 }), stepOf("preview", 2390), stepOf("destroy", 28600)]),
     runOf("yaml", 300, false, [stepOf("up", 3710, { creates: 301, providerCpuS: 2.35, allCpuS: 4.63 }), stepOf("preview", 2400)]),
   ],
@@ -42,7 +46,9 @@ const META = { startedAt: "2026-11-26T04:00:00.000Z", load: { start: [1.51, 2.0,
 describe("the speed table of docs/compared-with-rest-provider.md", () => {
   it("holds the largest N, a column per side that ran there, each row from that side's runs", () => {
     const table = speedTable(RESULT, META);
-    expect(table).toContain("Scenario T at N=300, each side once on a fresh reference server, from [results.json](../bench/results/results.json) (run of 2026-11-26, load average 1.5 2 2.2 at its start and 2.3 2.2 2.2 at its end;");
+    expect(table).toContain(
+      "Scenario T at N=300, each side once on a fresh reference server, from [results.json](../bench/results/results.json) (run of 2026-11-26, load average 1.5 2 2.2 at its start and 2.3 2.2 2.2 at its end;",
+    );
     expect(table).toContain("| N=300 | OpenTofu + restapi | native plugin, YAML |");
     expect(table).toContain("| apply / up, checkpoints on | 3.21 s | 31.72 s |");
     expect(table).toContain("| up, checkpoints skipped | – | 3.71 s |");

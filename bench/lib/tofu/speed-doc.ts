@@ -30,12 +30,42 @@ type Row = [string, (on: SideRun | undefined, skipped: SideRun | undefined) => s
 const ROWS: readonly Row[] = [
   ["apply / up, checkpoints on", (on) => seconds(step(on, on?.side === "tofu" ? "apply" : "up")?.ms)],
   ["up, checkpoints skipped", (on, skipped) => (on?.side === "tofu" ? "–" : seconds(step(skipped, "up")?.ms))],
-  ["no-change `plan -refresh=false` / `preview`", (on, skipped) => seconds(step(on, on?.side === "tofu" ? "plan -refresh=false" : "preview")?.ms ?? step(skipped, "preview")?.ms)],
+  [
+    "no-change `plan -refresh=false` / `preview`",
+    (on, skipped) => seconds(step(on, on?.side === "tofu" ? "plan -refresh=false" : "preview")?.ms ?? step(skipped, "preview")?.ms),
+  ],
   ["destroy", (on) => seconds(step(on, "destroy")?.ms)],
-  ["CPU of every process of the apply / up (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r !== undefined).map((r) => `${round(r!.steps[0]!.allCpuS, 2)} s`).join(" / ") || "–"],
-  ["provider CPU per create (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r !== undefined).map((r) => `${round(cpuPerCreate(r!) * 1000, 1)} ms`).join(" / ") || "–"],
-  ["engine CPU per create (checkpoints on / skipped)", (on, skipped) => [on, skipped].filter((r) => r?.steps[0]?.engineCpuS !== undefined).map((r) => `${round(engineCpuPerCreate(r!) * 1000, 1)} ms`).join(" / ") || "–"],
-  ["state file after the first apply / up", (on, skipped) => { const bytes = (on ?? skipped)?.stateBytes; return bytes === undefined ? "–" : `${Math.round(bytes / 1000).toLocaleString("en-US")} KB`; }],
+  [
+    "CPU of every process of the apply / up (checkpoints on / skipped)",
+    (on, skipped) =>
+      [on, skipped]
+        .filter((r) => r !== undefined)
+        .map((r) => `${round(r!.steps[0]!.allCpuS, 2)} s`)
+        .join(" / ") || "–",
+  ],
+  [
+    "provider CPU per create (checkpoints on / skipped)",
+    (on, skipped) =>
+      [on, skipped]
+        .filter((r) => r !== undefined)
+        .map((r) => `${round(cpuPerCreate(r!) * 1000, 1)} ms`)
+        .join(" / ") || "–",
+  ],
+  [
+    "engine CPU per create (checkpoints on / skipped)",
+    (on, skipped) =>
+      [on, skipped]
+        .filter((r) => r?.steps[0]?.engineCpuS !== undefined)
+        .map((r) => `${round(engineCpuPerCreate(r!) * 1000, 1)} ms`)
+        .join(" / ") || "–",
+  ],
+  [
+    "state file after the first apply / up",
+    (on, skipped) => {
+      const bytes = (on ?? skipped)?.stateBytes;
+      return bytes === undefined ? "–" : `${Math.round(bytes / 1000).toLocaleString("en-US")} KB`;
+    },
+  ],
 ];
 
 /** The speed table of the largest N scenario T ran, every side that ran at it as a column. */

@@ -4,15 +4,26 @@ import { occurrences, pulumiStateObjects, pulumiSummary, tofuDiagnostics } from 
 
 describe("tofuDiagnostics", () => {
   it("lists each error and warning heading once, boxed or not", () => {
-    const output = "╷\n│ Error: unexpected response code '405': {}\n│ \n│   with restapi_object.org,\n╵\n╷\n│ Error: unexpected response code '405': {}\n╵\nWarning: Resource targeting is in effect\n";
+    const output =
+      "╷\n│ Error: unexpected response code '405': {}\n│ \n│   with restapi_object.org,\n╵\n╷\n│ Error: unexpected response code '405': {}\n╵\nWarning: Resource targeting is in effect\n";
     expect(tofuDiagnostics(output)).toEqual({ errors: ["unexpected response code '405': {}"], warnings: ["Resource targeting is in effect"] });
   });
 });
 
 describe("pulumiSummary", () => {
   it("reads the Resources block of up, preview and destroy", () => {
-    expect(pulumiSummary("Outputs:\n    orgId: \"org_1\"\n\nResources:\n    + 102 created\n\nDuration: 12s\n")).toEqual({ add: 102, change: 0, destroy: 0, replace: 0 });
-    expect(pulumiSummary("Resources:\n    + 3 to create\n    ~ 1 to update\n    +-2 to replace\n    6 unchanged\n")).toEqual({ add: 3, change: 1, destroy: 0, replace: 2 });
+    expect(pulumiSummary('Outputs:\n    orgId: "org_1"\n\nResources:\n    + 102 created\n\nDuration: 12s\n')).toEqual({
+      add: 102,
+      change: 0,
+      destroy: 0,
+      replace: 0,
+    });
+    expect(pulumiSummary("Resources:\n    + 3 to create\n    ~ 1 to update\n    +-2 to replace\n    6 unchanged\n")).toEqual({
+      add: 3,
+      change: 1,
+      destroy: 0,
+      replace: 2,
+    });
     expect(pulumiSummary("Resources:\n    - 102 deleted\n\nDuration: 3s\n")).toEqual({ add: 0, change: 0, destroy: 102, replace: 0 });
   });
 
@@ -24,7 +35,12 @@ describe("pulumiSummary", () => {
 
 describe("state objects", () => {
   it("counts resources by type prefix in a file backend checkpoint and in a stack export", () => {
-    const resources = [{ type: "pulumi:pulumi:Stack" }, { type: "pulumi:providers:analytics" }, { type: "analytics:index:Organization" }, { type: "analytics:index:DataSource" }];
+    const resources = [
+      { type: "pulumi:pulumi:Stack" },
+      { type: "pulumi:providers:analytics" },
+      { type: "analytics:index:Organization" },
+      { type: "analytics:index:DataSource" },
+    ];
     expect(pulumiStateObjects(JSON.stringify({ version: 3, checkpoint: { latest: { resources } } }), "analytics:")).toBe(2);
     expect(pulumiStateObjects(JSON.stringify({ version: 3, deployment: { resources } }), "analytics:")).toBe(2);
     expect(pulumiStateObjects(JSON.stringify({ version: 3, checkpoint: { latest: null } }), "analytics:")).toBe(0);

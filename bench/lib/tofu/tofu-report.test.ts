@@ -52,7 +52,13 @@ describe("scenario T's figures", () => {
   });
 
   it("targets pulumi up at 1.25× tofu apply for YAML and 2× for a TypeScript program, checkpoints skipped from N=300", () => {
-    const figures = figuresOf([run("tofu", 300, 3000, 3, 900), run("yaml", 300, 3600, 3, 1000), run("ts", 300, 6300, 3, 1400), run("ts", 300, 5000, 3, 1000, true), run("dynamic", 300, 9000, 9, 5000)]);
+    const figures = figuresOf([
+      run("tofu", 300, 3000, 3, 900),
+      run("yaml", 300, 3600, 3, 1000),
+      run("ts", 300, 6300, 3, 1400),
+      run("ts", 300, 5000, 3, 1000, true),
+      run("dynamic", 300, 9000, 9, 5000),
+    ]);
     const up = byName(figures, "pulumi up").map((f) => [f.name.split(" (")[1]!.split(")")[0], f.target, f.status]);
     expect(up).toEqual([
       ["native plugin, YAML, checkpoints skipped", "≤ 1.25×", "pass"],
@@ -63,7 +69,13 @@ describe("scenario T's figures", () => {
   });
 
   it("compares each TypeScript side's no-change preview with YAML's of the same checkpoint setting, at most 1.5×", () => {
-    const figures = figuresOf([run("tofu", 300, 3000, 3, 900), run("yaml", 300, 3600, 3, 2000), run("ts", 300, 9000, 3, 14000), run("yaml", 300, 3600, 3, 2000, true), run("ts", 300, 9000, 3, 2800, true)]);
+    const figures = figuresOf([
+      run("tofu", 300, 3000, 3, 900),
+      run("yaml", 300, 3600, 3, 2000),
+      run("ts", 300, 9000, 3, 14000),
+      run("yaml", 300, 3600, 3, 2000, true),
+      run("ts", 300, 9000, 3, 2800, true),
+    ]);
     expect(byName(figures, "pulumi preview").map((f) => [f.value, f.status])).toEqual([
       ["7×", "miss"],
       ["1.4×", "pass"],

@@ -53,7 +53,9 @@ function bridgeFigures(n: number, runs: SideRun[]): Figure[] {
           return [
             figure(versus("pulumi up", s(create(run).ms), s(create(bridge).ms)), create(run).ms / create(bridge).ms, target),
             figure(versus("provider CPU per create", ms(cpuPerCreate(run)), ms(cpuPerCreate(bridge))), cpuPerCreate(run) / cpuPerCreate(bridge), target),
-            ...(engineOurs > 0 && engineTheirs > 0 ? [figure(versus("engine CPU per create", ms(engineOurs), ms(engineTheirs)), engineOurs / engineTheirs, undefined)] : []),
+            ...(engineOurs > 0 && engineTheirs > 0
+              ? [figure(versus("engine CPU per create", ms(engineOurs), ms(engineTheirs)), engineOurs / engineTheirs, undefined)]
+              : []),
           ];
         }),
     );
@@ -66,14 +68,29 @@ function bridgeFigures(n: number, runs: SideRun[]): Figure[] {
  */
 function tofuSideFigures(n: number, runs: SideRun[], tofu: SideRun): Figure[] {
   const [tofuCpu, applyMs] = [cpuPerCreate(tofu), create(tofu).ms];
-  const upTarget = (run: SideRun): number | undefined => (run.checkpoints || n < 300 || !PLUGIN_SIDES.includes(run.side) ? undefined : run.side === "yaml" ? 1.25 : 2);
+  const upTarget = (run: SideRun): number | undefined =>
+    run.checkpoints || n < 300 || !PLUGIN_SIDES.includes(run.side) ? undefined : run.side === "yaml" ? 1.25 : 2;
   return [
-    ...runs.filter((r) => PLUGIN_SIDES.includes(r.side)).map((run) => figure(`provider CPU per create, N=${n}: our plugin (${label(run)}) ${round(cpuPerCreate(run) * 1000, 2)} ms / restapi ${round(tofuCpu * 1000, 2)} ms`, cpuPerCreate(run) / tofuCpu, n >= 300 ? 1 : 1.2)),
-    ...runs.filter((r) => r.side !== "tofu").map((run) => figure(`pulumi up (${label(run)}) ${s(create(run).ms)} / tofu apply ${s(applyMs)}, N=${n}`, create(run).ms / applyMs, upTarget(run))),
-    ...runs.filter((r) => r.side === "ts").flatMap((run) => {
-      const [ours, theirs] = [preview(run), preview(runs.find((r) => r.side === "yaml" && r.checkpoints === run.checkpoints))];
-      return ours && theirs ? [figure(`pulumi preview, no change (${label(run)}) ${s(ours.ms)} / YAML's ${s(theirs.ms)}, N=${n}`, ours.ms / theirs.ms, 1.5)] : [];
-    }),
+    ...runs
+      .filter((r) => PLUGIN_SIDES.includes(r.side))
+      .map((run) =>
+        figure(
+          `provider CPU per create, N=${n}: our plugin (${label(run)}) ${round(cpuPerCreate(run) * 1000, 2)} ms / restapi ${round(tofuCpu * 1000, 2)} ms`,
+          cpuPerCreate(run) / tofuCpu,
+          n >= 300 ? 1 : 1.2,
+        ),
+      ),
+    ...runs
+      .filter((r) => r.side !== "tofu")
+      .map((run) => figure(`pulumi up (${label(run)}) ${s(create(run).ms)} / tofu apply ${s(applyMs)}, N=${n}`, create(run).ms / applyMs, upTarget(run))),
+    ...runs
+      .filter((r) => r.side === "ts")
+      .flatMap((run) => {
+        const [ours, theirs] = [preview(run), preview(runs.find((r) => r.side === "yaml" && r.checkpoints === run.checkpoints))];
+        return ours && theirs
+          ? [figure(`pulumi preview, no change (${label(run)}) ${s(ours.ms)} / YAML's ${s(theirs.ms)}, N=${n}`, ours.ms / theirs.ms, 1.5)]
+          : [];
+      }),
   ];
 }
 

@@ -40,7 +40,10 @@ export class TofuWorkspace {
     fs.copyFileSync(restapi, path.join(providerDir, `terraform-provider-restapi_v${RESTAPI_VERSION}`));
     fs.chmodSync(path.join(providerDir, `terraform-provider-restapi_v${RESTAPI_VERSION}`), 0o755);
     const cliConfig = path.join(root, "tofu.tfrc");
-    fs.writeFileSync(cliConfig, `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirrorDir)}\n    include = ["${PROVIDER_ADDRESS}"]\n  }\n}\n`);
+    fs.writeFileSync(
+      cliConfig,
+      `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirrorDir)}\n    include = ["${PROVIDER_ADDRESS}"]\n  }\n}\n`,
+    );
     const env: NodeJS.ProcessEnv = {
       ...envWithout("TF_", "PULUMI_", "ANALYTICS_"),
       HOME: root,
@@ -62,7 +65,8 @@ export class TofuWorkspace {
    * the bench never leaves it behind), timed, with the provider processes sampled; resolves with any exit code.
    */
   run(args: string[], timeoutMs = 900_000): Promise<TimedRun> {
-    const start = (): ChildProcess => trackProcessTree(spawn(this.tofu, [...args, "-no-color"], { cwd: this.programDir, env: this.env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
+    const start = (): ChildProcess =>
+      trackProcessTree(spawn(this.tofu, [...args, "-no-color"], { cwd: this.programDir, env: this.env, stdio: ["ignore", "pipe", "pipe"], detached: true }));
     return sampledRun(this.programDir, RESTAPI_MARKER, "tofu", () => collect(start(), timeoutMs));
   }
 

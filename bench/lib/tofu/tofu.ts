@@ -80,7 +80,9 @@ export async function runTofuScenario(toolchain: PulumiToolchain, counts: readon
   for (const count of counts) {
     for (const side of TOFU_SIDES) {
       for (const checkpoints of side === "tofu" ? [true] : [true, false]) {
-        runs.push(side === "tofu" ? await runTofuSide(tools, count, log) : await runPulumiSide(toolchain, side, { ours: plugin, bridge }, count, checkpoints, log));
+        runs.push(
+          side === "tofu" ? await runTofuSide(tools, count, log) : await runPulumiSide(toolchain, side, { ours: plugin, bridge }, count, checkpoints, log),
+        );
       }
     }
   }
@@ -91,13 +93,7 @@ export async function runTofuScenario(toolchain: PulumiToolchain, counts: readon
 const objectsOn = (server: ReferenceServer): number => server.inspect.organizations().length + server.inspect.dataSources().length;
 
 /** Runs one command, recording what the server saw and what the command said. */
-async function step(
-  server: ReferenceServer,
-  name: string,
-  command: string,
-  run: () => Promise<TimedRun>,
-  log: (line: string) => void,
-): Promise<StepResult> {
+async function step(server: ReferenceServer, name: string, command: string, run: () => Promise<TimedRun>, log: (line: string) => void): Promise<StepResult> {
   const objects = objectsOn(server);
   const result = await run();
   const output = `${result.stdout}\n${result.stderr}`;
@@ -114,14 +110,21 @@ async function step(
     providerPeakMiB: result.providerPeakMiB,
     errors: [...new Set([...tofuDiagnostics(output).errors, ...pulumiErrors])].slice(0, 3),
   };
-  log(`  ${name}: exit ${recorded.code}, ${(recorded.ms / 1000).toFixed(2)} s, ${recorded.creates} creates, provider CPU ${recorded.providerCpuS.toFixed(2)} s of ${recorded.allCpuS.toFixed(2)} s${recorded.errors[0] ? `, error: ${recorded.errors[0].slice(0, 120)}` : ""}`);
+  log(
+    `  ${name}: exit ${recorded.code}, ${(recorded.ms / 1000).toFixed(2)} s, ${recorded.creates} creates, provider CPU ${recorded.providerCpuS.toFixed(2)} s of ${recorded.allCpuS.toFixed(2)} s${recorded.errors[0] ? `, error: ${recorded.errors[0].slice(0, 120)}` : ""}`,
+  );
   return recorded;
 }
 
 /** The OpenTofu side: init, apply, a no-change plan -refresh=false, destroy. */
 async function runTofuSide(tools: { tofu: string; restapi: string }, count: number, log: (line: string) => void): Promise<SideRun> {
   const { server, env } = await startBenchServer();
-  const ws = TofuWorkspace.create(tools.tofu, tools.restapi, { base_url: server.url, api_key: env.ANALYTICS_API_KEY ?? "", password: BENCH_PASSWORD, data_source_count: String(count) });
+  const ws = TofuWorkspace.create(tools.tofu, tools.restapi, {
+    base_url: server.url,
+    api_key: env.ANALYTICS_API_KEY ?? "",
+    password: BENCH_PASSWORD,
+    data_source_count: String(count),
+  });
   log(`T N=${count} tofu ${OPENTOFU_VERSION} + restapi ${RESTAPI_VERSION}`);
   try {
     const init = await ws.run(["init", "-input=false"]);

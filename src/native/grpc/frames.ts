@@ -20,10 +20,17 @@ export function frame(message: Uint8Array): Buffer {
 
 /** Why a prefix cannot be served: a compressed message, or one over the limit. */
 function prefixRefusal(prefix: Buffer, maxBytes: number): GrpcFailure | undefined {
-  if (prefix[0] !== 0) return { code: GrpcStatus.UNIMPLEMENTED, details: "The analytics provider does not accept compressed messages: send them uncompressed (grpc-encoding identity)." };
+  if (prefix[0] !== 0)
+    return {
+      code: GrpcStatus.UNIMPLEMENTED,
+      details: "The analytics provider does not accept compressed messages: send them uncompressed (grpc-encoding identity).",
+    };
   const length = prefix.readUInt32BE(1);
   if (length > maxBytes) {
-    return { code: GrpcStatus.RESOURCE_EXHAUSTED, details: `The request's message is ${length} bytes, more than the ${maxBytes} the analytics provider accepts (the Pulumi engine's own limit).` };
+    return {
+      code: GrpcStatus.RESOURCE_EXHAUSTED,
+      details: `The request's message is ${length} bytes, more than the ${maxBytes} the analytics provider accepts (the Pulumi engine's own limit).`,
+    };
   }
   return undefined;
 }
@@ -52,7 +59,8 @@ export class MessageReader {
       if (refusal) return refusal;
       this.length = this.prefix.readUInt32BE(1);
     }
-    if (this.received + rest.length > this.length) return { code: GrpcStatus.INTERNAL, details: "The request carries more than one message; a unary call carries exactly one." };
+    if (this.received + rest.length > this.length)
+      return { code: GrpcStatus.INTERNAL, details: "The request carries more than one message; a unary call carries exactly one." };
     if (rest.length > 0) this.chunks.push(rest);
     this.received += rest.length;
     return undefined;
@@ -61,7 +69,8 @@ export class MessageReader {
   /** At the end of the body: its message, or why there is none. */
   end(): Uint8Array | GrpcFailure {
     if (this.length === undefined) return { code: GrpcStatus.INTERNAL, details: "The request carries no message; a unary call carries exactly one." };
-    if (this.received < this.length) return { code: GrpcStatus.INTERNAL, details: `The request ended inside its message (${this.received} of ${this.length} bytes).` };
+    if (this.received < this.length)
+      return { code: GrpcStatus.INTERNAL, details: `The request ended inside its message (${this.received} of ${this.length} bytes).` };
     return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.length);
   }
 }

@@ -46,7 +46,8 @@ describe("startGrpcServer", () => {
     expect(await call(session, "/test.Echo/Echo", bytes("hi"))).toEqual({ status: GrpcStatus.OK, message: Buffer.from("hi") });
     expect((await call(session, "/test.Echo/Other", bytes("hi"))).status).toBe(GrpcStatus.UNIMPLEMENTED);
     const serving = Buffer.from(encodeHealthCheckResponse(ServingStatus.SERVING));
-    for (const service of ["", "test.Echo", "grpc.health.v1.Health"]) expect(await call(session, HEALTH_CHECK_PATH, healthRequest(service))).toEqual({ status: GrpcStatus.OK, message: serving });
+    for (const service of ["", "test.Echo", "grpc.health.v1.Health"])
+      expect(await call(session, HEALTH_CHECK_PATH, healthRequest(service))).toEqual({ status: GrpcStatus.OK, message: serving });
     expect((await call(session, HEALTH_CHECK_PATH, healthRequest("test.Other"))).status).toBe(GrpcStatus.NOT_FOUND);
   });
 
@@ -57,14 +58,23 @@ describe("startGrpcServer", () => {
     const holding = new Promise<void>((resolve) => (arrived = resolve));
     const hold: UnaryMethod = { decode: (b) => b, handle: async () => (arrived(), await held, bytes("done")) };
     const echo: UnaryMethod = { decode: (b) => b, handle: async (request) => request as Uint8Array };
-    server = await startGrpcServer(new Map([["/test.Echo/Hold", hold], ["/test.Echo/Echo", echo]]), ["test.Echo"]);
+    server = await startGrpcServer(
+      new Map([
+        ["/test.Echo/Hold", hold],
+        ["/test.Echo/Echo", echo],
+      ]),
+      ["test.Echo"],
+    );
     session = http2.connect(`http://127.0.0.1:${server.port}`);
     const inFlight = call(session, "/test.Echo/Hold", bytes("x"));
     await holding;
     let closed = false;
     const shutdown = server.shutdown().then(() => (closed = true));
     expect(await call(session, "/test.Echo/Echo", bytes("hi"))).toEqual({ status: GrpcStatus.UNAVAILABLE, message: Buffer.alloc(0) });
-    expect(await call(session, HEALTH_CHECK_PATH, healthRequest(""))).toEqual({ status: GrpcStatus.OK, message: Buffer.from(encodeHealthCheckResponse(ServingStatus.NOT_SERVING)) });
+    expect(await call(session, HEALTH_CHECK_PATH, healthRequest(""))).toEqual({
+      status: GrpcStatus.OK,
+      message: Buffer.from(encodeHealthCheckResponse(ServingStatus.NOT_SERVING)),
+    });
     expect(closed).toBe(false);
     release();
     expect(await inFlight).toEqual({ status: GrpcStatus.OK, message: Buffer.from("done") });

@@ -103,7 +103,10 @@ function grpcServer(methods: ReadonlyMap<string, UnaryMethod>, calls: CallsInFli
   server.on("stream", (stream, headers) => {
     stream.on("error", () => undefined);
     serveUnary(stream, headers, methods, (answered) => calls.track(answered)).catch((error: unknown) =>
-      respondFailure(stream, { code: GrpcStatus.INTERNAL, details: `The analytics provider could not read the request: ${error instanceof Error ? error.message : String(error)}` }),
+      respondFailure(stream, {
+        code: GrpcStatus.INTERNAL,
+        details: `The analytics provider could not read the request: ${error instanceof Error ? error.message : String(error)}`,
+      }),
     );
   });
   return server;

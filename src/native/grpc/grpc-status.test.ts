@@ -14,7 +14,7 @@ describe("grpc-message", () => {
   it.each([
     ["ASCII at the cap", "a".repeat(100), 100],
     ["non-ASCII at the cap (é is 6 bytes encoded)", "é".repeat(10), 60],
-    ["short", "The analytics provider has no resource type \"x\".", GRPC_MESSAGE_CAP],
+    ["short", 'The analytics provider has no resource type "x".', GRPC_MESSAGE_CAP],
   ])("leaves a message that fits unchanged: %s", (_label, text, cap) => {
     expect(capGrpcMessage(text, cap)).toBe(text);
     expect(exceedsGrpcMessageCap(text, cap)).toBe(false);

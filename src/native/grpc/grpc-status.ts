@@ -43,7 +43,8 @@ function encodedLength(char: string): number {
 /** `grpc-message`'s encoding: printable ASCII as is, every other byte (and `%`) as `%XX`. */
 export function encodeGrpcMessage(text: string): string {
   let out = "";
-  for (const byte of Buffer.from(text, "utf8")) out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  for (const byte of Buffer.from(text, "utf8"))
+    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   return out;
 }
 

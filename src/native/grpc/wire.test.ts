@@ -27,7 +27,12 @@ interface RawAnswer {
 }
 
 /** One raw HTTP/2 request: `send` writes its body (and may leave it open); resolves when the stream closes. */
-function rawCall(session: http2.ClientHttp2Session, path: string, send: (stream: http2.ClientHttp2Stream) => void, headers: http2.OutgoingHttpHeaders = {}): Promise<RawAnswer> {
+function rawCall(
+  session: http2.ClientHttp2Session,
+  path: string,
+  send: (stream: http2.ClientHttp2Stream) => void,
+  headers: http2.OutgoingHttpHeaders = {},
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...headers });
     const chunks: Buffer[] = [];
@@ -91,15 +96,30 @@ describe("a unary server and client over node:http2", () => {
   const LONG = `Organization "Acme": ${"x".repeat(99_900)} Set analytics:apiKey and run pulumi up again.`;
   const methods = new Map<string, UnaryMethod>([
     ["/test.Echo/Echo", { decode: text, handle: async (request) => (handled.push(String(request).slice(0, 20)), bytes(`echo ${String(request)}`)) }],
-    ["/test.Echo/Fail", { decode: text, handle: async () => ({ code: GrpcStatus.UNKNOWN, details: "Nom « ü » refusé: 100%\nsecond line", metadata: { "analytics-error-code": "ANALYTICS_X" } }) }],
-    ["/test.Echo/FailLong", { decode: text, handle: async () => ({ code: GrpcStatus.UNKNOWN, details: LONG, metadata: { "analytics-error-code": "ANALYTICS_CONFIGURATION" } }) }],
+    [
+      "/test.Echo/Fail",
+      {
+        decode: text,
+        handle: async () => ({ code: GrpcStatus.UNKNOWN, details: "Nom « ü » refusé: 100%\nsecond line", metadata: { "analytics-error-code": "ANALYTICS_X" } }),
+      },
+    ],
+    [
+      "/test.Echo/FailLong",
+      { decode: text, handle: async () => ({ code: GrpcStatus.UNKNOWN, details: LONG, metadata: { "analytics-error-code": "ANALYTICS_CONFIGURATION" } }) },
+    ],
     ["/test.Echo/Hold", { decode: text, handle: async (_request, signal) => (held!.arrived.open(signal), await held!.release.promise, bytes("late")) }],
     ["/pulumirpc.Engine/Log", { decode: text, handle: async (request) => (logged.push(String(request)), new Uint8Array()) }],
   ]);
   let client: grpc.Client;
   const call = (path: string, request: string): Promise<string> =>
     new Promise((resolve, reject) =>
-      client.makeUnaryRequest(path, (value: string) => Buffer.from(value), (data: Buffer) => data.toString(), request, (error, value) => (error ? reject(error) : resolve(value!))),
+      client.makeUnaryRequest(
+        path,
+        (value: string) => Buffer.from(value),
+        (data: Buffer) => data.toString(),
+        request,
+        (error, value) => (error ? reject(error) : resolve(value!)),
+      ),
     );
   const hold = () => (held = { arrived: gate<AbortSignal>(), release: gate() });
 
@@ -108,7 +128,10 @@ describe("a unary server and client over node:http2", () => {
     server.on("stream", (stream, headers) => void serveUnary(stream, headers, methods));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-    client = new grpc.Client(address, grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 400 * MiB, "grpc.max_send_message_length": 400 * MiB });
+    client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+      "grpc.max_receive_message_length": 400 * MiB,
+      "grpc.max_send_message_length": 400 * MiB,
+    });
     session = http2.connect(`http://${address}`);
     session.on("error", () => undefined);
   });
@@ -137,13 +160,18 @@ describe("a unary server and client over node:http2", () => {
   it("caps a 100,000-character error at 16 KiB, keeping its head, its tail and its error code", async () => {
     const error = (await call("/test.Echo/FailLong", "x").catch((e: grpc.ServiceError) => e)) as grpc.ServiceError;
     expect(error.code).toBe(grpc.status.UNKNOWN);
-    expect(error.details).toMatch(/^Organization "Acme": x+ \[\.\.\. \d+ characters left out; the provider logged the whole message \.\.\.\] x+ Set analytics:apiKey and run pulumi up again\.$/);
+    expect(error.details).toMatch(
+      /^Organization "Acme": x+ \[\.\.\. \d+ characters left out; the provider logged the whole message \.\.\.\] x+ Set analytics:apiKey and run pulumi up again\.$/,
+    );
     expect(encodeGrpcMessage(error.details).length).toBeLessThanOrEqual(GRPC_MESSAGE_CAP);
     expect(error.metadata.get("analytics-error-code")).toEqual(["ANALYTICS_CONFIGURATION"]);
   });
 
   it("answers UNIMPLEMENTED for a method it does not serve, naming it", async () => {
-    await expect(call("/test.Echo/Other", "x")).rejects.toMatchObject({ code: grpc.status.UNIMPLEMENTED, details: "The analytics provider does not implement Other." });
+    await expect(call("/test.Echo/Other", "x")).rejects.toMatchObject({
+      code: grpc.status.UNIMPLEMENTED,
+      details: "The analytics provider does not implement Other.",
+    });
   });
 
   it("reads a message whose length prefix is split across DATA frames", async () => {
@@ -158,7 +186,11 @@ describe("a unary server and client over node:http2", () => {
   it("refuses two messages in one call with INTERNAL, calling no handler", async () => {
     handled.length = 0;
     const answer = await rawCall(session, "/test.Echo/Echo", (stream) => stream.end(Buffer.concat([frame(bytes("one")), frame(bytes("two"))])));
-    expect([answer.grpcStatus, answer.grpcMessage, handled]).toEqual([GrpcStatus.INTERNAL, "The request carries more than one message; a unary call carries exactly one.", []]);
+    expect([answer.grpcStatus, answer.grpcMessage, handled]).toEqual([
+      GrpcStatus.INTERNAL,
+      "The request carries more than one message; a unary call carries exactly one.",
+      [],
+    ]);
   });
 
   it("refuses a message declared over 400 MiB with RESOURCE_EXHAUSTED as soon as its prefix arrives, and resets the stream", async () => {
@@ -168,7 +200,9 @@ describe("a unary server and client over node:http2", () => {
     // The request never ends: the answer can only come from the prefix.
     const answer = await rawCall(session, "/test.Echo/Echo", (stream) => stream.write(Buffer.concat([prefix, Buffer.alloc(64 * 1024)])));
     expect([answer.status, answer.grpcStatus, answer.rstCode, handled]).toEqual([200, GrpcStatus.RESOURCE_EXHAUSTED, http2.constants.NGHTTP2_NO_ERROR, []]);
-    expect(answer.grpcMessage).toBe(`The request's message is ${400 * MiB + 1} bytes, more than the ${400 * MiB} the analytics provider accepts (the Pulumi engine's own limit).`);
+    expect(answer.grpcMessage).toBe(
+      `The request's message is ${400 * MiB + 1} bytes, more than the ${400 * MiB} the analytics provider accepts (the Pulumi engine's own limit).`,
+    );
   });
 
   it("answers UNIMPLEMENTED with grpc-accept-encoding identity for a message encoding or a compressed message", async () => {
@@ -181,7 +215,11 @@ describe("a unary server and client over node:http2", () => {
     const flagged = frame(bytes("x"));
     flagged[0] = 1;
     const compressed = await rawCall(session, "/test.Echo/Echo", (stream) => stream.end(flagged));
-    expect([compressed.grpcStatus, compressed.headers["grpc-accept-encoding"], compressed.grpcMessage]).toEqual([GrpcStatus.UNIMPLEMENTED, "identity", expect.stringMatching(/compressed/)]);
+    expect([compressed.grpcStatus, compressed.headers["grpc-accept-encoding"], compressed.grpcMessage]).toEqual([
+      GrpcStatus.UNIMPLEMENTED,
+      "identity",
+      expect.stringMatching(/compressed/),
+    ]);
     const identity = await rawCall(session, "/test.Echo/Echo", (stream) => stream.end(frame(bytes("x"))), { "grpc-encoding": "identity" });
     expect(identity.grpcStatus).toBe(GrpcStatus.OK);
   });
@@ -189,7 +227,12 @@ describe("a unary server and client over node:http2", () => {
   it("answers HTTP 415 to a content type other than application/grpc", async () => {
     handled.length = 0;
     const answer = await rawCall(session, "/test.Echo/Echo", (stream) => stream.end(frame(bytes("x"))), { "content-type": "text/plain" });
-    expect([answer.status, answer.grpcStatus, answer.grpcMessage, handled]).toEqual([415, GrpcStatus.INTERNAL, 'The analytics provider serves gRPC: the content type "text/plain" is not application/grpc.', []]);
+    expect([answer.status, answer.grpcStatus, answer.grpcMessage, handled]).toEqual([
+      415,
+      GrpcStatus.INTERNAL,
+      'The analytics provider serves gRPC: the content type "text/plain" is not application/grpc.',
+      [],
+    ]);
     const proto = await rawCall(session, "/test.Echo/Echo", (stream) => stream.end(frame(bytes("x"))), { "content-type": "application/grpc+proto" });
     expect(proto.grpcStatus).toBe(GrpcStatus.OK);
   });
@@ -212,7 +255,11 @@ describe("a unary server and client over node:http2", () => {
     hold();
     const answer = await rawCall(session, "/test.Echo/Hold", (stream) => stream.end(frame(bytes("x"))), { "grpc-timeout": "1m" });
     const signal = await held!.arrived.promise;
-    expect([answer.grpcStatus, answer.grpcMessage, signal.aborted]).toEqual([GrpcStatus.DEADLINE_EXCEEDED, "The call's deadline (grpc-timeout) passed before the analytics provider answered.", true]);
+    expect([answer.grpcStatus, answer.grpcMessage, signal.aborted]).toEqual([
+      GrpcStatus.DEADLINE_EXCEEDED,
+      "The call's deadline (grpc-timeout) passed before the analytics provider answered.",
+      true,
+    ]);
     held!.release.open(undefined);
   });
 

@@ -77,10 +77,16 @@ const ACCEPT_ENCODING = { "grpc-accept-encoding": "identity" } as const;
 function refusedByHeaders(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, method: UnaryMethod | undefined): boolean {
   const contentType = headers["content-type"];
   if (!isGrpcContentType(contentType)) {
-    const failure = { code: GrpcStatus.INTERNAL, details: `The analytics provider serves gRPC: the content type ${JSON.stringify(contentType ?? "")} is not application/grpc.` };
+    const failure = {
+      code: GrpcStatus.INTERNAL,
+      details: `The analytics provider serves gRPC: the content type ${JSON.stringify(contentType ?? "")} is not application/grpc.`,
+    };
     if (answerable(stream)) stream.respond({ ":status": 415, "content-type": "application/grpc", ...statusHeaders(failure) }, { endStream: true });
   } else if (method === undefined) {
-    respondFailure(stream, { code: GrpcStatus.UNIMPLEMENTED, details: `The analytics provider does not implement ${String(headers[":path"]).split("/").pop()}.` });
+    respondFailure(stream, {
+      code: GrpcStatus.UNIMPLEMENTED,
+      details: `The analytics provider does not implement ${String(headers[":path"]).split("/").pop()}.`,
+    });
   } else if (headers["grpc-encoding"] !== undefined && headers["grpc-encoding"] !== "identity") {
     const details = `The analytics provider does not accept the message encoding ${String(headers["grpc-encoding"])}: send messages uncompressed (identity).`;
     respondFailure(stream, { code: GrpcStatus.UNIMPLEMENTED, details }, ACCEPT_ENCODING);
@@ -132,7 +138,10 @@ class UnaryCall {
 
   private expire(): void {
     if (this.over) return;
-    respondFailure(this.stream, { code: GrpcStatus.DEADLINE_EXCEEDED, details: "The call's deadline (grpc-timeout) passed before the analytics provider answered." });
+    respondFailure(this.stream, {
+      code: GrpcStatus.DEADLINE_EXCEEDED,
+      details: "The call's deadline (grpc-timeout) passed before the analytics provider answered.",
+    });
     this.end("The call's deadline passed before its answer.");
   }
 

@@ -4,7 +4,17 @@ import { startReferenceServer, type ReferenceServer } from "../server";
 import { ANSWER_PROFILE_NAMES, EXTRA_FIELDS, NumericIds, PROFILE_HEADER, shapeAnswer, type AnswerProfile } from "./answer-profiles";
 
 const org = { id: "org_a", name: "Acme", slug: "acme", customAiContext: null, onboardingStatus: "STARTED" };
-const ds = { id: "ds_a", port: 5432, sshPort: null, sslEnabled: true, isDemo: false, createdAt: "2026-12-07T00:00:00.000Z", lastSyncStatus: "PENDING", lastHealthStatus: "HEALTHY", sshHost: null };
+const ds = {
+  id: "ds_a",
+  port: 5432,
+  sshPort: null,
+  sslEnabled: true,
+  isDemo: false,
+  createdAt: "2026-12-07T00:00:00.000Z",
+  lastSyncStatus: "PENDING",
+  lastHealthStatus: "HEALTHY",
+  sshHost: null,
+};
 
 describe("shapeAnswer", () => {
   it.each<[AnswerProfile, object, { status: number; data: object }]>([
@@ -35,13 +45,21 @@ describe("the reference server under an answer profile", () => {
   afterAll(() => server.close());
 
   const post = (path: string, body: object) =>
-    fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${server.apiKeys.alice!}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.apiKeys.alice!}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   it("names the profile that shaped a create's answer, and none under the default", async () => {
     const plain = await post("/api/public/organizations", { name: "Plain" });
     expect([plain.status, plain.headers.get(PROFILE_HEADER)]).toEqual([201, null]);
     for (const profile of ANSWER_PROFILE_NAMES.filter((name) => name !== "spec")) {
-      const set = await fetch(`${server.url}/_reference/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answerProfile: profile }) });
+      const set = await fetch(`${server.url}/_reference/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ answerProfile: profile }),
+      });
       expect((await set.json()) as unknown).toMatchObject({ data: { settings: { answerProfile: profile } } });
       const answer = await post("/api/public/organizations", { name: `Org ${profile}` });
       expect([answer.status, answer.headers.get(PROFILE_HEADER)]).toEqual([profile === "status-200" ? 200 : 201, profile]);
@@ -52,7 +70,12 @@ describe("the reference server under an answer profile", () => {
     server.faults.set({ answerProfile: "other-types" });
     const created = (await (await post("/api/public/organizations", { name: "Numbered" })).json()) as { data: { id: number } };
     expect(typeof created.data.id).toBe("number");
-    const answer = await post(`/api/public/organizations/${created.data.id}/data-sources`, { type: "direct", dialect: "POSTGRES", displayName: "WH", port: 5432 });
+    const answer = await post(`/api/public/organizations/${created.data.id}/data-sources`, {
+      type: "direct",
+      dialect: "POSTGRES",
+      displayName: "WH",
+      port: 5432,
+    });
     const data = ((await answer.json()) as { data: Record<string, unknown> }).data;
     expect([answer.status, typeof data.id, data.port]).toEqual([201, "number", "5432"]);
     const stored = server.inspect.organizations().find((o) => o.name === "Numbered")!;

@@ -14,7 +14,8 @@ export const ANSWER_PROFILES = {
   "absent-unset": "Fields that are unset are left out of the answer instead of being null.",
   "status-200": "Creates answer 200 OK instead of 201 Created.",
   "extra-fields": "Each answer carries fields the spec does not list: a string, a number, an object and an array.",
-  "new-status-values": "The status fields carry values beyond the observed ones (onboardingStatus IN_PROGRESS, lastSyncStatus QUEUED, lastHealthStatus UNKNOWN).",
+  "new-status-values":
+    "The status fields carry values beyond the observed ones (onboardingStatus IN_PROGRESS, lastSyncStatus QUEUED, lastHealthStatus UNKNOWN).",
   "other-types":
     "Values of other JSON types: ids as numbers (aliases kept in memory, accepted in paths), integers as decimal strings, booleans as 0 and 1, timestamps as milliseconds since 1970.",
 } as const;
@@ -89,7 +90,12 @@ function otherType(spec: KindSpec, name: string, value: unknown, ids: NumericIds
 }
 
 /** `data` of a create's answer as `profile` shapes it, and the answer's status. */
-export function shapeAnswer(profile: AnswerProfile, spec: KindSpec, data: Readonly<Record<string, unknown>>, ids: NumericIds): { status: number; data: Record<string, unknown> } {
+export function shapeAnswer(
+  profile: AnswerProfile,
+  spec: KindSpec,
+  data: Readonly<Record<string, unknown>>,
+  ids: NumericIds,
+): { status: number; data: Record<string, unknown> } {
   const entries = Object.entries(data);
   switch (profile) {
     case "spec":
@@ -101,7 +107,10 @@ export function shapeAnswer(profile: AnswerProfile, spec: KindSpec, data: Readon
     case "extra-fields":
       return { status: 201, data: { ...data, ...structuredClone(EXTRA_FIELDS) } };
     case "new-status-values":
-      return { status: 201, data: Object.fromEntries(entries.map(([name, value]) => [name, Object.hasOwn(NEW_STATUS_VALUES, name) ? NEW_STATUS_VALUES[name] : value])) };
+      return {
+        status: 201,
+        data: Object.fromEntries(entries.map(([name, value]) => [name, Object.hasOwn(NEW_STATUS_VALUES, name) ? NEW_STATUS_VALUES[name] : value])),
+      };
     case "other-types":
       return { status: 201, data: Object.fromEntries(entries.map(([name, value]) => [name, otherType(spec, name, value, ids)])) };
   }

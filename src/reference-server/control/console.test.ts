@@ -4,7 +4,16 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SECRET_DATA_SOURCE_FIELDS } from "../../contract";
 import { digestApiKey } from "../state/auth";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, secretValues, start, validDataSource } from "../../../test/support/reference-server-harness";
+import {
+  MARK,
+  call,
+  closeServersAfterEach,
+  createDataSource,
+  createOrg,
+  secretValues,
+  start,
+  validDataSource,
+} from "../../../test/support/reference-server-harness";
 import { CONSOLE_CSP, CONSOLE_PAGE_DIR, CONSOLE_PATH, CONSOLE_RECENT_REQUESTS, type ConsoleState } from "./console";
 
 closeServersAfterEach();
@@ -81,7 +90,11 @@ describe("the console", () => {
   });
 
   it("ships the files the server reads: the page's folder holds exactly them", () => {
-    expect(fs.readdirSync(CONSOLE_PAGE_DIR).sort()).toEqual(Object.keys(FILES).map((p) => path.basename(p === CONSOLE_PATH ? "console.html" : p)).sort());
+    expect(fs.readdirSync(CONSOLE_PAGE_DIR).sort()).toEqual(
+      Object.keys(FILES)
+        .map((p) => path.basename(p === CONSOLE_PATH ? "console.html" : p))
+        .sort(),
+    );
   });
 
   it("answers other methods 405 and unknown paths 404", async () => {

@@ -255,7 +255,11 @@ describe("visible faults: X-Reference-Fault and the request journal", () => {
     expect([unauthorized.status, unauthorized.headers.get(FAULT_HEADER)]).toEqual([401, "latencyMs"]);
     const failed = await createDataSource(server, key, created.json.data.id);
     expect([failed.status, failed.headers.get(FAULT_HEADER)]).toEqual([503, "routes.createDataSource.latencyMs, routes.createDataSource.failNext"]);
-    expect(journal(server).map((e) => e.faults)).toEqual([["latencyMs"], ["latencyMs"], ["routes.createDataSource.latencyMs", "routes.createDataSource.failNext"]]);
+    expect(journal(server).map((e) => e.faults)).toEqual([
+      ["latencyMs"],
+      ["latencyMs"],
+      ["routes.createDataSource.latencyMs", "routes.createDataSource.failNext"],
+    ]);
   });
 
   it("records connection resets, which have no answer, with status null and the rule", async () => {

@@ -21,7 +21,14 @@ export type InjectableErrorStatus = (typeof INJECTABLE_ERROR_STATUSES)[number];
 export const FAULT_HEADER = "X-Reference-Fault";
 
 /** Settings that inject a fault when they fire (the others only shape it: status, Retry-After). */
-export type FaultRuleKey = "latencyMs" | "errorRate" | "failNext" | "rateLimitNext" | "resetBeforeCommitNext" | "resetAfterCommitNext" | "unrecordableAnswerNext";
+export type FaultRuleKey =
+  | "latencyMs"
+  | "errorRate"
+  | "failNext"
+  | "rateLimitNext"
+  | "resetBeforeCommitNext"
+  | "resetAfterCommitNext"
+  | "unrecordableAnswerNext";
 
 /** A setting as its path in {@link FaultSettings}: `key` at the top level, `routes.<route>.key` per route. */
 export type ScopedSetting<K extends string> = K | `routes.${FaultRoute}.${K}`;

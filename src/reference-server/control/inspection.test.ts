@@ -19,7 +19,13 @@ async function start(inspection = true): Promise<ReferenceServer> {
 }
 
 // Parsed bodies; tests read fields freely.
-async function call(server: ReferenceServer, method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any; headers: Headers }> {
+async function call(
+  server: ReferenceServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers["content-type"] = "application/json";
   if (key !== undefined) headers.authorization = `Bearer ${key}`;
@@ -31,7 +37,13 @@ async function call(server: ReferenceServer, method: string, path: string, body?
 async function seed(server: ReferenceServer): Promise<{ orgId: string; dsId: string }> {
   const key = server.apiKeys.alice!;
   const org = await call(server, "POST", ORGANIZATIONS_PATH, { name: "Acme" }, key);
-  const ds = await call(server, "POST", dataSourcesPath(org.json.data.id), { type: "direct", dialect: "POSTGRES", displayName: "db", password: "S3CRET-pw" }, key);
+  const ds = await call(
+    server,
+    "POST",
+    dataSourcesPath(org.json.data.id),
+    { type: "direct", dialect: "POSTGRES", displayName: "db", password: "S3CRET-pw" },
+    key,
+  );
   await server.waitForSync(ds.json.data.id);
   return { orgId: org.json.data.id, dsId: ds.json.data.id };
 }
@@ -53,7 +65,13 @@ describe("inspection surface", () => {
     const list = await call(server, "GET", "/_reference/organizations");
     expect(list.status).toBe(200);
     expect(list.json.data).toEqual([
-      expect.objectContaining({ id: orgId, slug: "acme", ownerUserName: "alice", dataSourceIds: [dsId], trial: expect.objectContaining({ startedAt: expect.any(String) }) }),
+      expect.objectContaining({
+        id: orgId,
+        slug: "acme",
+        ownerUserName: "alice",
+        dataSourceIds: [dsId],
+        trial: expect.objectContaining({ startedAt: expect.any(String) }),
+      }),
     ]);
     const org = await call(server, "GET", `/_reference/organizations/${orgId}`);
     expect(org.json.data.dataSources).toEqual([expect.objectContaining({ id: dsId, lastSyncStatus: "SUCCEEDED" })]);

@@ -34,7 +34,13 @@ type HeaderName = "Retry-After" | "WWW-Authenticate" | "Allow" | "Connection" | 
 
 /** Every error answer of the public API, by the name its component has in the document. */
 export const ERROR_ANSWERS = {
-  ValidationError: { status: 400, title: "ValidationError", when: "The body breaks the contract (every offending field is named), is not JSON, not an object, or too deep.", headers: [], optional: [FAULT_HEADER] },
+  ValidationError: {
+    status: 400,
+    title: "ValidationError",
+    when: "The body breaks the contract (every offending field is named), is not JSON, not an object, or too deep.",
+    headers: [],
+    optional: [FAULT_HEADER],
+  },
   Unauthorized: { status: 401, title: "Unauthorized", when: "Missing, malformed or unknown API key.", headers: ["WWW-Authenticate"], optional: [FAULT_HEADER] },
   HostRefused: {
     status: 403,
@@ -42,14 +48,43 @@ export const ERROR_ANSWERS = {
     when: "The Host header names none of the server's names (localhost, *.localhost, an IP address, the --host name, the names of --allowed-host or ANALYTICS_ALLOWED_HOSTS): the guard against DNS rebinding. Checked before anything else.",
     headers: ["Connection"],
   },
-  NotFound: { status: 404, title: "NotFound", when: "The organization does not exist or belongs to another user (identical answers).", headers: [], optional: [FAULT_HEADER] },
+  NotFound: {
+    status: 404,
+    title: "NotFound",
+    when: "The organization does not exist or belongs to another user (identical answers).",
+    headers: [],
+    optional: [FAULT_HEADER],
+  },
   MethodNotAllowed: { status: 405, title: "MethodNotAllowed", when: "The path exists but not with this method.", headers: ["Allow"] },
-  PayloadTooLarge: { status: 413, title: "PayloadTooLarge", when: "The body is over the size limit (1 MiB by default).", headers: [], optional: ["Connection", FAULT_HEADER] },
+  PayloadTooLarge: {
+    status: 413,
+    title: "PayloadTooLarge",
+    when: "The body is over the size limit (1 MiB by default).",
+    headers: [],
+    optional: ["Connection", FAULT_HEADER],
+  },
   HeadersTooLarge: { status: 431, title: "PayloadTooLarge", when: "The request headers are too large.", headers: [], optional: ["Connection"] },
-  UnsupportedMediaType: { status: 415, title: "UnsupportedMediaType", when: "The body is not declared as application/json (UTF-8).", headers: [], optional: [FAULT_HEADER] },
+  UnsupportedMediaType: {
+    status: 415,
+    title: "UnsupportedMediaType",
+    when: "The body is not declared as application/json (UTF-8).",
+    headers: [],
+    optional: [FAULT_HEADER],
+  },
   RateLimited: { status: 429, title: "RateLimited", when: "Injected fault only.", headers: ["Retry-After"], optional: [FAULT_HEADER] },
-  InternalError: { status: 500, title: "InternalError", when: "Unexpected failure, or an injected fault. The detail discloses nothing.", headers: [], optional: [FAULT_HEADER] },
-  NotImplemented: { status: 501, title: "NotImplemented", when: "The single sign-on endpoint, whose method and payload the specification does not show.", headers: [] },
+  InternalError: {
+    status: 500,
+    title: "InternalError",
+    when: "Unexpected failure, or an injected fault. The detail discloses nothing.",
+    headers: [],
+    optional: [FAULT_HEADER],
+  },
+  NotImplemented: {
+    status: 501,
+    title: "NotImplemented",
+    when: "The single sign-on endpoint, whose method and payload the specification does not show.",
+    headers: [],
+  },
   BadGateway: { status: 502, title: "ServiceUnavailable", when: "Injected fault only.", headers: [], optional: [FAULT_HEADER] },
   ServiceUnavailable: { status: 503, title: "ServiceUnavailable", when: "Injected fault only.", headers: ["Retry-After"], optional: [FAULT_HEADER] },
   GatewayTimeout: { status: 504, title: "ServiceUnavailable", when: "Injected fault only.", headers: [], optional: [FAULT_HEADER] },

@@ -64,14 +64,24 @@ describe("allowed host names", () => {
     expect(() => assertAllowedHostName(name, "--allowed-host")).not.toThrow();
   });
 
-  it.each(["", "http://analytics", "analytics:8080", "analytics/path", "*.example", ".example", "-a", "a-", "a..b", "a b", "a".repeat(64), `${"a.".repeat(127)}a`])(
-    "refuses %j with a RangeError naming the flag",
-    (name) => {
-      expect(() => assertAllowedHostName(name, "--allowed-host")).toThrow(RangeError);
-      expect(() => assertAllowedHostName(name, "--allowed-host")).toThrow(/^--allowed-host must be a host name/);
-      expect(() => allowedHosts("127.0.0.1", [name], "allowedHosts")).toThrow(/^allowedHosts must be/);
-    },
-  );
+  it.each([
+    "",
+    "http://analytics",
+    "analytics:8080",
+    "analytics/path",
+    "*.example",
+    ".example",
+    "-a",
+    "a-",
+    "a..b",
+    "a b",
+    "a".repeat(64),
+    `${"a.".repeat(127)}a`,
+  ])("refuses %j with a RangeError naming the flag", (name) => {
+    expect(() => assertAllowedHostName(name, "--allowed-host")).toThrow(RangeError);
+    expect(() => assertAllowedHostName(name, "--allowed-host")).toThrow(/^--allowed-host must be a host name/);
+    expect(() => allowedHosts("127.0.0.1", [name], "allowedHosts")).toThrow(/^allowedHosts must be/);
+  });
 
   it(`reads ${ALLOWED_HOSTS_ENV} as a comma-separated list`, () => {
     expect(allowedHostsFromEnv(undefined)).toEqual([]);

@@ -51,7 +51,10 @@ export function allowedHosts(listenHost: string, extra: readonly string[], sourc
 
 /** Names from {@link ALLOWED_HOSTS_ENV}'s value: comma-separated, blanks ignored. */
 export function allowedHostsFromEnv(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+  return (value ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
 }
 
 /** The host name of a `Host` header (`name`, `name:port`, `[v6]`, `[v6]:port`), or undefined when it is none of those. */

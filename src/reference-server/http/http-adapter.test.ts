@@ -11,7 +11,17 @@ import { INTERNAL_ERROR_DETAIL } from "./envelope";
 import { displayPath } from "./http-adapter";
 import { DEFAULT_MAX_BODY_BYTES, LINGER_MAX_BYTES, LINGER_MAX_MS } from "./request-body";
 import { startReferenceServer, type ReferenceServer } from "../server";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, expectError, running, start, tempDir } from "../../../test/support/reference-server-harness";
+import {
+  MARK,
+  call,
+  closeServersAfterEach,
+  createDataSource,
+  createOrg,
+  expectError,
+  running,
+  start,
+  tempDir,
+} from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -294,42 +304,50 @@ describe("an oversized body is answered at once, then the connection lingers", (
     }
   });
 
-  it("closes the connection of a client that stalls after the 413 within the linger time", async () => {
-    const { server } = await start();
-    const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
-    try {
-      await pump(client, piece, overLimit);
-      expect413(await within(10_000, "413", client.answer));
-      // The client stalls. Once the server has closed, a probe (one valid 1-byte chunk) meets a
-      // reset; probes go out every 250 ms, until the wait's bound.
-      const probe = chunkFrame(Buffer.from(" "));
-      const probing = setInterval(() => client.socket.writable && client.socket.write(probe), 250);
+  it(
+    "closes the connection of a client that stalls after the 413 within the linger time",
+    async () => {
+      const { server } = await start();
+      const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
       try {
-        const error = await within(LINGER_MAX_MS + 10_000, "close", client.closed);
-        expect(error).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
+        await pump(client, piece, overLimit);
+        expect413(await within(10_000, "413", client.answer));
+        // The client stalls. Once the server has closed, a probe (one valid 1-byte chunk) meets a
+        // reset; probes go out every 250 ms, until the wait's bound.
+        const probe = chunkFrame(Buffer.from(" "));
+        const probing = setInterval(() => client.socket.writable && client.socket.write(probe), 250);
+        try {
+          const error = await within(LINGER_MAX_MS + 10_000, "close", client.closed);
+          expect(error).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
+        } finally {
+          clearInterval(probing);
+        }
+        expect(server.inspect.requestCount()).toBe(1);
       } finally {
-        clearInterval(probing);
+        client.socket.destroy();
       }
-      expect(server.inspect.requestCount()).toBe(1);
-    } finally {
-      client.socket.destroy();
-    }
-  }, LINGER_MAX_MS + 20_000);
+    },
+    LINGER_MAX_MS + 20_000,
+  );
 
-  it("stops reading a client that keeps sending past the linger cap", async () => {
-    const { server } = await start();
-    const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
-    try {
-      const offered = DEFAULT_MAX_BODY_BYTES + LINGER_MAX_BYTES + 64 * 1024 * 1024;
-      const sent = await within(LINGER_MAX_MS + 20_000, "end of the upload", pump(client, Buffer.alloc(256 * 1024, 0x20), offered));
-      expect413(await client.answer);
-      expect(await within(10_000, "close", client.closed)).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
-      expect(sent).toBeLessThan(offered);
-      expect(server.inspect.requestCount()).toBe(1);
-    } finally {
-      client.socket.destroy();
-    }
-  }, LINGER_MAX_MS + 40_000);
+  it(
+    "stops reading a client that keeps sending past the linger cap",
+    async () => {
+      const { server } = await start();
+      const client = await rawClient(server, { ...head(server), "transfer-encoding": "chunked" });
+      try {
+        const offered = DEFAULT_MAX_BODY_BYTES + LINGER_MAX_BYTES + 64 * 1024 * 1024;
+        const sent = await within(LINGER_MAX_MS + 20_000, "end of the upload", pump(client, Buffer.alloc(256 * 1024, 0x20), offered));
+        expect413(await client.answer);
+        expect(await within(10_000, "close", client.closed)).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/) });
+        expect(sent).toBeLessThan(offered);
+        expect(server.inspect.requestCount()).toBe(1);
+      } finally {
+        client.socket.destroy();
+      }
+    },
+    LINGER_MAX_MS + 40_000,
+  );
 });
 
 describe("hostile bodies", () => {
@@ -358,7 +376,7 @@ describe("hostile bodies", () => {
   it("answers 1000-deep nested JSON with 400 and keeps serving", async () => {
     const { server } = await start();
     const key = server.apiKeys.alice!;
-    for (const raw of [`${"[".repeat(1000)}${"]".repeat(1000)}`, `{"name": ${"{\"a\":".repeat(1000)}1${"}".repeat(1000)}}`]) {
+    for (const raw of [`${"[".repeat(1000)}${"]".repeat(1000)}`, `{"name": ${'{"a":'.repeat(1000)}1${"}".repeat(1000)}}`]) {
       const reply = await call(server, "POST", ORGANIZATIONS_PATH, { key, raw });
       expectError(reply, 400, "ValidationError");
       expect(reply.json.error.detail).toMatch(/deeper than/);

@@ -106,8 +106,7 @@ export function createRequestListener<Route extends string>(
     const publicMatch = handlers.isInspection(path) ? undefined : handlers.matchPublic(method, path);
     if (publicMatch !== undefined) requestLog.received();
     const faults: string[] = [];
-    const handling =
-      publicMatch === undefined ? handlers.handleInspection(req, res, method, path) : handlers.handlePublic(req, res, publicMatch, faults);
+    const handling = publicMatch === undefined ? handlers.handleInspection(req, res, method, path) : handlers.handlePublic(req, res, publicMatch, faults);
     // Recorded in the microtask right after the answer is written, before any client can read
     // it, so in-process counts are exact by the time a caller sees the response.
     void handling

@@ -94,13 +94,17 @@ const clients: Array<[string, () => Promise<{ status: number; body: string }>]> 
 ];
 
 describe("a 5 MB body against the reference server process", () => {
-  it.each(clients)("%s receives the 413 envelope every time", async (_name, send) => {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const reply = await send();
-      expect(reply.status).toBe(413);
-      expect(JSON.parse(reply.body)).toEqual(EXPECTED);
-    }
-  }, 120_000);
+  it.each(clients)(
+    "%s receives the 413 envelope every time",
+    async (_name, send) => {
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const reply = await send();
+        expect(reply.status).toBe(413);
+        expect(JSON.parse(reply.body)).toEqual(EXPECTED);
+      }
+    },
+    120_000,
+  );
 
   it("answers an endless-looking body with the 413 and stops reading it", async () => {
     const chunk = new Uint8Array(256 * 1024).fill(0x20);

@@ -60,11 +60,7 @@ function bearerCredential(header: string): string | undefined {
  * Checks `Authorization: Bearer <key>` against the stored digests. Details say what is wrong
  * with the header's shape but never repeat the key.
  */
-export function authenticate(
-  header: string | undefined,
-  prefix: string,
-  keysByDigest: ReadonlyMap<string, ApiKeyRecord>,
-): AuthResult {
+export function authenticate(header: string | undefined, prefix: string, keysByDigest: ReadonlyMap<string, ApiKeyRecord>): AuthResult {
   if (header === undefined || header.trim() === "") {
     return { ok: false, detail: "Missing API key: send the header `Authorization: Bearer <API_KEY>`." };
   }

@@ -6,7 +6,19 @@ import { SECRET_DATA_SOURCE_FIELDS } from "../../contract";
 import { startReferenceServer } from "../server";
 import type { SyncOutcome } from "../sync/schema-sync";
 import { digestApiKey } from "./auth";
-import { MARK, auditLogs, closeServersAfterEach, createDataSource, createOrg, expectError, secretValues, start, syncedTables, tempDir, validDataSource } from "../../../test/support/reference-server-harness";
+import {
+  MARK,
+  auditLogs,
+  closeServersAfterEach,
+  createDataSource,
+  createOrg,
+  expectError,
+  secretValues,
+  start,
+  syncedTables,
+  tempDir,
+  validDataSource,
+} from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -36,7 +48,12 @@ describe("persistence", () => {
     expect(server.apiKeys).toEqual({});
     expect(server.inspect.users()).toEqual(["alice", "bob", "carol"]);
     const restored = server.inspect.dataSource(ds.json.data.id);
-    expect(restored).toMatchObject({ lastSyncStatus: "SUCCEEDED", tables: syncedTables, credentialsAvailable: false, providedSecretFields: [...SECRET_DATA_SOURCE_FIELDS] });
+    expect(restored).toMatchObject({
+      lastSyncStatus: "SUCCEEDED",
+      tables: syncedTables,
+      credentialsAvailable: false,
+      providedSecretFields: [...SECRET_DATA_SOURCE_FIELDS],
+    });
     expect(server.inspect.organization(org.id)?.trial).not.toBeNull();
     // Old keys work; ownership and slugs carry over.
     expect((await createDataSource(server, aliceKey, org.id)).status).toBe(201);
@@ -53,7 +70,10 @@ describe("persistence", () => {
     const ds = await createDataSource(first.server, key, org.id);
     await first.server.close();
     const second = await start({ statePath, bootstrapUsers: [] });
-    expect(second.server.inspect.dataSource(ds.json.data.id)).toMatchObject({ lastSyncStatus: "FAILED", syncErrorMessage: expect.stringMatching(/interrupted/) });
+    expect(second.server.inspect.dataSource(ds.json.data.id)).toMatchObject({
+      lastSyncStatus: "FAILED",
+      syncErrorMessage: expect.stringMatching(/interrupted/),
+    });
     expect((await second.server.waitForSync(ds.json.data.id)).lastSyncStatus).toBe("FAILED");
   });
 

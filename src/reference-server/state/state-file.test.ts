@@ -35,7 +35,12 @@ function storeWithData(): ReferenceStore {
   const store = new ReferenceStore();
   store.addApiKey({ digest: digestApiKey(generateApiKey("analytics")), userName: "alice", createdAt: now.toISOString() });
   const org = store.createOrganization("alice", "Acme", now);
-  store.createDataSource(org, { type: "direct", dialect: "POSTGRES", displayName: "db", password: "pw-secret-1", sslEnabled: true, sshEnabled: false }, now, 14);
+  store.createDataSource(
+    org,
+    { type: "direct", dialect: "POSTGRES", displayName: "db", password: "pw-secret-1", sslEnabled: true, sshEnabled: false },
+    now,
+    14,
+  );
   return store;
 }
 
@@ -110,7 +115,11 @@ describe("loadState", () => {
 });
 
 describe("StateFile", () => {
-  const key = (user: string): { digest: string; userName: string; createdAt: string } => ({ digest: digestApiKey(generateApiKey("analytics")), userName: user, createdAt: now.toISOString() });
+  const key = (user: string): { digest: string; userName: string; createdAt: string } => ({
+    digest: digestApiKey(generateApiKey("analytics")),
+    userName: user,
+    createdAt: now.toISOString(),
+  });
 
   it("groups concurrent saves into one append, and each resolves once its change is in the journal", async () => {
     const file = path.join(tempDir(), "state.json");
@@ -141,7 +150,12 @@ describe("StateFile", () => {
     let compactions = 0;
     for (let i = 0; i < 40; i++) {
       const before = fs.existsSync(file) ? fs.statSync(file).mtimeMs + fs.statSync(file).size : 0;
-      state.store.createDataSource(org, { type: "direct", dialect: "POSTGRES", displayName: `db ${i}`, password: "pw-secret-1", sslEnabled: true, sshEnabled: false }, now, 14);
+      state.store.createDataSource(
+        org,
+        { type: "direct", dialect: "POSTGRES", displayName: `db ${i}`, password: "pw-secret-1", sslEnabled: true, sshEnabled: false },
+        now,
+        14,
+      );
       await state.save();
       if (fs.statSync(file).mtimeMs + fs.statSync(file).size !== before) compactions++;
       expect((await loadState(file, now)).dataSources.size).toBe(i + 1);
@@ -206,7 +220,12 @@ describe("journal recovery", () => {
     const org = state.store.createOrganization("alice", "Acme", now);
     await state.save();
     for (let i = 0; i < 3; i++) {
-      state.store.createDataSource(org, { type: "direct", dialect: "POSTGRES", displayName: `db ${i}`, password: "pw-secret-1", sslEnabled: true, sshEnabled: false }, now, 14);
+      state.store.createDataSource(
+        org,
+        { type: "direct", dialect: "POSTGRES", displayName: `db ${i}`, password: "pw-secret-1", sslEnabled: true, sshEnabled: false },
+        now,
+        14,
+      );
       await state.save();
     }
     const lines = fs.readFileSync(journalPathOf(file), "utf8").trimEnd().split("\n");
@@ -251,7 +270,11 @@ describe("journal recovery", () => {
     ["a line out of sequence", (lines: string[]) => [lines[0], lines[2], lines[1], ...lines.slice(3)], /line 2: seq 3 follows 1/],
     ["a missing first line", (lines: string[]) => lines.slice(1), /line 1: seq 2 follows the state file's 0/],
     ["an unknown op", (lines: string[]) => [lines[0], lines[1]!.replace('"op":"organization"', '"op":"user"'), ...lines.slice(2)], /line 2: unknown op/],
-    ["a secret smuggled into a record", (lines: string[]) => [...lines.slice(0, 2), lines[2]!.replace('"fields":{', '"fields":{"password":"x",'), ...lines.slice(3)], /line 3: not a valid dataSource record/],
+    [
+      "a secret smuggled into a record",
+      (lines: string[]) => [...lines.slice(0, 2), lines[2]!.replace('"fields":{', '"fields":{"password":"x",'), ...lines.slice(3)],
+      /line 3: not a valid dataSource record/,
+    ],
   ])("refuses %s in the middle, naming the file and line", async (_, edit, message) => {
     const { file, lines } = await withJournal();
     fs.writeFileSync(journalPathOf(file), `${edit(lines).join("\n")}\n`);

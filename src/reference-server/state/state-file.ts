@@ -175,7 +175,15 @@ export async function readState(file: string, now: Date): Promise<LoadedState> {
   }
   const journalFile = journalPathOf(file);
   if (text === undefined) {
-    return { store: new ReferenceStore(), version: undefined, release: undefined, journalSeq: 0, fileBytes: 0, journal: undefined, staleJournal: fs.existsSync(journalFile) };
+    return {
+      store: new ReferenceStore(),
+      version: undefined,
+      release: undefined,
+      journalSeq: 0,
+      fileBytes: 0,
+      journal: undefined,
+      staleJournal: fs.existsSync(journalFile),
+    };
   }
   let raw: unknown;
   try {
@@ -282,7 +290,15 @@ export class StateFile {
     // release before anything is appended: a journal's lines are always of the release its state file names.
     const compactDue = loaded.version !== STATE_VERSION || loaded.release !== RELEASE || (loaded.journal?.skipped ?? 0) > 0;
     const journalBytes = loaded.staleJournal ? 0 : (loaded.journal?.validBytes ?? 0);
-    return new StateFile(file, loaded.store, loaded.journalSeq + 1, loaded.fileBytes, journalBytes, compactDue, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES);
+    return new StateFile(
+      file,
+      loaded.store,
+      loaded.journalSeq + 1,
+      loaded.fileBytes,
+      journalBytes,
+      compactDue,
+      options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
+    );
   }
 
   /** Resolves once the state as of this call is on disk; rejects if that write failed. */
@@ -317,7 +333,11 @@ export class StateFile {
   private async flush(final: boolean): Promise<void> {
     const changes = this.store.takeChanges();
     const changed = changes.replaced || changes.apiKeys.size + changes.organizations.size + changes.dataSources.size > 0;
-    if (final ? changed || this.compactDue || this.journalBytes > 0 : changes.replaced || this.compactDue || this.journalBytes >= Math.max(this.fileBytes, this.compactMinBytes)) {
+    if (
+      final
+        ? changed || this.compactDue || this.journalBytes > 0
+        : changes.replaced || this.compactDue || this.journalBytes >= Math.max(this.fileBytes, this.compactMinBytes)
+    ) {
       return this.compact();
     }
     if (!changed) return;

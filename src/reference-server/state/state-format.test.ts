@@ -40,7 +40,9 @@ describe("parseStateFileContents", () => {
     // In the spec's order, as records this release creates are.
     expect(Object.keys(parsed.dataSources[0]!.fields)).toEqual(outputNames(dataSourceSpec));
     delete s.dataSources[0].fields.isDemo;
-    expect(() => parseStateFileContents(s)).toThrow("state file is not a reference-server state file (first problem at dataSources.0.fields.isDemo: missing, and it has no default)");
+    expect(() => parseStateFileContents(s)).toThrow(
+      "state file is not a reference-server state file (first problem at dataSources.0.fields.isDemo: missing, and it has no default)",
+    );
   });
 
   it("checks a journal line's record by the same rules", () => {
@@ -82,12 +84,24 @@ describe("parseStateFileContents", () => {
     ["an organization without slug", (s) => delete s.organizations[0].slug, "organizations.0.slug: missing, and it has no default"],
     ["a trial with an extra field", (s) => (s.organizations[0].trial.x = 1), "organizations.0.trial.x: an unknown field"],
     ["a secret in a data source", (s) => (s.dataSources[0].fields.password = "x"), "dataSources.0.fields.password: an unknown field"],
-    ["a field of a newer release in a file that does not say so", (s) => (s.dataSources[0].fields.archived = false), "dataSources.0.fields.archived: an unknown field"],
+    [
+      "a field of a newer release in a file that does not say so",
+      (s) => (s.dataSources[0].fields.archived = false),
+      "dataSources.0.fields.archived: an unknown field",
+    ],
     ["a port that is not an integer", (s) => (s.dataSources[0].fields.port = 1.5), "dataSources.0.fields.port: not an integer or null"],
     ["a string boolean", (s) => (s.dataSources[0].fields.sslEnabled = "true"), "dataSources.0.fields.sslEnabled: not a boolean"],
     ["a null that may not be", (s) => (s.dataSources[0].fields.id = null), "dataSources.0.fields.id: not a string"],
-    ["an unknown secret field name", (s) => (s.dataSources[0].providedSecretFields = ["apiToken"]), 'dataSources.0.providedSecretFields.0: not one of "snowflakePrivateKey"'],
-    ["a column without nullable", (s) => delete s.dataSources[0].tables[0].columns[0].nullable, "dataSources.0.tables.0.columns.0.nullable: missing, and it has no default"],
+    [
+      "an unknown secret field name",
+      (s) => (s.dataSources[0].providedSecretFields = ["apiToken"]),
+      'dataSources.0.providedSecretFields.0: not one of "snowflakePrivateKey"',
+    ],
+    [
+      "a column without nullable",
+      (s) => delete s.dataSources[0].tables[0].columns[0].nullable,
+      "dataSources.0.tables.0.columns.0.nullable: missing, and it has no default",
+    ],
     ["an array for a record", (s) => (s.dataSources[0] = []), "dataSources.0: not an object"],
   ])("refuses %s, naming where and why", (_, edit, problem) => {
     const s = contents();

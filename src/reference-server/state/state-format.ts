@@ -156,8 +156,17 @@ function stateShapes(): NonNullable<typeof shapes> {
   const table = record({ schema: required(string), name: required(string), columns: required(arrayOf(column)) });
   const trial = record({ startedAt: required(string), endsAt: required(string) });
   const records = {
-    apiKey: record({ digest: required(matching(/^[0-9a-f]{64}$/, "a SHA-256 digest in hex")), userName: required(matching(USER_NAME_PATTERN, "a user name")), createdAt: required(string) }),
-    organization: record({ ...outputFields(organizationSpec.outputs), ownerUserName: required(string), createdAt: required(string), trial: required(nullable(trial)) }),
+    apiKey: record({
+      digest: required(matching(/^[0-9a-f]{64}$/, "a SHA-256 digest in hex")),
+      userName: required(matching(USER_NAME_PATTERN, "a user name")),
+      createdAt: required(string),
+    }),
+    organization: record({
+      ...outputFields(organizationSpec.outputs),
+      ownerUserName: required(string),
+      createdAt: required(string),
+      trial: required(nullable(trial)),
+    }),
     dataSource: record({
       organizationId: required(string),
       fields: required(record(outputFields(dataSourceSpec.outputs))),

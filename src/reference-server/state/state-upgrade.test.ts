@@ -43,7 +43,12 @@ function expectFixtureRecords(store: Awaited<ReturnType<StateFileModule["loadSta
   ]);
   const dataSources = [...store.dataSources.values()];
   expect(dataSources.map((d) => d.fields.displayName)).toEqual(["Warehouse", "Reporting replica", "Through SSH"]);
-  expect(dataSources[0]!.tables?.map((t) => `${t.schema}.${t.name}`)).toEqual(["analytics.daily_revenue", "public.customers", "public.order_items", "public.orders"]);
+  expect(dataSources[0]!.tables?.map((t) => `${t.schema}.${t.name}`)).toEqual([
+    "analytics.daily_revenue",
+    "public.customers",
+    "public.order_items",
+    "public.orders",
+  ]);
   expect(dataSources[2]!.fields).toMatchObject({ sshEnabled: true, sshUsername: "tunnel", host: "10.0.0.5" });
   expect(dataSources.map((d) => d.providedSecretFields)).toEqual([["password"], ["password"], ["sshPassword"]]);
 }
@@ -122,7 +127,11 @@ describe("a later release that adds output fields to the kinds", () => {
     vi.resetModules(); // the later release once more, with a third field that has neither
     Object.assign((await import("../../kinds")).dataSourceSpec.outputs, ADDED.dataSource, { ownerEmail: { type: "string" } });
     const strict = await import("./state-file");
-    await expect(strict.loadState(volumeOf("0.1.0-npm"), now)).rejects.toThrow("(first problem at dataSources.0.fields.ownerEmail: missing, and it has no default)");
-    await expect(strict.loadState(volumeOf("0.1.0"), now)).rejects.toThrow(/line 5: not a valid dataSource record \(first problem at fields\.ownerEmail: missing, and it has no default\)/);
+    await expect(strict.loadState(volumeOf("0.1.0-npm"), now)).rejects.toThrow(
+      "(first problem at dataSources.0.fields.ownerEmail: missing, and it has no default)",
+    );
+    await expect(strict.loadState(volumeOf("0.1.0"), now)).rejects.toThrow(
+      /line 5: not a valid dataSource record \(first problem at fields\.ownerEmail: missing, and it has no default\)/,
+    );
   });
 });

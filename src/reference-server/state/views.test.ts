@@ -3,7 +3,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SECRET_DATA_SOURCE_FIELDS } from "../../contract";
-import { MARK, call, closeServersAfterEach, createDataSource, createOrg, secretValues, start, tempDir, validDataSource } from "../../../test/support/reference-server-harness";
+import {
+  MARK,
+  call,
+  closeServersAfterEach,
+  createDataSource,
+  createOrg,
+  secretValues,
+  start,
+  tempDir,
+  validDataSource,
+} from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -145,5 +155,4 @@ describe("resources", () => {
     await createDataSource(server, key, other.id, { ...validDataSource, port: -1 });
     expect(server.inspect.organization(other.id)?.trial).toBeNull();
   });
-
 });

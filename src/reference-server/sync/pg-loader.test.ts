@@ -29,13 +29,29 @@ describe("loadPg", () => {
     expect((error as PgNotInstalledError).code).toBe("ANALYTICS_MISSING_PEER");
     expect((error as Error).message).toBe(PG_MISSING_MESSAGE);
     expect(PG_MISSING_MESSAGE).toContain("run `npm install pg`");
-    expect(pgInstalled((id) => { throw notFound(id); })).toBe(false);
+    expect(
+      pgInstalled((id) => {
+        throw notFound(id);
+      }),
+    ).toBe(false);
   });
 
   it("lets any other failure through: a dependency of pg missing, or pg failing as it loads", () => {
-    expect(() => loadPg(() => { throw notFound("pg-protocol"); })).toThrow("Cannot find module 'pg-protocol'");
-    expect(() => loadPg(() => { throw new SyntaxError("broken pg"); })).toThrow(SyntaxError);
-    expect(() => pgInstalled(() => { throw notFound("pg-protocol"); })).toThrow("pg-protocol");
+    expect(() =>
+      loadPg(() => {
+        throw notFound("pg-protocol");
+      }),
+    ).toThrow("Cannot find module 'pg-protocol'");
+    expect(() =>
+      loadPg(() => {
+        throw new SyntaxError("broken pg");
+      }),
+    ).toThrow(SyntaxError);
+    expect(() =>
+      pgInstalled(() => {
+        throw notFound("pg-protocol");
+      }),
+    ).toThrow("pg-protocol");
   });
 });
 

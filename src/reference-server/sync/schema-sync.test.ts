@@ -13,10 +13,7 @@ import { connectTestPostgres, type TestPostgres } from "../../../test/support/te
 const SSL_REQUEST_CODE = 80877103;
 
 /** A message a client sent: the untyped SSLRequest or StartupMessage, or a typed one (p, Q, X...). */
-type ClientMessage =
-  | { kind: "ssl" }
-  | { kind: "startup"; params: Record<string, string> }
-  | { kind: "typed"; type: string; body: Buffer };
+type ClientMessage = { kind: "ssl" } | { kind: "startup"; params: Record<string, string> } | { kind: "typed"; type: string; body: Buffer };
 
 /** One backend message: type byte, int32 length (self-inclusive), body. */
 function backendMessage(type: string, body: Buffer = Buffer.alloc(0)): Buffer {

@@ -195,13 +195,7 @@ function withoutPgEnvironment<T>(build: () => T): T {
   }
 }
 
-function clientConfig(
-  target: SyncTarget,
-  host: string,
-  user: string,
-  connectTimeoutMs: number,
-  queryTimeoutMs: number,
-): ClientConfig {
+function clientConfig(target: SyncTarget, host: string, user: string, connectTimeoutMs: number, queryTimeoutMs: number): ClientConfig {
   const password = target.password;
   return {
     host,

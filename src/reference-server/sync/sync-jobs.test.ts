@@ -3,7 +3,15 @@ import type { CreateDataSourceRequest } from "../../contract";
 import { ReferenceStore } from "../state/store";
 import type { SyncOptions, SyncOutcome, SyncTarget } from "./schema-sync";
 import { SSH_UNSUPPORTED_MESSAGE, SyncJobs, UNEXPECTED_SYNC_FAILURE_MESSAGE } from "./sync-jobs";
-import { closeServersAfterEach, controlledSync, createDataSource, createOrg, start, syncedTables, validDataSource } from "../../../test/support/reference-server-harness";
+import {
+  closeServersAfterEach,
+  controlledSync,
+  createDataSource,
+  createOrg,
+  start,
+  syncedTables,
+  validDataSource,
+} from "../../../test/support/reference-server-harness";
 
 closeServersAfterEach();
 
@@ -229,7 +237,14 @@ describe("sync jobs behind the server", () => {
     expect(reply.json.data.lastSyncStatus).toBe("PENDING");
     const id = reply.json.data.id as string;
     while (targets.length === 0) await new Promise((r) => setImmediate(r));
-    expect(targets[0]).toEqual({ host: "db.example.com", port: 5432, databaseName: "analytics", username: "reader", password: validDataSource.password, sslEnabled: false });
+    expect(targets[0]).toEqual({
+      host: "db.example.com",
+      port: 5432,
+      databaseName: "analytics",
+      username: "reader",
+      password: validDataSource.password,
+      sslEnabled: false,
+    });
     expect(server.inspect.dataSource(id)).toMatchObject({ lastSyncStatus: "SYNCING", lastSyncAttemptAt: expect.any(String) });
     release();
     const done = await server.waitForSync(id);

@@ -73,7 +73,10 @@ export async function measureInstall(work: string, tarball: PackedTarball, sdk: 
 export function documentedFigures(markdown: string): InstallFigures {
   const figure = (label: string): number => {
     const row = markdown.split("\n").find((line) => line.startsWith(`| ${label} |`));
-    const cells = row?.split("|").map((cell) => cell.trim()).filter((cell) => cell !== "");
+    const cells = row
+      ?.split("|")
+      .map((cell) => cell.trim())
+      .filter((cell) => cell !== "");
     const value = Number(cells?.at(-1)?.replace(/[+,]/g, ""));
     if (!Number.isFinite(value)) throw new Error(`docs/packaging.md has no figure for "${label}" in its size table`);
     return value;

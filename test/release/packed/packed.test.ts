@@ -57,7 +57,9 @@ async function releasedTarball(into: string): Promise<PackedTarball> {
   const file = path.join(into, name);
   fs.copyFileSync(path.join(await sharedReleaseFolder(), name), file);
   // `tar -tvzf`: mode, owner/group, size, date, time, path; npm's tarballs hold files only.
-  const listed = execFileSync("tar", ["-tvzf", file], { encoding: "utf8" }).split("\n").filter((line) => line !== "");
+  const listed = execFileSync("tar", ["-tvzf", file], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line !== "");
   const entries = listed.map((line) => /^\S+\s+\S+\s+(\d+)\s+\S+\s+\S+\s+package\/(.+)$/.exec(line) ?? expect.unreachable(`tar listed ${line}`));
   const files = entries.map(([, , entry]) => entry!);
   const unpackedSize = entries.reduce((sum, [, bytes]) => sum + Number(bytes), 0);
@@ -77,7 +79,8 @@ async function syncOutcome(server: InstalledServer, id: string): Promise<{ lastS
   for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
     const answer = await fetch(`${server.url}/_reference/data-sources/${id}`);
     const { data } = (await answer.json()) as { data: { lastSyncStatus: string; syncErrorMessage: string | null } };
-    if (!["PENDING", "SYNCING"].includes(data.lastSyncStatus) || Date.now() > deadline) return { lastSyncStatus: data.lastSyncStatus, syncErrorMessage: data.syncErrorMessage };
+    if (!["PENDING", "SYNCING"].includes(data.lastSyncStatus) || Date.now() > deadline)
+      return { lastSyncStatus: data.lastSyncStatus, syncErrorMessage: data.syncErrorMessage };
   }
 }
 
@@ -112,11 +115,30 @@ function packedManifest(): Record<string, unknown> {
 
 describe.concurrent("the packed tarball", () => {
   it("ships the build, README and LICENSE, and nothing of tests, demo, fixtures, sources or the toolchain", () => {
-    for (const file of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/reference-server/bin.js", "dist/reference-server/control/console-page/console.html", "dist/reference-server/control/console-page/console.css", "dist/reference-server/control/console-page/console.js", "dist/resources/provider-impl.js", "dist/native/bin.js", "dist/native/schema.json", "dist/policy/index.js", "policy-pack/index.js", "policy-pack/package.json", "policy-pack/PulumiPolicy.yaml"]) {
+    for (const file of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/reference-server/bin.js",
+      "dist/reference-server/control/console-page/console.html",
+      "dist/reference-server/control/console-page/console.css",
+      "dist/reference-server/control/console-page/console.js",
+      "dist/resources/provider-impl.js",
+      "dist/native/bin.js",
+      "dist/native/schema.json",
+      "dist/policy/index.js",
+      "policy-pack/index.js",
+      "policy-pack/package.json",
+      "policy-pack/PulumiPolicy.yaml",
+    ]) {
       expect(tarball.files).toContain(file);
     }
     const stray = tarball.files.filter(
-      (file) => /(^|\/)(test|tests|demo|fixtures?|src)(\/|$)|\.test\.|demo-warehouse|test-postgres|\.map$/.test(file) || (file.endsWith(".ts") && !file.endsWith(".d.ts")),
+      (file) =>
+        /(^|\/)(test|tests|demo|fixtures?|src)(\/|$)|\.test\.|demo-warehouse|test-postgres|\.map$/.test(file) ||
+        (file.endsWith(".ts") && !file.endsWith(".d.ts")),
     );
     expect(stray).toEqual([]);
     // The Pulumi CLI builder is development tooling (the private workspace package toolchain/):
@@ -127,14 +149,24 @@ describe.concurrent("the packed tarball", () => {
 
   it("declares the SDK as a peer range, no embedded Postgres, and no install-time script", () => {
     const manifest = packedManifest();
-    expect(manifest.peerDependencies).toEqual({ "@aws-sdk/client-s3": "^3.600.0", "@pulumi/pulumi": `^${OLDEST_SDK}`, "@pulumi/policy": "^1.21.0", pg: "^8.23.1" });
+    expect(manifest.peerDependencies).toEqual({
+      "@aws-sdk/client-s3": "^3.600.0",
+      "@pulumi/pulumi": `^${OLDEST_SDK}`,
+      "@pulumi/policy": "^1.21.0",
+      pg: "^8.23.1",
+    });
     // The policy SDK is only for policy packs, the S3 client only for `analytics-orphans` on an
     // s3:// backend, pg only for the reference server's schema sync: provider users never get any installed.
     expect(manifest.peerDependenciesMeta).toEqual({ "@aws-sdk/client-s3": { optional: true }, "@pulumi/policy": { optional: true }, pg: { optional: true } });
     expect(Object.keys(manifest.dependencies as object).sort()).toEqual(["undici", "zod"]);
     // No entry point or command of the toolchain, and no workspace for npm to look at.
     expect(Object.keys(manifest.exports as object)).not.toContain("./toolchain");
-    expect(Object.keys(manifest.bin as object).sort()).toEqual(["analytics-migrate-to-native", "analytics-orphans", "analytics-reference-server", "pulumi-resource-analytics"]);
+    expect(Object.keys(manifest.bin as object).sort()).toEqual([
+      "analytics-migrate-to-native",
+      "analytics-orphans",
+      "analytics-reference-server",
+      "pulumi-resource-analytics",
+    ]);
     const scripts = manifest.scripts as Record<string, string>;
     for (const hook of ["prepare", "preinstall", "install", "postinstall"]) expect(scripts[hook]).toBeUndefined();
     expect(manifest.license).toBe("Apache-2.0");
@@ -180,13 +212,22 @@ describe.concurrent("the packed tarball", () => {
         }
         expect(outputs).toMatchObject({ resourceCount: 2, probeCode: "none", lastSyncStatus: "PENDING", nodeVersion: `v${runtime.version}` });
         // Without pg the server still serves; the data source's sync fails saying what to install.
-        expect(await syncOutcome(server, String(outputs.dataSourceId))).toEqual({ lastSyncStatus: "FAILED", syncErrorMessage: expect.stringContaining("run `npm install pg`") });
+        expect(await syncOutcome(server, String(outputs.dataSourceId))).toEqual({
+          lastSyncStatus: "FAILED",
+          syncErrorMessage: expect.stringContaining("run `npm install pg`"),
+        });
 
         await workspace.pulumi(["preview", "--expect-no-changes"]);
         expect((await workspace.pulumi(["refresh", "--yes"])).stdout).toMatch(/3 unchanged/);
         const last = await workspace.pulumi(["destroy", "--yes"]);
         expect(last.stdout).toMatch(/- 3 deleted/);
-        process.stderr.write(`[packed] Node.js ${runtime.version}, @pulumi/pulumi ${sdk}: ${last.stdout.split("\n").filter((l) => /deleted$|Duration/.test(l.trim())).map((l) => l.trim()).join(" | ")}\n`);
+        process.stderr.write(
+          `[packed] Node.js ${runtime.version}, @pulumi/pulumi ${sdk}: ${last.stdout
+            .split("\n")
+            .filter((l) => /deleted$|Duration/.test(l.trim()))
+            .map((l) => l.trim())
+            .join(" | ")}\n`,
+        );
         expectNoPlaintextSecrets(workspace, server);
       } finally {
         await server?.stop();
@@ -212,7 +253,9 @@ describe.concurrent("upgrading from 0.1.0", () => {
       expect(String(created?.inputs?.__provider)).toContain("pulumi-analytics/dynamic-provider");
 
       await upgradeApp(workspace.programDir, SDK_OF_0_1_0, tarball.file);
-      const installed = JSON.parse(fs.readFileSync(path.join(workspace.programDir, "node_modules", "pulumi-analytics", "package.json"), "utf8")) as { peerDependencies?: object };
+      const installed = JSON.parse(fs.readFileSync(path.join(workspace.programDir, "node_modules", "pulumi-analytics", "package.json"), "utf8")) as {
+        peerDependencies?: object;
+      };
       expect(installed.peerDependencies).toBeDefined();
       expect(sdkCopies(workspace.programDir)).toEqual([`node_modules/@pulumi/pulumi@${SDK_OF_0_1_0}`]);
       await compileApp(workspace.programDir);
@@ -244,7 +287,10 @@ describe.concurrent("the install size docs/packaging.md reports", () => {
     process.stderr.write(`[packed] install size: ${JSON.stringify(measured)}\n`);
     for (const key of ["packedBytes", "unpackedBytes", "diskBytesAdded"] as const) {
       const drift = Math.abs(measured[key] - documented[key]) / documented[key];
-      expect(drift, `${FIGURE_ROWS[key]}: measured ${measured[key]}, documented ${documented[key]}; measure again and update docs/packaging.md`).toBeLessThanOrEqual(SIZE_TOLERANCE);
+      expect(
+        drift,
+        `${FIGURE_ROWS[key]}: measured ${measured[key]}, documented ${documented[key]}; measure again and update docs/packaging.md`,
+      ).toBeLessThanOrEqual(SIZE_TOLERANCE);
     }
     expect(measured.packagesAdded, FIGURE_ROWS.packagesAdded).toBe(documented.packagesAdded);
   }, 600_000);

@@ -47,7 +47,10 @@ export interface ManyOptions {
 /** A stack of the `many` fixture, configured. */
 export async function manyWorkspace(toolchain: PulumiToolchain, options: ManyOptions): Promise<PulumiWorkspace> {
   const env = options.env === undefined ? {} : { env: options.env };
-  const ws = options.path === "native" ? await yamlWorkspace(toolchain, options.count ?? 1, env) : await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/many"), linkPackage: true, ...env });
+  const ws =
+    options.path === "native"
+      ? await yamlWorkspace(toolchain, options.count ?? 1, env)
+      : await PulumiWorkspace.create(toolchain, { programDir: path.join(repoRoot, "test/fixtures/many"), linkPackage: true, ...env });
   // One command for the whole config: each `pulumi` run costs a second or more on a loaded machine.
   const plain: Record<string, string> = { "analytics:baseUrl": options.baseUrl };
   const secret: Record<string, string> = options.apiKey === undefined ? {} : { "analytics:apiKey": options.apiKey };

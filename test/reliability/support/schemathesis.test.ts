@@ -31,7 +31,16 @@ Seed: 1
 describe("parseSchemathesisSummary", () => {
   it.each([
     ["a clean run", CLEAN, { generated: 654, passed: 654, failures: [], clean: true }],
-    ["a run with failures", FAILED, { generated: 703, passed: 0, failures: ["ST101 Server error: 7", "ST205 Allow header mismatch: 2", "ST202 Schema-valid request rejected: 12"], clean: false }],
+    [
+      "a run with failures",
+      FAILED,
+      {
+        generated: 703,
+        passed: 0,
+        failures: ["ST101 Server error: 7", "ST205 Allow header mismatch: 2", "ST202 Schema-valid request rejected: 12"],
+        clean: false,
+      },
+    ],
   ])("reads %s", (_label, output, summary) => {
     expect(parseSchemathesisSummary(output)).toEqual(summary);
   });

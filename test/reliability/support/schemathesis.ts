@@ -47,7 +47,20 @@ export interface SchemathesisRun {
 
 /** Runs every check of every phase against the document's server, one worker; returns the summary and the whole output. */
 export async function runSchemathesis(pyEnv: PythonEnv, run: SchemathesisRun): Promise<{ summary: SchemathesisSummary; output: string }> {
-  const args = ["run", run.documentUrl, "--checks", "all", "--seed", String(run.seed), "--max-examples", String(run.maxExamples), "--workers", "1", "--header", `Authorization: Bearer ${run.apiKey}`];
+  const args = [
+    "run",
+    run.documentUrl,
+    "--checks",
+    "all",
+    "--seed",
+    String(run.seed),
+    "--max-examples",
+    String(run.maxExamples),
+    "--workers",
+    "1",
+    "--header",
+    `Authorization: Bearer ${run.apiKey}`,
+  ];
   const executable = path.join(pyEnv.dir, "bin", "schemathesis");
   const env = { ...pythonEnvironment(), NO_COLOR: "1", COLUMNS: "120" };
   // It keeps a `.schemathesis/` folder of its own in its working directory: a temp one, never the repository.

@@ -35,15 +35,12 @@ export async function startServerProcess(options: { port: number; statePath: str
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const ready = await pollFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`reference server exited early: ${stderr}`);
-      const url = /listening on (http:\/\/127\.0\.0\.1:(\d+))\n/.exec(stdout);
-      if (!url || (options.bootstrapUser !== undefined && !/API key for .* \(shown once\): \S+\n/.test(stdout))) return undefined;
-      return { url: url[1]!, port: Number(url[2]) };
-    },
-    "the reference server to listen",
-  );
+  const ready = await pollFor(() => {
+    if (child.exitCode !== null) throw new Error(`reference server exited early: ${stderr}`);
+    const url = /listening on (http:\/\/127\.0\.0\.1:(\d+))\n/.exec(stdout);
+    if (!url || (options.bootstrapUser !== undefined && !/API key for .* \(shown once\): \S+\n/.test(stdout))) return undefined;
+    return { url: url[1]!, port: Number(url[2]) };
+  }, "the reference server to listen");
   const apiKey = /API key for .* \(shown once\): (\S+)\n/.exec(stdout)?.[1];
   const kill = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) signalProcessTree(child.pid, "SIGKILL");

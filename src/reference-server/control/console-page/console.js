@@ -64,7 +64,10 @@ function el(tag, props = {}, children = []) {
 function shown(value) {
   if (typeof value === "string") return value;
   if (Array.isArray(value)) return value.length === 0 ? "[]" : value.map(shown).join(", ");
-  if (value !== null && typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${shown(v)}`).join(", ");
+  if (value !== null && typeof value === "object")
+    return Object.entries(value)
+      .map(([k, v]) => `${k} ${shown(v)}`)
+      .join(", ");
   return JSON.stringify(value);
 }
 
@@ -84,7 +87,10 @@ function fieldList(fields) {
     "dl",
     { className: "fields" },
     Object.entries(fields).map(([name, value]) =>
-      el("div", { className: "field", attrs: { "data-field": name } }, [el("dt", { text: name }), el("dd", { className: value === null ? "null" : "", text: shown(value) })]),
+      el("div", { className: "field", attrs: { "data-field": name } }, [
+        el("dt", { text: name }),
+        el("dd", { className: value === null ? "null" : "", text: shown(value) }),
+      ]),
     ),
   );
 }
@@ -101,10 +107,16 @@ function statusLine(ds) {
 function secretList(ds) {
   const fields = (state?.secretFields ?? []).map((name) => {
     const set = ds.providedSecretFields.includes(name);
-    return el("div", { className: "field", attrs: { "data-secret": name } }, [el("dt", { text: name }), el("dd", { className: set ? "set" : "null", text: set ? "set" : "not set" })]);
+    return el("div", { className: "field", attrs: { "data-secret": name } }, [
+      el("dt", { text: name }),
+      el("dd", { className: set ? "set" : "null", text: set ? "set" : "not set" }),
+    ]);
   });
   const held = ds.credentialsAvailable ? "held in memory" : "gone (the server restarted)";
-  return [el("p", { className: "label", text: `Secret fields (values never leave the server; credentials ${held})` }), el("dl", { className: "fields secrets" }, fields)];
+  return [
+    el("p", { className: "label", text: `Secret fields (values never leave the server; credentials ${held})` }),
+    el("dl", { className: "fields secrets" }, fields),
+  ];
 }
 
 /** The tables the last successful sync found. @param {Table[] | null} tables */
@@ -139,7 +151,10 @@ function organizationCard(org) {
 
 /** @param {Organization[]} organizations */
 function drawOrganizations(organizations) {
-  const cards = organizations.length === 0 ? [el("p", { className: "empty", text: "No organization yet: run pulumi up against this server." })] : organizations.map(organizationCard);
+  const cards =
+    organizations.length === 0
+      ? [el("p", { className: "empty", text: "No organization yet: run pulumi up against this server." })]
+      : organizations.map(organizationCard);
   byId("organizations").replaceChildren(...cards);
 }
 
@@ -160,8 +175,12 @@ function requestRow(entry) {
 function drawRequests(requests) {
   const { total, recent } = requests;
   byId("request-summary").textContent =
-    total === 0 ? "No API request yet." : `${count(total, "API request")} received${recent.length < total ? `; the latest ${recent.length} below` : ""}, newest first.`;
-  byId("requests").querySelector("tbody")?.replaceChildren(...recent.map(requestRow));
+    total === 0
+      ? "No API request yet."
+      : `${count(total, "API request")} received${recent.length < total ? `; the latest ${recent.length} below` : ""}, newest first.`;
+  byId("requests")
+    .querySelector("tbody")
+    ?.replaceChildren(...recent.map(requestRow));
 }
 
 /**
@@ -181,11 +200,11 @@ function isOn(value) {
 
 /** @param {string} scope @param {SwitchDef} def */
 function switchButton(scope, def) {
-  const button = el("button", { className: "switch", attrs: { type: "button", role: "switch", "aria-checked": "false", "data-scope": scope, "data-key": def.key } }, [
-    el("span", { className: "track", attrs: { "aria-hidden": "true" } }),
-    el("span", { text: def.label }),
-    el("span", { className: "count" }),
-  ]);
+  const button = el(
+    "button",
+    { className: "switch", attrs: { type: "button", role: "switch", "aria-checked": "false", "data-scope": scope, "data-key": def.key } },
+    [el("span", { className: "track", attrs: { "aria-hidden": "true" } }), el("span", { text: def.label }), el("span", { className: "count" })],
+  );
   button.addEventListener("click", () => void toggleFault(scope, def));
   return button;
 }
@@ -317,7 +336,8 @@ async function toggleFault(scope, def) {
   const on = !isOn(target[def.key]);
   if (on) target[def.key] = def.on;
   else delete target[def.key];
-  for (const [route, rules] of Object.entries(settings.routes ?? {})) if (Object.keys(rules).length === 0) delete settings.routes?.[/** @type {FaultRoute} */ (route)];
+  for (const [route, rules] of Object.entries(settings.routes ?? {}))
+    if (Object.keys(rules).length === 0) delete settings.routes?.[/** @type {FaultRoute} */ (route)];
   if (settings.routes && Object.keys(settings.routes).length === 0) delete settings.routes;
   await setFaults(settings, `${scope === EVERY_ROUTE ? "Every route" : scope}: “${def.label}” is ${on ? "on" : "off"}.`);
 }
